@@ -1,0 +1,78 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * diff: exact per-stack growth between two parsed heaps.  Core stage 2:
+ * works on in-memory data only.
+ *
+ * A stack's key is its pcs with the leading allocator frames removed
+ * (frames whose address lies in one of `strip` ranges, i.e. the mapping of
+ * jemalloc).  Stacks whose first remaining frame lies in an `exclude` range
+ * (the test framework's own bookkeeping, e.g. CUnit's failure records) are
+ * not entries: their bytes are added to excluded_bytes instead.
+ *
+ * Retained = after - before, per key, in bytes and objects.  Negative
+ * growth (freeing older memory) is kept as an entry with negative deltas.
+ * Keys whose deltas are both zero are dropped.
+ */
+#ifndef LEAKGATE_DIFF_H
+#define LEAKGATE_DIFF_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "heapfile.h"
+#include "util.h"
+
+struct leakgate_diff_thread {
+    uint64_t tid;
+    int64_t delta_objs;
+    int64_t delta_bytes;
+};
+
+struct leakgate_diff_entry {
+    uintptr_t *pcs;    /* stripped stack, innermost first (owned) */
+    size_t npcs;       /* may be 0 if every frame was an allocator frame */
+    int64_t delta_objs;
+    int64_t delta_bytes;
+    struct leakgate_diff_thread *threads; /* per-thread deltas != 0 (owned) */
+    size_t nthreads;
+};
+
+struct leakgate_diff {
+    struct leakgate_diff_entry *entries; /* sorted: delta_bytes descending,
+                                            then pcs */
+    size_t nentries;
+    int64_t excluded_bytes; /* growth dropped by the exclude ranges */
+    int64_t excluded_objs;
+};
+
+struct leakgate_diff_opts {
+    const struct leakgate_range *strip; /* allocator mappings */
+    size_t nstrip;
+    const struct leakgate_range *exclude; /* framework bookkeeping */
+    size_t nexclude;
+};
+
+/*
+ * Compute after - before.  opts may be NULL (no stripping, no exclusion).
+ * Returns 0 or LEAKGATE_ENOMEM; *out is NULL on failure.
+ */
+int leakgate_diff__compute(struct leakgate_diff **out,
+                           const struct leakgate_heap *before,
+                           const struct leakgate_heap *after,
+                           const struct leakgate_diff_opts *opts);
+
+/*
+ * Add `more` into `into` (per key; entries that cancel to zero are
+ * removed), keeping the sort order.  Used to sum the pieces of a paused
+ * scope.  Returns 0 or LEAKGATE_ENOMEM (into is unchanged on failure).
+ */
+int leakgate_diff__accumulate(struct leakgate_diff *into,
+                              const struct leakgate_diff *more);
+
+/* An empty diff.  Returns 0 or LEAKGATE_ENOMEM. */
+int leakgate_diff__new_empty(struct leakgate_diff **out);
+
+/* Free; NULL is a no-op. */
+void leakgate_diff__free(struct leakgate_diff *diff);
+
+#endif

@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * error: the X-macro table of codes and the thread-local detail buffer.
+ * Invariant: leakgate_error_last() always returns a NUL-terminated string
+ * (empty when nothing failed on this thread).
+ */
+#include "error.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+
+static _Thread_local char last_error[1024];
+
+const char *
+leakgate_strerror(int code)
+{
+    switch (code) {
+#define LEAKGATE_X(name, value, text)                                          \
+    case value: return text;
+        LEAKGATE_ERROR_CODES(LEAKGATE_X)
+#undef LEAKGATE_X
+    default: return "unknown error";
+    }
+}
+
+const char *
+leakgate_error_last(void)
+{
+    return last_error;
+}
+
+int
+leakgate_error__set(int code, const char *fmt, ...)
+{
+    va_list ap;
+
+    va_start(ap, fmt);
+    vsnprintf(last_error, sizeof last_error, fmt, ap);
+    va_end(ap);
+    return code;
+}
+
+void
+leakgate_error__clear(void)
+{
+    last_error[0] = '\0';
+}

@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * error: leakgate's error codes and the thread-local "last error" detail.
+ *
+ * Every fallible function in leakgate returns 0 or a negative
+ * LEAKGATE_E* code (see include/leakgate/leakgate.h for the table).  The
+ * one-line detail that the caller lacks (path, YAML line:column, mallctl
+ * name, address) is stored with leakgate_error__set() and read back with
+ * leakgate_error_last().  The module sits at the bottom of the pipeline and
+ * depends on nothing but libc.
+ */
+#ifndef LEAKGATE_ERROR_H
+#define LEAKGATE_ERROR_H
+
+#include "leakgate/leakgate.h"
+
+/*
+ * Record `code` with a printf-style detail and return `code`, so callers
+ * can write `return leakgate_error__set(LEAKGATE_EIO, "open %s", p);`.
+ * The detail is truncated to 1 KiB.  Cannot fail.
+ */
+int leakgate_error__set(int code, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* Forget the last error.  Cannot fail. */
+void leakgate_error__clear(void);
+
+#endif

@@ -1,0 +1,85 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * gate: the orchestrator behind the public core API (leakgate.h).  It
+ * drives the pipeline for each window: snapshot (profile, heapfile) ->
+ * diff -> symbolize -> policy -> report, and keeps the run's verdicts.
+ * gate.c owns the window lifecycle, gate_judge.c turns a window's diff into
+ * a verdict, gate_results.c writes artifacts and result files.
+ *
+ * Invariant: between leakgate_gate_begin() and leakgate_gate_end() the
+ * gate executes only mallctl calls; everything that allocates (parsing,
+ * symbolizing, reporting) runs with recording inactive, so leakgate's own
+ * allocations never appear in a window's diff.
+ */
+#ifndef LEAKGATE_GATE_H
+#define LEAKGATE_GATE_H
+
+#include <stdbool.h>
+#include <time.h>
+
+#include "config.h"
+#include "diff.h"
+#include "leakgate/leakgate.h"
+#include "profile.h"
+#include "report.h"
+#include "symbolize.h"
+#include "verdict.h"
+
+/* The window being measured. */
+struct gate_scope {
+    bool open;
+    bool paused;
+    char *suite;
+    char *test;
+    bool aborted;            /* set by leakgate_gate_mark_aborted */
+    char aborted_why[256];   /* fixed: it is set while recording */
+    struct leakgate_diff *acc; /* sum of the pieces measured so far */
+    char *first_before;      /* text of the first "before" dump (artifacts) */
+    size_t first_before_len;
+    struct timespec t0;
+    double seconds;          /* measured time, pauses excluded */
+};
+
+struct leakgate_gate {
+    struct leakgate_gate_options opts;
+    struct leakgate_config *config;
+    char *thresholds_path; /* resolved; NULL: no file, all limits 0 */
+    bool color;
+    struct leakgate_profile_info prof;
+    char sampling[200];
+    struct leakgate_dumpfile before;
+    struct leakgate_dumpfile after;
+    struct leakgate_range *strip; /* jemalloc's segments */
+    size_t nstrip;
+    struct leakgate_range *exclude; /* the test framework's segments */
+    size_t nexclude;
+    struct leakgate_symbolizer *sym; /* created on first use */
+    struct leakgate_report_env env;
+    struct gate_scope cur;
+    struct gate_scope held; /* a paused scope an inner scope interrupts */
+    bool has_held;
+    struct leakgate_verdict **verdicts; /* the run, in order */
+    size_t nverdicts;
+    size_t cap;
+};
+
+/* Build the verdict of the closed scope `gate->cur` (its acc is consumed).
+ * Returns 0 or LEAKGATE_ENOMEM; *out is the caller's. */
+int leakgate_gate__judge(struct leakgate_verdict **out,
+                         struct leakgate_gate *gate, bool judged);
+
+/* Symbolizer, created on first use.  Returns 0 or a symbolize error. */
+int leakgate_gate__symbolizer(struct leakgate_symbolizer **out,
+                              struct leakgate_gate *gate);
+
+/* Write the heap pair, report and JSON of a failed verdict under
+ * --report-dir.  Returns 0 or LEAKGATE_EIO. */
+int leakgate_gate__write_artifacts(struct leakgate_gate *gate,
+                                   struct leakgate_verdict *v);
+
+/* Write `len` bytes to `path` atomically (temporary file + rename).
+ * Returns 0 or LEAKGATE_EIO naming the path. */
+int leakgate_gate__write_file(const char *path, const char *data,
+                              size_t len);
+
+#endif

@@ -1,0 +1,92 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * policy: from thresholds and measured growth to a verdict.  Core stage 4:
+ * in-memory, no I/O, no globals.
+ *
+ * Resolution for a window "suite/test": start from `defaults`, apply the
+ * most specific matching `suites` entry (by suite name), then the most
+ * specific matching `tests` entry (by "suite/test").  Most specific = an
+ * exact name beats any glob; among globs the one with more literal
+ * characters; ties go to the entry written first.  Keys an entry does not
+ * set fall through.  Stack rules come from the winning tests entry, then
+ * the winning suites entry.
+ *
+ * A stack is judged only when it grew (bytes > 0).  Ignored when an
+ * `ignore` rule matches; else its limit is that of the first matching
+ * stack rule, else stack_limit.  A rule matches when its frame globs match
+ * function names of the stack in order from outer to inner (a
+ * subsequence, not necessarily adjacent).
+ */
+#ifndef LEAKGATE_POLICY_H
+#define LEAKGATE_POLICY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "config.h"
+
+struct leakgate_policy_settings {
+    uint64_t stack_limit;  /* bytes */
+    bool total_unlimited;
+    uint64_t total_limit;  /* bytes when !total_unlimited */
+    unsigned int warmup;
+    bool suite_scope;      /* suites entry says scope: suite */
+    const struct leakgate_config_entry *test_entry;  /* winner or NULL */
+    const struct leakgate_config_entry *suite_entry; /* winner or NULL */
+};
+
+/*
+ * Resolve the settings of suite/test (test NULL for the suite's own
+ * window, which matches only suites entries and defaults).  cfg may be
+ * NULL (all limits 0, total unlimited).  Cannot fail.
+ */
+void leakgate_policy__resolve(struct leakgate_policy_settings *out,
+                              const struct leakgate_config *cfg,
+                              const char *suite, const char *test);
+
+/* Input: one grown stack, its function names innermost first (NULL
+ * entries = unknown function, never matched by a glob). */
+struct leakgate_policy_stack {
+    const char *const *functions;
+    size_t nfunctions;
+    int64_t bytes;
+    int64_t objs;
+};
+
+/* Output per stack. */
+struct leakgate_policy_stack_verdict {
+    bool judged;         /* bytes > 0 */
+    bool ignored;        /* an ignore rule matched */
+    const struct leakgate_config_ignore *ignore; /* when ignored */
+    const struct leakgate_config_stack_rule *rule; /* limit source or NULL */
+    uint64_t limit;      /* bytes allowed */
+    bool over;           /* judged && !ignored && bytes > limit */
+};
+
+struct leakgate_policy_verdict {
+    uint64_t total_bytes;  /* sum of bytes of judged, non-ignored stacks */
+    uint64_t total_objs;
+    bool total_over;       /* total_bytes > total_limit */
+    size_t nover;          /* stacks over their limit */
+    bool failed;           /* nover > 0 || total_over */
+};
+
+/*
+ * Judge n stacks.  per_stack has n elements (caller-allocated).
+ * cfg may be NULL.  Cannot fail.
+ */
+void leakgate_policy__judge(struct leakgate_policy_verdict *out,
+                            struct leakgate_policy_stack_verdict *per_stack,
+                            const struct leakgate_config *cfg,
+                            const struct leakgate_policy_settings *settings,
+                            const struct leakgate_policy_stack *stacks,
+                            size_t n);
+
+/* True when the frame globs match `functions` (innermost first) as an
+ * outer-to-inner subsequence. Cannot fail. */
+bool leakgate_policy__frames_match(char *const *globs, size_t nglobs,
+                                   const char *const *functions,
+                                   size_t nfunctions);
+
+#endif

@@ -1,0 +1,79 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * profile: control jemalloc's heap profiler.  Adapter stage 1 (snapshot);
+ * the only module that includes jemalloc's header.
+ *
+ * Linking this module defines `malloc_conf`, which turns exact profiling
+ * on at jemalloc's start-up (every allocation sampled, raw counts) with
+ * recording inactive: the gate activates recording only inside measured
+ * windows, so leakgate's own work between windows is never recorded.  A
+ * user's MALLOC_CONF still wins per key.
+ *
+ * Dumps go to an in-memory file (memfd, or an unlinked temporary file when
+ * memfd is unavailable) that is read back outside the window.
+ */
+#ifndef LEAKGATE_PROFILE_H
+#define LEAKGATE_PROFILE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "util.h"
+
+/* What jemalloc says about profiling in this process. */
+struct leakgate_profile_info {
+    unsigned int lg_sample;   /* opt.lg_prof_sample: 0 = every allocation */
+    bool unbias;              /* opt.prof_unbias (exact counts need false) */
+    const char *version;      /* jemalloc's version string (static) */
+};
+
+/*
+ * Check that this process allocates with jemalloc and that heap profiling
+ * is on.  Returns 0; LEAKGATE_ENOPROF with a detail that says why and how
+ * to fix it.
+ */
+int leakgate_profile__check(struct leakgate_profile_info *out);
+
+/* Turn recording on or off for all threads (mallctl prof.active).
+ * Returns 0 or LEAKGATE_ENOPROF. */
+int leakgate_profile__set_active(bool on);
+
+/* An in-memory dump target and the buffer its text is read into. */
+struct leakgate_dumpfile {
+    int fd;          /* memfd or unlinked temp file; -1 when closed */
+    char path[64];   /* "/proc/self/fd/N" handed to prof.dump */
+    char *text;      /* last dump read back (owned), not NUL-terminated */
+    size_t len;      /* bytes of text */
+    size_t cap;      /* bytes allocated for text */
+};
+
+/* Open the target.  Returns 0 or LEAKGATE_EIO (detail names the cause). */
+int leakgate_profile__dumpfile_open(struct leakgate_dumpfile *d);
+
+/* Dump the heap profile into d (allocates nothing that is recorded).
+ * Returns 0, LEAKGATE_ENOPROF (profiling off) or LEAKGATE_EDUMP. */
+int leakgate_profile__dump(struct leakgate_dumpfile *d);
+
+/* Read the last dump into d->text.  Returns 0, LEAKGATE_EIO or
+ * LEAKGATE_ENOMEM. */
+int leakgate_profile__dumpfile_read(struct leakgate_dumpfile *d);
+
+void leakgate_profile__dumpfile_close(struct leakgate_dumpfile *d);
+
+/*
+ * The loaded segments of every module whose file name starts with
+ * `basename_prefix` (e.g. "libjemalloc."), or, when none does and `addr`
+ * is not NULL, of the module that contains addr.  *out is the caller's
+ * (may be NULL with *n 0 when nothing matched).  Returns 0 or
+ * LEAKGATE_ENOMEM.
+ */
+int leakgate_profile__module_ranges(struct leakgate_range **out, size_t *n,
+                                    const char *basename_prefix,
+                                    const void *addr);
+
+/* The segments of jemalloc itself (for stripping allocator frames). */
+int leakgate_profile__allocator_ranges(struct leakgate_range **out,
+                                       size_t *n);
+
+#endif

@@ -1,0 +1,340 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * util: allocator seam with fault injection, growable text buffers,
+ * address ranges, globs and byte formatting.  Depends only on libc.
+ */
+#include "util.h"
+
+#include <fnmatch.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Allocations left before injected failures start; SIZE_MAX = never. */
+static size_t fail_countdown = SIZE_MAX;
+
+static bool
+injected_failure(void)
+{
+    if (fail_countdown == SIZE_MAX)
+        return false;
+    if (fail_countdown == 0)
+        return true;
+    fail_countdown--;
+    return false;
+}
+
+void
+leakgate_util__fail_after(size_t n)
+{
+    fail_countdown = n;
+}
+
+void *
+leakgate_util__malloc(size_t size)
+{
+    return injected_failure() ? NULL : malloc(size ? size : 1);
+}
+
+void *
+leakgate_util__calloc(size_t n, size_t size)
+{
+    return injected_failure() ? NULL : calloc(n ? n : 1, size ? size : 1);
+}
+
+void *
+leakgate_util__realloc(void *p, size_t size)
+{
+    return injected_failure() ? NULL : realloc(p, size ? size : 1);
+}
+
+void
+leakgate_util__free(void *p)
+{
+    free(p);
+}
+
+char *
+leakgate_util__strndup(const char *s, size_t n)
+{
+    size_t len = strnlen(s, n);
+    char *out = leakgate_util__malloc(len + 1);
+
+    if (out) {
+        memcpy(out, s, len);
+        out[len] = '\0';
+    }
+    return out;
+}
+
+char *
+leakgate_util__strdup(const char *s)
+{
+    return leakgate_util__strndup(s, SIZE_MAX);
+}
+
+static bool
+buf_reserve(struct leakgate_buf *b, size_t extra)
+{
+    size_t need, cap;
+    char *p;
+
+    if (b->failed)
+        return false;
+    if (extra > SIZE_MAX / 2 - b->len) {
+        b->failed = true;
+        return false;
+    }
+    need = b->len + extra + 1;
+    if (need <= b->cap)
+        return true;
+    cap = b->cap ? b->cap : 256;
+    while (cap < need)
+        cap *= 2;
+    p = leakgate_util__realloc(b->ptr, cap);
+    if (!p) {
+        b->failed = true;
+        return false;
+    }
+    b->ptr = p;
+    b->cap = cap;
+    return true;
+}
+
+void
+leakgate_buf__put(struct leakgate_buf *b, const char *s, size_t n)
+{
+    if (!buf_reserve(b, n))
+        return;
+    memcpy(b->ptr + b->len, s, n);
+    b->len += n;
+    b->ptr[b->len] = '\0';
+}
+
+void
+leakgate_buf__puts(struct leakgate_buf *b, const char *s)
+{
+    leakgate_buf__put(b, s, strlen(s));
+}
+
+void
+leakgate_buf__vprintf(struct leakgate_buf *b, const char *fmt, va_list ap)
+{
+    va_list copy;
+    int n;
+
+    va_copy(copy, ap);
+    n = vsnprintf(NULL, 0, fmt, copy);
+    va_end(copy);
+    if (n < 0) {
+        b->failed = true;
+        return;
+    }
+    if (!buf_reserve(b, (size_t)n))
+        return;
+    vsnprintf(b->ptr + b->len, (size_t)n + 1, fmt, ap);
+    b->len += (size_t)n;
+}
+
+void
+leakgate_buf__printf(struct leakgate_buf *b, const char *fmt, ...)
+{
+    va_list ap;
+
+    va_start(ap, fmt);
+    leakgate_buf__vprintf(b, fmt, ap);
+    va_end(ap);
+}
+
+void
+leakgate_buf__put_xml(struct leakgate_buf *b, const char *s)
+{
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+
+        switch (c) {
+        case '&': leakgate_buf__puts(b, "&amp;"); break;
+        case '<': leakgate_buf__puts(b, "&lt;"); break;
+        case '>': leakgate_buf__puts(b, "&gt;"); break;
+        case '"': leakgate_buf__puts(b, "&quot;"); break;
+        case '\'': leakgate_buf__puts(b, "&apos;"); break;
+        default:
+            /* XML 1.0 forbids most control characters, even escaped. */
+            if (c < 0x20 && c != '\n' && c != '\t' && c != '\r')
+                leakgate_buf__puts(b, "?");
+            else
+                leakgate_buf__put(b, s, 1);
+        }
+    }
+}
+
+void
+leakgate_buf__put_json(struct leakgate_buf *b, const char *s)
+{
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+
+        if (c == '"' || c == '\\')
+            leakgate_buf__printf(b, "\\%c", c);
+        else if (c == '\n')
+            leakgate_buf__puts(b, "\\n");
+        else if (c == '\t')
+            leakgate_buf__puts(b, "\\t");
+        else if (c < 0x20)
+            leakgate_buf__printf(b, "\\u%04x", c);
+        else
+            leakgate_buf__put(b, s, 1);
+    }
+}
+
+char *
+leakgate_buf__take(struct leakgate_buf *b)
+{
+    char *out;
+
+    if (b->failed) {
+        leakgate_buf__dispose(b);
+        return NULL;
+    }
+    out = b->ptr ? b->ptr : leakgate_util__strdup("");
+    b->ptr = NULL;
+    b->len = b->cap = 0;
+    return out;
+}
+
+void
+leakgate_buf__dispose(struct leakgate_buf *b)
+{
+    leakgate_util__free(b->ptr);
+    b->ptr = NULL;
+    b->len = b->cap = 0;
+    b->failed = false;
+}
+
+bool
+leakgate_util__in_ranges(const struct leakgate_range *ranges,
+                         size_t n,
+                         uintptr_t pc)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (pc >= ranges[i].start && pc < ranges[i].end)
+            return true;
+    }
+    return false;
+}
+
+bool
+leakgate_util__glob_match(const char *pattern, const char *s)
+{
+    return fnmatch(pattern, s, 0) == 0;
+}
+
+bool
+leakgate_util__glob_valid(const char *pattern)
+{
+    const char *p = pattern;
+
+    if (!*p)
+        return false;
+    while (*p) {
+        if (*p == '\\') {
+            if (!p[1])
+                return false;
+            p += 2;
+        } else if (*p == '[') {
+            /* A class: optional '!', then ']' may be the first member. */
+            p++;
+            if (*p == '!' || *p == '^')
+                p++;
+            if (*p == ']')
+                p++;
+            while (*p && *p != ']')
+                p++;
+            if (!*p)
+                return false;
+            p++;
+        } else {
+            p++;
+        }
+    }
+    return true;
+}
+
+size_t
+leakgate_util__glob_specificity(const char *pattern)
+{
+    size_t literal = 0;
+    bool wild = false;
+
+    for (const char *p = pattern; *p; p++) {
+        if (*p == '\\' && p[1]) {
+            literal++;
+            p++;
+        } else if (*p == '*' || *p == '?') {
+            wild = true;
+        } else if (*p == '[') {
+            wild = true;
+            while (*p && *p != ']')
+                p++;
+            if (!*p)
+                break;
+        } else {
+            literal++;
+        }
+    }
+    return wild ? literal : SIZE_MAX;
+}
+
+void
+leakgate_util__glob_escape(struct leakgate_buf *b, const char *s)
+{
+    for (; *s; s++) {
+        if (strchr("*?[]\\", *s))
+            leakgate_buf__put(b, "\\", 1);
+        leakgate_buf__put(b, s, 1);
+    }
+}
+
+char *
+leakgate_util__human_bytes(char *out, size_t outsz, uint64_t bytes)
+{
+    static const char *const units[] = {"KiB", "MiB", "GiB", "TiB"};
+    double v = (double)bytes;
+    size_t u = 0;
+
+    if (bytes < 1024) {
+        snprintf(out, outsz, "%llu B", (unsigned long long)bytes);
+        return out;
+    }
+    v /= 1024.0;
+    while (v >= 1024.0 && u + 1 < sizeof units / sizeof units[0]) {
+        v /= 1024.0;
+        u++;
+    }
+    snprintf(out, outsz, "%.1f %s", v, units[u]);
+    return out;
+}
+
+char *
+leakgate_util__sanitize_name(const char *name)
+{
+    size_t n = strlen(name);
+    char *out = leakgate_util__malloc(n + 2);
+
+    if (!out)
+        return NULL;
+    for (size_t i = 0; i < n; i++) {
+        char c = name[i];
+        bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+                  (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-';
+
+        out[i] = ok ? c : '_';
+    }
+    out[n] = '\0';
+    if (n == 0)
+        memcpy(out, "_", 2);
+    else if (out[0] == '.')
+        out[0] = '_';
+    return out;
+}

@@ -1,0 +1,90 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * util: the allocator seam, a growable text buffer, address ranges and
+ * globs.  Bottom of the pipeline: every other module may use it, it uses
+ * only libc.  All leakgate allocations go through leakgate_util__malloc()
+ * and friends so that tests can inject failures (leakgate_util__fail_after).
+ */
+#ifndef LEAKGATE_UTIL_H
+#define LEAKGATE_UTIL_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Allocator seam.  Return NULL on failure (and after the injected count). */
+void *leakgate_util__malloc(size_t size);
+void *leakgate_util__calloc(size_t n, size_t size);
+void *leakgate_util__realloc(void *p, size_t size);
+void leakgate_util__free(void *p);
+char *leakgate_util__strdup(const char *s);
+char *leakgate_util__strndup(const char *s, size_t n);
+
+/*
+ * Test builds only: make the n-th next allocation (0 = the next one) and
+ * all later ones fail; pass SIZE_MAX to stop injecting.
+ */
+void leakgate_util__fail_after(size_t n);
+
+/* Growable NUL-terminated text.  A failed append sets `failed` and makes
+ * every later append a no-op, so callers check once at the end. */
+struct leakgate_buf {
+    char *ptr;   /* NUL-terminated, NULL until the first append */
+    size_t len;  /* bytes used, without the NUL */
+    size_t cap;  /* bytes allocated */
+    bool failed; /* an allocation failed */
+};
+#define LEAKGATE_BUF_INIT {NULL, 0, 0, false}
+
+void leakgate_buf__put(struct leakgate_buf *b, const char *s, size_t n);
+void leakgate_buf__puts(struct leakgate_buf *b, const char *s);
+void leakgate_buf__printf(struct leakgate_buf *b, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+void leakgate_buf__vprintf(struct leakgate_buf *b, const char *fmt,
+                           va_list ap) __attribute__((format(printf, 2, 0)));
+/* Append s with XML escaping (& < > " ') / JSON string escaping (no quotes
+ * added). */
+void leakgate_buf__put_xml(struct leakgate_buf *b, const char *s);
+void leakgate_buf__put_json(struct leakgate_buf *b, const char *s);
+/* Hand the text to the caller (NULL-safe, returns "" copy if empty), and
+ * reset b.  NULL when b failed or on ENOMEM. */
+char *leakgate_buf__take(struct leakgate_buf *b);
+void leakgate_buf__dispose(struct leakgate_buf *b);
+
+/* A half-open address range [start, end). */
+struct leakgate_range {
+    uintptr_t start;
+    uintptr_t end;
+};
+
+/* True when pc lies in any of the n ranges.  Cannot fail. */
+bool leakgate_util__in_ranges(const struct leakgate_range *ranges, size_t n,
+                              uintptr_t pc);
+
+/*
+ * Glob matching with fnmatch(3) semantics without FNM_PATHNAME ('*' also
+ * matches '/'): '*', '?', '[...]' classes with '!' negation, '\' escapes.
+ */
+bool leakgate_util__glob_match(const char *pattern, const char *s);
+/* True when pattern is a well-formed glob (non-empty, brackets closed, no
+ * trailing backslash).  Cannot fail. */
+bool leakgate_util__glob_valid(const char *pattern);
+/* How specific a glob is: the count of its literal characters; a pattern
+ * with no wildcard gets SIZE_MAX (an exact name beats every glob). */
+size_t leakgate_util__glob_specificity(const char *pattern);
+/* Append s to b with glob metacharacters ('*', '?', '[', ']', '\')
+ * backslash-escaped, so that the result matches exactly s. */
+void leakgate_util__glob_escape(struct leakgate_buf *b, const char *s);
+
+/* Turn a file-system-hostile name into one safe path component: bytes
+ * outside [A-Za-z0-9._-] become '_', a leading '.' becomes '_', and an
+ * empty name becomes "_" ("[suite]" -> "_suite_").  Returns a new string
+ * or NULL (ENOMEM). */
+char *leakgate_util__sanitize_name(const char *name);
+
+/* Format a byte count for humans: "112 B", "4.0 KiB", "1.5 MiB" into out
+ * (at least 32 bytes).  Returns out. */
+char *leakgate_util__human_bytes(char *out, size_t outsz, uint64_t bytes);
+
+#endif

@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * verdict: the in-memory record of one judged window, shared by the gate
+ * (which fills it), the report (which prints it) and the result writers.
+ * Core data only: no I/O, no globals.  The public handle leakgate_verdict
+ * is this struct.
+ */
+#ifndef LEAKGATE_VERDICT_H
+#define LEAKGATE_VERDICT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "diff.h"
+#include "leakgate/leakgate.h"
+#include "policy.h"
+#include "symbolize.h"
+
+/* One stack whose live bytes changed in the window. */
+struct leakgate_vstack {
+    uintptr_t *pcs;   /* stripped raw stack, innermost first (owned) */
+    size_t npcs;
+    struct leakgate_frame *frames; /* symbolized, innermost first (owned
+                                      array; strings owned by the
+                                      symbolizer); NULL if not symbolized */
+    size_t nframes;
+    size_t shown_begin; /* frames[shown_begin, shown_end) are the user's */
+    size_t shown_end;   /* code: allocator/runner/libc start trimmed */
+    int64_t bytes;      /* retained bytes (negative: freed older memory) */
+    int64_t objs;       /* retained objects */
+    struct leakgate_diff_thread *threads; /* per-thread deltas (owned) */
+    size_t nthreads;
+    struct leakgate_policy_stack_verdict judgement;
+};
+
+/* A failure the harness reported (an assertion), not the gate's. */
+struct leakgate_note {
+    char *file;
+    unsigned int line;
+    char *message;
+};
+
+struct leakgate_verdict {
+    char *suite; /* JUnit classname */
+    char *test;  /* test name, "[suite]" for the suite window */
+    char *name;  /* "suite/test" */
+    leakgate_status status;
+    bool measured;        /* a window was taken (false: note-only record) */
+    char *not_judged_why; /* reason when NOT_JUDGED, else NULL */
+    struct leakgate_policy_settings settings;
+    struct leakgate_policy_verdict policy;
+    struct leakgate_vstack *stacks; /* bytes descending; grown first */
+    size_t nstacks;
+    int64_t excluded_bytes; /* framework bookkeeping left out */
+    struct leakgate_note *notes; /* harness failures */
+    size_t nnotes;
+    double seconds;       /* wall time of the window */
+    char *report;         /* SPEC §7 text, no colour; "" for a pass */
+    char *artifact_dir;   /* REPORT_DIR/SUITE/ or NULL */
+    char *heap_before;    /* artifact paths or NULL */
+    char *heap_after;
+    char *json_path;
+};
+
+/* Free a verdict's contents and the verdict; NULL is a no-op. */
+void leakgate_verdict__free(struct leakgate_verdict *v);
+
+#endif

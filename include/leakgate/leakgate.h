@@ -1,0 +1,307 @@
+/* SPDX-License-Identifier: MIT */
+/**
+ * @file leakgate/leakgate.h
+ * @brief leakgate's framework-agnostic core API.
+ *
+ * A *gate* measures code regions ("scopes") with exact jemalloc heap
+ * profiles: leakgate_gate_begin() dumps the heap, leakgate_gate_end() dumps
+ * it again, diffs the two per allocation stack, symbolizes what grew and
+ * judges it against the thresholds file.  Any harness (CUnit through
+ * leakgate/cunit.h, cmocka, Unity, a hand-written main) can gate any region:
+ *
+ * @code
+ * struct leakgate_gate_options opts = LEAKGATE_GATE_OPTIONS_INIT;
+ * leakgate_gate *gate;
+ * const leakgate_verdict *v;
+ * if (leakgate_gate_new(&gate, &opts) < 0) return 3;
+ * leakgate_gate_begin(gate, "parser", "test_feed");
+ * run_the_test();
+ * leakgate_gate_end(gate, &v);
+ * if (leakgate_verdict_status(v) == LEAKGATE_STATUS_FAIL)
+ *     fputs(leakgate_verdict_report(v), stderr);
+ * leakgate_gate_free(gate);
+ * @endcode
+ *
+ * Thread-safety: a gate is used from one thread at a time; the code under
+ * test may use any number of threads.  Error detail is thread-local.
+ */
+#ifndef LEAKGATE_LEAKGATE_H
+#define LEAKGATE_LEAKGATE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "leakgate/version.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(LEAKGATE_BUILDING) && defined(__GNUC__)
+#define LEAKGATE_API __attribute__((visibility("default")))
+#else
+#define LEAKGATE_API
+#endif
+
+/**
+ * The error codes: 0 is success, every failure is negative.  The list only
+ * grows; codes are never renumbered.
+ */
+#define LEAKGATE_ERROR_CODES(X)                                                \
+    X(LEAKGATE_OK, 0, "success")                                               \
+    X(LEAKGATE_ERROR, -1, "unexpected error")                                  \
+    X(LEAKGATE_ENOMEM, -2, "out of memory")                                    \
+    X(LEAKGATE_EIO, -3, "I/O error")                                           \
+    X(LEAKGATE_EFORMAT, -4, "malformed input")                                 \
+    X(LEAKGATE_ETOOBIG, -5, "input exceeds a limit")                           \
+    X(LEAKGATE_ECONFIG, -6, "invalid thresholds file")                         \
+    X(LEAKGATE_ENOTFOUND, -7, "not found")                                     \
+    X(LEAKGATE_ENOPROF, -8, "jemalloc heap profiling is not active")           \
+    X(LEAKGATE_EDUMP, -9, "heap profile dump failed")                          \
+    X(LEAKGATE_ESYMBOL, -10, "symbolization failed")                           \
+    X(LEAKGATE_EUSAGE, -11, "invalid usage")                                   \
+    X(LEAKGATE_ESTATE, -12, "call out of order")
+
+/** One enumerator per row of LEAKGATE_ERROR_CODES. */
+typedef enum leakgate_error_code {
+#define LEAKGATE_X(name, value, text) name = value,
+    LEAKGATE_ERROR_CODES(LEAKGATE_X)
+#undef LEAKGATE_X
+} leakgate_error_code;
+
+/**
+ * @param[in] code a leakgate_error_code
+ * @return a static, human-readable text for @p code ("unknown error" for
+ *         values not in the table).
+ */
+LEAKGATE_API const char *leakgate_strerror(int code);
+
+/**
+ * @return the one-line detail of the last failure on this thread (file,
+ *         line, option, mallctl name...), or "" when there is none.  The
+ *         string is thread-local and valid until the next leakgate call on
+ *         this thread.
+ */
+LEAKGATE_API const char *leakgate_error_last(void);
+
+/** @return the library version, e.g. "0.1.0"; static storage. */
+LEAKGATE_API const char *leakgate_version(void);
+
+/** A measuring session: one per process (opaque). */
+typedef struct leakgate_gate leakgate_gate;
+
+/** The judged result of one scope (opaque, owned by its gate). */
+typedef struct leakgate_verdict leakgate_verdict;
+
+/** What a verdict says. */
+typedef enum leakgate_status {
+    LEAKGATE_STATUS_PASS = 0,       /**< nothing retained over its limit */
+    LEAKGATE_STATUS_FAIL = 1,       /**< a stack or the total is over */
+    LEAKGATE_STATUS_NOT_JUDGED = 2, /**< measured, deliberately not judged */
+} leakgate_status;
+
+/** Version of struct leakgate_gate_options understood by this library. */
+#define LEAKGATE_GATE_OPTIONS_VERSION 1
+
+/**
+ * Options shared by linked test binaries and `leakgate run` (SPEC §5).
+ * Strings are borrowed: they must outlive the gate.  Zero/NULL means "not
+ * given"; leakgate_gate_options_parse() fills it from argv and the
+ * LEAKGATE_* environment twins (the flag wins).
+ */
+struct leakgate_gate_options {
+    unsigned int version;        /**< LEAKGATE_GATE_OPTIONS_VERSION */
+    const char *thresholds_path; /**< NULL: ./leakgate.yaml if present */
+    const char *filter;          /**< glob over "suite/test"; NULL: all */
+    const char *report_dir;      /**< NULL: no artifacts */
+    const char *junit_path;      /**< NULL: no JUnit XML */
+    const char *json_path;       /**< NULL: no JSON results */
+    int list;                    /**< --list: print names, run nothing */
+    int update_thresholds;       /**< --update-thresholds */
+    int help;                    /**< --help was given */
+    int show_version;            /**< --version was given */
+    int color;                   /**< 1 always, 0 never, -1 if a tty */
+};
+
+/** Static initializer for struct leakgate_gate_options. */
+#define LEAKGATE_GATE_OPTIONS_INIT                                             \
+    {                                                                          \
+        LEAKGATE_GATE_OPTIONS_VERSION, NULL, NULL, NULL, NULL, NULL, 0, 0, 0,  \
+            0, -1                                                              \
+    }
+
+/**
+ * Parse leakgate's options out of a test binary's command line.
+ *
+ * Recognised options (SPEC §5) are consumed; the environment twins
+ * (LEAKGATE_THRESHOLDS, LEAKGATE_FILTER, LEAKGATE_REPORT_DIR,
+ * LEAKGATE_JUNIT, LEAKGATE_JSON) fill what the command line left unset.
+ *
+ * @param[out] opts    filled in; strings point into argv or environ
+ * @param[in]  argc    argument count
+ * @param[in]  argv    arguments; argv[0] is skipped
+ * @return 0, or LEAKGATE_EUSAGE for an unknown option or a missing value
+ *         (leakgate_error_last() names it).
+ */
+LEAKGATE_API int leakgate_gate_options_parse(struct leakgate_gate_options *opts,
+                                             int argc,
+                                             char *const *argv);
+
+/** @return the --help text for test binaries (static storage). */
+LEAKGATE_API const char *leakgate_gate_options_usage(void);
+
+/**
+ * Create the gate: check that jemalloc profiling is active in exact mode,
+ * load the thresholds file, prepare the in-memory dump files.
+ *
+ * @param[out] out  the new gate, the caller's; NULL on failure
+ * @param[in]  opts options (copied; its strings are borrowed)
+ * @return 0; LEAKGATE_ENOPROF when this process has no jemalloc profiling
+ *         (leakgate_error_last() says how to fix it); LEAKGATE_ECONFIG for
+ *         a bad thresholds file (detail names file:line:column);
+ *         LEAKGATE_EDUMP when a heap dump cannot be taken.
+ */
+LEAKGATE_API int leakgate_gate_new(leakgate_gate **out,
+                                   const struct leakgate_gate_options *opts);
+
+/** Free the gate and every verdict it owns.  NULL is a no-op. */
+LEAKGATE_API void leakgate_gate_free(leakgate_gate *gate);
+
+/** Per-window settings resolved from the thresholds file. */
+struct leakgate_window_settings {
+    unsigned int warmup; /**< unmeasured runs before the measured one */
+    int suite_scope;     /**< the suite is judged as one window */
+};
+
+/**
+ * Resolve the thresholds file's settings for @p suite / @p test.
+ * @param[out] out   the settings
+ * @param[in]  gate  the gate
+ * @param[in]  suite suite name
+ * @param[in]  test  test name, or NULL for the suite's own window
+ */
+LEAKGATE_API void leakgate_gate_settings(struct leakgate_window_settings *out,
+                                         const leakgate_gate *gate,
+                                         const char *suite,
+                                         const char *test);
+
+/**
+ * @return 1 when "suite/test" matches the --filter glob (or there is no
+ *         filter), else 0.  Pass test = "[suite]" for a suite's window.
+ */
+LEAKGATE_API int leakgate_gate_selected(const leakgate_gate *gate,
+                                        const char *suite,
+                                        const char *test);
+
+/**
+ * Open a scope: take the "before" snapshot and start recording.  Scopes do
+ * not nest.  leakgate makes no allocation that is recorded between begin
+ * and end.
+ *
+ * @param[in] gate  the gate
+ * @param[in] suite the suite (JUnit classname)
+ * @param[in] test  the test, "[suite]" for a suite's own window
+ * @return 0; LEAKGATE_EDUMP; LEAKGATE_ESTATE if a scope is already open.
+ */
+LEAKGATE_API int leakgate_gate_begin(leakgate_gate *gate,
+                                     const char *suite,
+                                     const char *test);
+
+/**
+ * Exclude a region from the open scope (e.g. a suite's tests between its
+ * init and cleanup): what happens between pause and resume is not counted.
+ * @return 0; LEAKGATE_EDUMP; LEAKGATE_ESTATE if no scope is open.
+ */
+LEAKGATE_API int leakgate_gate_pause(leakgate_gate *gate);
+
+/** Resume a paused scope.  @return 0; LEAKGATE_EDUMP; LEAKGATE_ESTATE. */
+LEAKGATE_API int leakgate_gate_resume(leakgate_gate *gate);
+
+/**
+ * Close the scope: take the "after" snapshot, diff, symbolize what grew,
+ * judge it and, for a failure, write the artifacts of --report-dir.
+ *
+ * @param[in]  gate   the gate
+ * @param[in]  judged 0 to measure without judging (the verdict is then
+ *                    LEAKGATE_STATUS_NOT_JUDGED), else 1
+ * @param[out] out    the verdict, owned by the gate (valid until
+ *                    leakgate_gate_free()); may be NULL
+ * @return 0; LEAKGATE_EDUMP; LEAKGATE_ESTATE if no scope is open.
+ */
+LEAKGATE_API int leakgate_gate_end(leakgate_gate *gate,
+                                   int judged,
+                                   const leakgate_verdict **out);
+
+/**
+ * Mark the open scope as aborted (the test left through a fatal assertion):
+ * its verdict will be NOT_JUDGED with a note, since memory the test would
+ * have freed is expected to remain.
+ */
+LEAKGATE_API void leakgate_gate_mark_aborted(leakgate_gate *gate,
+                                             const char *why);
+
+/**
+ * Attach a failure the harness saw (an assertion) to the verdict of
+ * suite/test, creating the record if the test was not gated.  Counted in
+ * JUnit/JSON.  @return 0 or LEAKGATE_ENOMEM.
+ */
+LEAKGATE_API int leakgate_gate_note_failure(leakgate_gate *gate,
+                                            const char *suite,
+                                            const char *test,
+                                            const char *file,
+                                            unsigned int line,
+                                            const char *message);
+
+/**
+ * Write the run's results: JUnit XML and JSON where the options asked for
+ * them.  @return 0 or LEAKGATE_EIO (detail names the path).
+ */
+LEAKGATE_API int leakgate_gate_write_results(leakgate_gate *gate);
+
+/** @return the number of verdicts with status LEAKGATE_STATUS_FAIL. */
+LEAKGATE_API size_t leakgate_gate_failures(const leakgate_gate *gate);
+
+/** @return what the verdict says. */
+LEAKGATE_API leakgate_status leakgate_verdict_status(const leakgate_verdict *v);
+
+/** @return "suite/test" (borrowed from the verdict). */
+LEAKGATE_API const char *leakgate_verdict_name(const leakgate_verdict *v);
+
+/** @return bytes retained by all counted stacks that grew. */
+LEAKGATE_API uint64_t
+leakgate_verdict_retained_bytes(const leakgate_verdict *v);
+
+/** @return the number of counted stacks that grew. */
+LEAKGATE_API size_t leakgate_verdict_stack_count(const leakgate_verdict *v);
+
+/**
+ * @return the failure report of SPEC §7 without colour ("" for a pass),
+ *         borrowed from the verdict.
+ */
+LEAKGATE_API const char *leakgate_verdict_report(const leakgate_verdict *v);
+
+/**
+ * @return the innermost user frame of the largest failing stack as
+ *         file and line (borrowed), for frameworks that attach a location
+ *         to a failure; *file_out is NULL when unknown.
+ */
+LEAKGATE_API void leakgate_verdict_location(const leakgate_verdict *v,
+                                            const char **file_out,
+                                            unsigned int *line_out);
+
+/**
+ * Print a verdict's report to @p f, in colour when the gate's options ask
+ * for it (or when auto and stderr is a terminal).  Prints nothing for a
+ * passing verdict without growth.
+ * @return 0 or LEAKGATE_EIO / LEAKGATE_ENOMEM.
+ */
+LEAKGATE_API int leakgate_gate_print_verdict(const leakgate_gate *gate,
+                                             const leakgate_verdict *v,
+                                             FILE *f);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

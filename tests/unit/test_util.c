@@ -1,0 +1,118 @@
+/* SPDX-License-Identifier: MIT */
+/* util: buffers, escaping, globs, ranges, byte formatting, fault seam. */
+#include "unit.h"
+
+#include <stdint.h>
+#include <string.h>
+
+#include "util.h"
+
+const char *const unit_suite = "util";
+
+static void
+test_util__buf_grows_and_takes(void)
+{
+    struct leakgate_buf b = LEAKGATE_BUF_INIT;
+    char *s;
+
+    for (int i = 0; i < 1000; i++)
+        leakgate_buf__printf(&b, "%d,", i);
+    CU_ASSERT_FALSE(b.failed);
+    CU_ASSERT_EQUAL(strncmp(b.ptr, "0,1,2,", 6), 0);
+    s = leakgate_buf__take(&b);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+    CU_ASSERT_PTR_NULL(b.ptr);
+    CU_ASSERT_EQUAL(strlen(s), 3890);
+    leakgate_util__free(s);
+}
+
+static void
+test_util__buf_failure_is_sticky(void)
+{
+    struct leakgate_buf b = LEAKGATE_BUF_INIT;
+
+    leakgate_util__fail_after(0);
+    leakgate_buf__puts(&b, "x");
+    leakgate_util__fail_after(SIZE_MAX);
+    leakgate_buf__puts(&b, "y");
+    CU_ASSERT_TRUE(b.failed);
+    CU_ASSERT_PTR_NULL(leakgate_buf__take(&b));
+}
+
+static void
+test_util__escaping(void)
+{
+    struct leakgate_buf b = LEAKGATE_BUF_INIT;
+
+    leakgate_buf__put_xml(&b, "<a href=\"x\">&'\x01");
+    CU_ASSERT_STRING_EQUAL(b.ptr, "&lt;a href=&quot;x&quot;&gt;&amp;&apos;?");
+    leakgate_buf__dispose(&b);
+    leakgate_buf__put_json(&b, "q\"b\\n\n\x02");
+    CU_ASSERT_STRING_EQUAL(b.ptr, "q\\\"b\\\\n\\n\\u0002");
+    leakgate_buf__dispose(&b);
+}
+
+static void
+test_util__globs(void)
+{
+    struct leakgate_buf b = LEAKGATE_BUF_INIT;
+
+    CU_ASSERT_TRUE(leakgate_util__glob_match("parser/test_*", "parser/test_a"));
+    CU_ASSERT_TRUE(leakgate_util__glob_match("*/x", "a/b/x"));
+    CU_ASSERT_FALSE(leakgate_util__glob_match("parser/?", "parser/ab"));
+    CU_ASSERT_TRUE(leakgate_util__glob_valid("a[bc]*"));
+    CU_ASSERT_FALSE(leakgate_util__glob_valid("a[bc"));
+    CU_ASSERT_FALSE(leakgate_util__glob_valid(""));
+    CU_ASSERT_FALSE(leakgate_util__glob_valid("a\\"));
+    CU_ASSERT_EQUAL(leakgate_util__glob_specificity("abc"), SIZE_MAX);
+    CU_ASSERT_EQUAL(leakgate_util__glob_specificity("ab*"), 2);
+    CU_ASSERT_EQUAL(leakgate_util__glob_specificity("a[xy]c?"), 2);
+    leakgate_util__glob_escape(&b, "s/[suite]*?");
+    CU_ASSERT_STRING_EQUAL(b.ptr, "s/\\[suite\\]\\*\\?");
+    CU_ASSERT_TRUE(leakgate_util__glob_match(b.ptr, "s/[suite]*?"));
+    CU_ASSERT_FALSE(leakgate_util__glob_match(b.ptr, "s/s*?"));
+    leakgate_buf__dispose(&b);
+}
+
+static void
+test_util__ranges_and_bytes(void)
+{
+    struct leakgate_range r[2] = {{10, 20}, {30, 40}};
+    char out[32];
+
+    CU_ASSERT_TRUE(leakgate_util__in_ranges(r, 2, 10));
+    CU_ASSERT_FALSE(leakgate_util__in_ranges(r, 2, 20));
+    CU_ASSERT_TRUE(leakgate_util__in_ranges(r, 2, 39));
+    CU_ASSERT_FALSE(leakgate_util__in_ranges(r, 0, 15));
+    CU_ASSERT_STRING_EQUAL(leakgate_util__human_bytes(out, sizeof out, 112),
+                           "112 B");
+    CU_ASSERT_STRING_EQUAL(leakgate_util__human_bytes(out, sizeof out, 4096),
+                           "4.0 KiB");
+    CU_ASSERT_STRING_EQUAL(
+        leakgate_util__human_bytes(out, sizeof out, 3u << 20), "3.0 MiB");
+}
+
+static void
+test_util__sanitize(void)
+{
+    char *s = leakgate_util__sanitize_name("[suite]");
+
+    CU_ASSERT_STRING_EQUAL(s, "_suite_");
+    leakgate_util__free(s);
+    s = leakgate_util__sanitize_name("../etc/pass wd");
+    CU_ASSERT_STRING_EQUAL(s, "_._etc_pass_wd");
+    leakgate_util__free(s);
+    s = leakgate_util__sanitize_name("");
+    CU_ASSERT_STRING_EQUAL(s, "_");
+    leakgate_util__free(s);
+}
+
+const struct unit_case unit_cases[] = {
+    {"test_util__buf_grows_and_takes", test_util__buf_grows_and_takes},
+    {"test_util__buf_failure_is_sticky", test_util__buf_failure_is_sticky},
+    {"test_util__escaping", test_util__escaping},
+    {"test_util__globs", test_util__globs},
+    {"test_util__ranges_and_bytes", test_util__ranges_and_bytes},
+    {"test_util__sanitize", test_util__sanitize},
+    {NULL, NULL},
+};
