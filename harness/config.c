@@ -1,0 +1,1267 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * config: the thresholds file (docs/thresholds.md) read with libyaml.  The
+ * adapter between YAML text and struct leakgate_config: the only module
+ * that includes yaml.h; policy consumes its result.
+ *
+ * Two passes.  First, libyaml's event stream is turned into a small tree
+ * of nodes that remember their 1-based line and column; this pass enforces
+ * the structural limits (file size, nesting depth) and rejects what the
+ * format never uses (anchors, aliases, tags, several documents).  Second,
+ * the tree is checked against the version-1 schema and copied into the
+ * config.  Invariants: every failure leaves a "FILE:LINE:COLUMN: what"
+ * detail (whole-file problems omit LINE:COLUMN), nothing unknown is
+ * ignored, and a partly built config is always safe to free.
+ */
+#include "config.h"
+
+#include <assert.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <yaml.h>
+
+#include "error.h"
+#include "util.h"
+
+#define DEFAULT_MAX_SIZE ((size_t)4 << 20)
+#define DEFAULT_MAX_DEPTH ((size_t)32)
+#define MAX_WARMUP 1000u
+#define MAX_SUGGEST_LEN 64 /* longer keys get no "did you mean" */
+#define MAX_FRACTION_DIGITS 10
+
+enum node_kind { NODE_SCALAR, NODE_SEQ, NODE_MAP };
+
+/* One YAML node.  A mapping keeps keys and values alternately in items. */
+struct node {
+    enum node_kind kind;
+    unsigned int line, col; /* 1-based */
+    char *text;             /* scalars: the value, NUL-terminated */
+    bool plain;             /* scalars: plain style, so `~` means null */
+    struct node *items;     /* collections: children */
+    size_t n, cap;          /* children used / allocated */
+    struct node *parent;    /* valid only while the node is open */
+};
+
+struct loader {
+    const char *name;  /* FILE in messages */
+    const char *text;  /* the input */
+    size_t len;        /* its bytes */
+    size_t max_depth;  /* collections open at once */
+    size_t depth;      /* collections open now */
+    size_t ndocs;      /* documents seen */
+    struct node root;  /* a sequence holding the document's root node */
+    struct node *open; /* innermost open collection */
+};
+
+/* Where each key is valid, for "did you mean" and misplaced-key hints. */
+static const char *const top_keys[] = {"version", "defaults", "suites",
+                                       "tests",   "ignore",   NULL};
+static const char *const defaults_keys[] = {"stack_limit", "total_limit",
+                                            "warmup", NULL};
+static const char *const suite_keys[] = {"scope",  "stack_limit", "total_limit",
+                                         "warmup", "stacks",      NULL};
+static const char *const test_keys[] = {"stack_limit", "total_limit", "warmup",
+                                        "stacks", NULL};
+static const char *const rule_keys[] = {"frames", "limit", NULL};
+static const char *const ignore_keys[] = {"frames", "reason", NULL};
+
+struct place {
+    const char *what; /* "a tests entry" */
+    const char *const *keys;
+};
+
+static const struct place places[] = {
+    {"the top level", top_keys},    {"defaults", defaults_keys},
+    {"a suites entry", suite_keys}, {"a tests entry", test_keys},
+    {"a stacks rule", rule_keys},   {"an ignore rule", ignore_keys},
+};
+
+enum place_id { AT_TOP, AT_DEFAULTS, AT_SUITE, AT_TEST, AT_RULE, AT_IGNORE };
+
+static int vfail(int code,
+                 const char *name,
+                 unsigned int line,
+                 unsigned int col,
+                 const char *fmt,
+                 va_list ap) __attribute__((format(printf, 5, 0)));
+static int
+fail_node(const struct loader *ld, const struct node *nd, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static int fail_mark(const struct loader *ld,
+                     const yaml_mark_t *mark,
+                     int code,
+                     const char *fmt,
+                     ...) __attribute__((format(printf, 4, 5)));
+
+static int
+vfail(int code,
+      const char *name,
+      unsigned int line,
+      unsigned int col,
+      const char *fmt,
+      va_list ap)
+{
+    char msg[768];
+
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    return leakgate_error__set(code, "%s:%u:%u: %s", name, line, col, msg);
+}
+
+/* LEAKGATE_ECONFIG at a node. */
+static int
+fail_node(const struct loader *ld, const struct node *nd, const char *fmt, ...)
+{
+    va_list ap;
+    int rc;
+
+    va_start(ap, fmt);
+    rc = vfail(LEAKGATE_ECONFIG, ld->name, nd->line, nd->col, fmt, ap);
+    va_end(ap);
+    return rc;
+}
+
+/* `code` at a libyaml mark (0-based line and column). */
+static int
+fail_mark(const struct loader *ld,
+          const yaml_mark_t *mark,
+          int code,
+          const char *fmt,
+          ...)
+{
+    va_list ap;
+    int rc;
+
+    va_start(ap, fmt);
+    rc = vfail(code, ld->name, (unsigned int)mark->line + 1,
+               (unsigned int)mark->column + 1, fmt, ap);
+    va_end(ap);
+    return rc;
+}
+
+static int
+no_memory(const struct loader *ld)
+{
+    return leakgate_error__set(LEAKGATE_ENOMEM, "%s: out of memory", ld->name);
+}
+
+/* ---- pass 1: events to tree ------------------------------------------ */
+
+static void
+node_dispose(struct node *nd)
+{
+    for (size_t i = 0; i < nd->n; i++)
+        node_dispose(&nd->items[i]);
+    leakgate_util__free(nd->items);
+    leakgate_util__free(nd->text);
+}
+
+/* Append a child to the open collection; NULL on ENOMEM.  Siblings are
+ * appended only after the previous child closed, so pointers to open
+ * nodes stay valid although items may move. */
+static struct node *
+append(struct loader *ld, enum node_kind kind, const yaml_mark_t *mark)
+{
+    struct node *p = ld->open, *nd;
+
+    if (p->n == p->cap) {
+        size_t cap = p->cap ? p->cap * 2 : 4;
+        struct node *items =
+            leakgate_util__realloc(p->items, cap * sizeof *items);
+
+        if (!items)
+            return NULL;
+        p->items = items;
+        p->cap = cap;
+    }
+    nd = &p->items[p->n++];
+    memset(nd, 0, sizeof *nd);
+    nd->kind = kind;
+    nd->line = (unsigned int)mark->line + 1;
+    nd->col = (unsigned int)mark->column + 1;
+    nd->parent = p;
+    return nd;
+}
+
+/* Anchors and tags would be silently meaningless here: reject them. */
+static int
+check_props(const struct loader *ld,
+            const yaml_event_t *ev,
+            const yaml_char_t *anchor,
+            const yaml_char_t *tag)
+{
+    if (anchor)
+        return fail_mark(ld, &ev->start_mark, LEAKGATE_ECONFIG,
+                         "anchors and aliases are not supported (&%s)",
+                         (const char *)anchor);
+    if (tag)
+        return fail_mark(ld, &ev->start_mark, LEAKGATE_ECONFIG,
+                         "tags are not supported (%s)", (const char *)tag);
+    return 0;
+}
+
+static int
+on_scalar(struct loader *ld, const yaml_event_t *ev)
+{
+    const char *value = (const char *)ev->data.scalar.value;
+    size_t len = ev->data.scalar.length;
+    struct node *nd;
+    int rc;
+
+    rc = check_props(ld, ev, ev->data.scalar.anchor, ev->data.scalar.tag);
+    if (rc < 0)
+        return rc;
+    if (memchr(value, '\0', len))
+        return fail_mark(ld, &ev->start_mark, LEAKGATE_ECONFIG,
+                         "NUL characters are not allowed");
+    nd = append(ld, NODE_SCALAR, &ev->start_mark);
+    if (!nd)
+        return no_memory(ld);
+    nd->plain = ev->data.scalar.style == YAML_PLAIN_SCALAR_STYLE;
+    nd->text = leakgate_util__strndup(value, len);
+    return nd->text ? 0 : no_memory(ld);
+}
+
+static int
+on_open(struct loader *ld, const yaml_event_t *ev)
+{
+    bool is_map = ev->type == YAML_MAPPING_START_EVENT;
+    struct node *nd;
+    int rc;
+
+    if (is_map)
+        rc = check_props(ld, ev, ev->data.mapping_start.anchor,
+                         ev->data.mapping_start.tag);
+    else
+        rc = check_props(ld, ev, ev->data.sequence_start.anchor,
+                         ev->data.sequence_start.tag);
+    if (rc < 0)
+        return rc;
+    if (ld->depth >= ld->max_depth)
+        return fail_mark(ld, &ev->start_mark, LEAKGATE_ETOOBIG,
+                         "nesting deeper than %zu levels", ld->max_depth);
+    nd = append(ld, is_map ? NODE_MAP : NODE_SEQ, &ev->start_mark);
+    if (!nd)
+        return no_memory(ld);
+    ld->open = nd;
+    ld->depth++;
+    return 0;
+}
+
+static int
+on_event(struct loader *ld, const yaml_event_t *ev)
+{
+    switch (ev->type) {
+    case YAML_DOCUMENT_START_EVENT:
+        ld->ndocs++;
+        if (ld->ndocs > 1)
+            return fail_mark(ld, &ev->start_mark, LEAKGATE_ECONFIG,
+                             "multiple documents are not supported");
+        return 0;
+    case YAML_ALIAS_EVENT:
+        return fail_mark(ld, &ev->start_mark, LEAKGATE_ECONFIG,
+                         "aliases are not supported (*%s)",
+                         (const char *)ev->data.alias.anchor);
+    case YAML_SCALAR_EVENT: return on_scalar(ld, ev);
+    case YAML_SEQUENCE_START_EVENT:
+    case YAML_MAPPING_START_EVENT: return on_open(ld, ev);
+    case YAML_SEQUENCE_END_EVENT:
+    case YAML_MAPPING_END_EVENT:
+        /* libyaml balances start and end events. */
+        assert(ld->open && ld->open->parent);
+        ld->open = ld->open->parent;
+        ld->depth--;
+        return 0;
+    default: return 0;
+    }
+}
+
+/* libyaml's reader reports a byte offset, not a mark: count lines and
+ * characters (UTF-8 lead bytes) up to it. */
+static yaml_mark_t
+offset_mark(const char *text, size_t len, size_t offset)
+{
+    yaml_mark_t m = {offset, 0, 0};
+
+    for (size_t i = 0; i < offset && i < len; i++) {
+        unsigned char c = (unsigned char)text[i];
+
+        if (c == '\n' || (c == '\r' && (i + 1 == len || text[i + 1] != '\n'))) {
+            m.line++;
+            m.column = 0;
+        } else if ((c & 0xC0) != 0x80 && c != '\r') {
+            m.column++;
+        }
+    }
+    return m;
+}
+
+static int
+yaml_failure(const struct loader *ld, const yaml_parser_t *p)
+{
+    const char *problem = p->problem ? p->problem : "unknown problem";
+    yaml_mark_t m;
+
+    if (p->error == YAML_MEMORY_ERROR)
+        return no_memory(ld);
+    if (p->error == YAML_READER_ERROR) {
+        m = offset_mark(ld->text, ld->len, p->problem_offset);
+        if (p->problem_value == -1) /* no offending value to show */
+            return fail_mark(ld, &m, LEAKGATE_ECONFIG,
+                             "not valid UTF-8 text: %s", problem);
+        return fail_mark(ld, &m, LEAKGATE_ECONFIG,
+                         "not valid UTF-8 text: %s (#x%X)", problem,
+                         (unsigned int)p->problem_value);
+    }
+    if (p->context)
+        return fail_mark(ld, &p->problem_mark, LEAKGATE_ECONFIG,
+                         "YAML syntax error: %s (%s at line %zu)", problem,
+                         p->context, p->context_mark.line + 1);
+    return fail_mark(ld, &p->problem_mark, LEAKGATE_ECONFIG,
+                     "YAML syntax error: %s", problem);
+}
+
+static int
+build_tree(struct loader *ld)
+{
+    yaml_parser_t parser;
+    yaml_event_t ev;
+    bool done = false;
+    int rc = 0;
+
+    if (!yaml_parser_initialize(&parser))
+        return no_memory(ld);
+    yaml_parser_set_input_string(&parser, (const unsigned char *)ld->text,
+                                 ld->len);
+    yaml_parser_set_encoding(&parser, YAML_UTF8_ENCODING);
+    while (rc == 0 && !done) {
+        if (!yaml_parser_parse(&parser, &ev)) {
+            rc = yaml_failure(ld, &parser);
+            break;
+        }
+        done = ev.type == YAML_STREAM_END_EVENT;
+        rc = on_event(ld, &ev);
+        yaml_event_delete(&ev);
+    }
+    yaml_parser_delete(&parser);
+    return rc;
+}
+
+/* ---- pass 2: helpers ------------------------------------------------- */
+
+static bool
+is_null(const struct node *nd)
+{
+    static const char *const nulls[] = {"", "~", "null", "Null", "NULL"};
+
+    if (nd->kind != NODE_SCALAR || !nd->plain)
+        return false;
+    for (size_t i = 0; i < sizeof nulls / sizeof nulls[0]; i++) {
+        if (strcmp(nd->text, nulls[i]) == 0)
+            return true;
+    }
+    return false;
+}
+
+static const char *
+kind_name(const struct node *nd)
+{
+    if (is_null(nd))
+        return "null";
+    if (nd->kind == NODE_MAP)
+        return "a mapping";
+    return nd->kind == NODE_SEQ ? "a sequence" : "a scalar";
+}
+
+static bool
+in_list(const char *const *list, const char *s)
+{
+    for (; *list; list++) {
+        if (strcmp(*list, s) == 0)
+            return true;
+    }
+    return false;
+}
+
+static size_t
+min3(size_t a, size_t b, size_t c)
+{
+    size_t m = a < b ? a : b;
+
+    return m < c ? m : c;
+}
+
+/* Optimal string alignment distance (a transposition costs 1), kept in
+ * three rows; SIZE_MAX for strings longer than MAX_SUGGEST_LEN. */
+static size_t
+edit_distance(const char *a, const char *b)
+{
+    size_t la = strlen(a), lb = strlen(b);
+    size_t d[3][MAX_SUGGEST_LEN + 1];
+
+    if (la > MAX_SUGGEST_LEN || lb > MAX_SUGGEST_LEN)
+        return SIZE_MAX;
+    for (size_t j = 0; j <= lb; j++)
+        d[0][j] = j;
+    for (size_t i = 1; i <= la; i++) {
+        size_t *cur = d[i % 3], *prev = d[(i - 1) % 3], *pp = d[(i + 1) % 3];
+
+        cur[0] = i;
+        for (size_t j = 1; j <= lb; j++) {
+            size_t cost = a[i - 1] != b[j - 1];
+
+            cur[j] = min3(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + cost);
+            if (i > 1 && j > 1 && a[i - 1] == b[j - 2] &&
+                a[i - 2] == b[j - 1] && pp[j - 2] + 1 < cur[j])
+                cur[j] = pp[j - 2] + 1;
+        }
+    }
+    return d[la % 3][lb];
+}
+
+/* The valid key closest to `key`, if close enough to be a likely typo. */
+static const char *
+suggest(const char *const *valid, const char *key)
+{
+    const char *best = NULL;
+    size_t best_d = SIZE_MAX;
+
+    for (; *valid; valid++) {
+        size_t d = edit_distance(key, *valid);
+        size_t allowed = strlen(*valid) / 3;
+
+        if (d <= (allowed ? allowed : 1) && d < best_d) {
+            best = *valid;
+            best_d = d;
+        }
+    }
+    return best;
+}
+
+static int
+unknown_key(const struct loader *ld, const struct node *key, enum place_id at)
+{
+    const struct place *here = &places[at];
+    const char *near = suggest(here->keys, key->text);
+    struct leakgate_buf valid = LEAKGATE_BUF_INIT;
+    int rc;
+
+    if (near)
+        return fail_node(ld, key, "unknown key '%s' in %s (did you mean '%s'?)",
+                         key->text, here->what, near);
+    for (size_t i = 0; i < sizeof places / sizeof places[0]; i++) {
+        if (in_list(places[i].keys, key->text))
+            return fail_node(ld, key,
+                             "unknown key '%s' in %s (it belongs in %s)",
+                             key->text, here->what, places[i].what);
+    }
+    for (const char *const *k = here->keys; *k; k++)
+        leakgate_buf__printf(&valid, "%s%s", k == here->keys ? "" : ", ", *k);
+    if (valid.failed)
+        return no_memory(ld);
+    rc = fail_node(ld, key, "unknown key '%s' in %s (valid keys: %s)",
+                   key->text, here->what, valid.ptr);
+    leakgate_buf__dispose(&valid);
+    return rc;
+}
+
+/* A key to sort; the wrapper keeps sizeof on a struct, not a pointer. */
+struct key_ref {
+    const struct node *key;
+};
+
+static int
+cmp_keys(const void *a, const void *b)
+{
+    const struct node *x = ((const struct key_ref *)a)->key;
+    const struct node *y = ((const struct key_ref *)b)->key;
+    int c = strcmp(x->text, y->text);
+
+    if (c != 0)
+        return c;
+    return (x > y) - (x < y); /* same array: file order */
+}
+
+/* Duplicate keys, in O(n log n) since pattern maps may be long.  Reports
+ * the earliest second occurrence. */
+static int
+check_duplicates(const struct loader *ld, const struct node *map)
+{
+    size_t n = map->n / 2;
+    struct key_ref *keys;
+    const struct node *dup = NULL, *first = NULL;
+
+    if (n < 2)
+        return 0;
+    keys = leakgate_util__calloc(n, sizeof *keys);
+    if (!keys)
+        return no_memory(ld);
+    for (size_t i = 0; i < n; i++)
+        keys[i].key = &map->items[2 * i];
+    qsort(keys, n, sizeof *keys, cmp_keys);
+    for (size_t i = 1; i < n; i++) {
+        const struct node *prev = keys[i - 1].key, *k = keys[i].key;
+
+        if (strcmp(prev->text, k->text) == 0 && (!dup || k < dup)) {
+            dup = k;
+            first = prev;
+        }
+    }
+    leakgate_util__free(keys);
+    if (dup)
+        return fail_node(ld, dup, "duplicate key '%s' (first at line %u)",
+                         dup->text, first->line);
+    return 0;
+}
+
+/* Every key a non-null scalar, in `at`'s list when it has one (pattern
+ * maps pass AT_TOP with check_names false), no duplicates. */
+static int
+check_keys(const struct loader *ld,
+           const struct node *map,
+           enum place_id at,
+           bool check_names)
+{
+    for (size_t i = 0; i < map->n; i += 2) {
+        const struct node *k = &map->items[i];
+
+        if (k->kind != NODE_SCALAR || is_null(k))
+            return fail_node(ld, k, "expected a key, got %s", kind_name(k));
+        if (check_names && !in_list(places[at].keys, k->text))
+            return unknown_key(ld, k, at);
+    }
+    return check_duplicates(ld, map);
+}
+
+/* The value of `key` in a checked mapping, or NULL. */
+static struct node *
+get(const struct node *map, const char *key)
+{
+    for (size_t i = 0; i < map->n; i += 2) {
+        const char *text = map->items[i].text; /* NULL: not a scalar */
+
+        if (text && strcmp(text, key) == 0)
+            return &map->items[i + 1];
+    }
+    return NULL;
+}
+
+/* Move a scalar's text out of the tree. */
+static char *
+take_text(struct node *nd)
+{
+    char *s = nd->text;
+
+    nd->text = NULL;
+    return s;
+}
+
+/* ---- pass 2: values -------------------------------------------------- */
+
+enum size_status { SIZE_OK, SIZE_BAD, SIZE_OVERFLOW };
+
+static const struct {
+    const char *name;
+    uint64_t mult;
+} units[] = {
+    {"B", 1},     {"KiB", 1024},   {"MiB", 1048576},   {"GiB", 1073741824},
+    {"KB", 1000}, {"MB", 1000000}, {"GB", 1000000000},
+};
+
+/* Digits into *out; returns how many; sets *overflow past UINT64_MAX. */
+static size_t
+scan_digits(uint64_t *out, bool *overflow, const char **p)
+{
+    size_t n = 0;
+
+    for (; **p >= '0' && **p <= '9'; (*p)++, n++) {
+        unsigned int d = (unsigned int)(**p - '0');
+
+        if (*out > (UINT64_MAX - d) / 10)
+            *overflow = true;
+        else
+            *out = *out * 10 + d;
+    }
+    return n;
+}
+
+/* The digits after a '.': frac / denom, trailing zeros dropped; false
+ * when there is none or more than MAX_FRACTION_DIGITS significant ones. */
+static bool
+scan_fraction(uint64_t *frac, uint64_t *denom, const char **p)
+{
+    const char *start = *p, *end;
+
+    while (**p >= '0' && **p <= '9')
+        (*p)++;
+    end = *p;
+    if (end == start)
+        return false;
+    while (end > start && end[-1] == '0')
+        end--;
+    if (end - start > MAX_FRACTION_DIGITS)
+        return false;
+    for (const char *q = start; q < end; q++) {
+        *frac = *frac * 10 + (uint64_t)(*q - '0');
+        *denom *= 10;
+    }
+    return true;
+}
+
+static bool
+find_unit(uint64_t *mult, const char *s)
+{
+    for (size_t i = 0; i < sizeof units / sizeof units[0]; i++) {
+        if (strcmp(s, units[i].name) == 0) {
+            *mult = units[i].mult;
+            return true;
+        }
+    }
+    return false;
+}
+
+static enum size_status
+parse_size(uint64_t *out, const char *s)
+{
+    uint64_t whole = 0, frac = 0, denom = 1, mult = 1, part;
+    bool overflow = false, dot = false;
+    const char *p = s, *num_end;
+
+    if (scan_digits(&whole, &overflow, &p) == 0)
+        return SIZE_BAD;
+    if (*p == '.') {
+        p++;
+        dot = true;
+        if (!scan_fraction(&frac, &denom, &p))
+            return SIZE_BAD;
+    }
+    num_end = p;
+    p += strspn(p, " ");
+    if (*p == '\0' ? dot || p != num_end : !find_unit(&mult, p))
+        return SIZE_BAD; /* a fraction needs a unit; no trailing blanks */
+    if (overflow)
+        return SIZE_OVERFLOW;
+    /* frac < 10^10 and mult <= 2^30: frac * mult < 1.1e19 < 2^64. */
+    if ((frac * mult) % denom != 0)
+        return SIZE_BAD; /* not a whole number of bytes */
+    part = frac * mult / denom;
+    if (whole > (UINT64_MAX - part) / mult)
+        return SIZE_OVERFLOW;
+    *out = whole * mult + part;
+    return SIZE_OK;
+}
+
+bool
+leakgate_config__parse_size(uint64_t *out, const char *text)
+{
+    uint64_t v = 0;
+
+    if (parse_size(&v, text) != SIZE_OK)
+        return false;
+    *out = v;
+    return true;
+}
+
+static int
+size_value(uint64_t *out,
+           const struct loader *ld,
+           const struct node *v,
+           const char *key)
+{
+    if (v->kind != NODE_SCALAR || is_null(v))
+        return fail_node(ld, v, "expected a size for '%s', got %s%s", key,
+                         kind_name(v),
+                         is_null(v) && strcmp(key, "total_limit") != 0
+                             ? " (only total_limit may be ~)"
+                             : "");
+    switch (parse_size(out, v->text)) {
+    case SIZE_OK: return 0;
+    case SIZE_OVERFLOW:
+        return fail_node(ld, v, "size '%s' for '%s' is too large", v->text,
+                         key);
+    default:
+        return fail_node(ld, v,
+                         "invalid size '%s' for '%s' (expected bytes, or a "
+                         "number and one of B, KiB, MiB, GiB, KB, MB, GB)",
+                         v->text, key);
+    }
+}
+
+static int
+warmup_value(unsigned int *out, const struct loader *ld, const struct node *v)
+{
+    uint64_t n = 0;
+    bool overflow = false;
+    const char *p;
+
+    if (v->kind != NODE_SCALAR || is_null(v))
+        return fail_node(ld, v,
+                         "expected a number of runs for 'warmup', got %s",
+                         kind_name(v));
+    p = v->text;
+    if (scan_digits(&n, &overflow, &p) == 0 || *p != '\0')
+        return fail_node(ld, v,
+                         "invalid warmup '%s' (expected a whole number of "
+                         "runs from 0 to %u)",
+                         v->text, MAX_WARMUP);
+    if (overflow || n > MAX_WARMUP)
+        return fail_node(ld, v, "warmup %s is too large (at most %u)", v->text,
+                         MAX_WARMUP);
+    *out = (unsigned int)n;
+    return 0;
+}
+
+static int
+scope_value(enum leakgate_config_scope *out,
+            const struct loader *ld,
+            const struct node *v)
+{
+    if (v->kind == NODE_SCALAR && strcmp(v->text, "test") == 0)
+        *out = LEAKGATE_CONFIG_SCOPE_TEST;
+    else if (v->kind == NODE_SCALAR && strcmp(v->text, "suite") == 0)
+        *out = LEAKGATE_CONFIG_SCOPE_SUITE;
+    else if (v->kind == NODE_SCALAR && !is_null(v))
+        return fail_node(ld, v, "invalid scope '%s' (expected test or suite)",
+                         v->text);
+    else
+        return fail_node(ld, v, "expected test or suite for 'scope', got %s",
+                         kind_name(v));
+    return 0;
+}
+
+static int
+glob_value(const struct loader *ld, const struct node *v, const char *what)
+{
+    if (v->kind != NODE_SCALAR || is_null(v))
+        return fail_node(ld, v, "expected %s, got %s", what, kind_name(v));
+    if (!leakgate_util__glob_valid(v->text))
+        return fail_node(ld, v,
+                         "invalid glob '%s' (empty, unclosed '[' or "
+                         "trailing '\\')",
+                         v->text);
+    return 0;
+}
+
+/* ---- pass 2: schema -------------------------------------------------- */
+
+static int
+frames_value(char ***out,
+             size_t *n_out,
+             const struct loader *ld,
+             struct node *v)
+{
+    char **frames;
+    int rc;
+
+    if (v->kind != NODE_SEQ)
+        return fail_node(ld, v,
+                         "expected a list of function globs for 'frames', "
+                         "got %s",
+                         kind_name(v));
+    if (v->n == 0)
+        return fail_node(ld, v,
+                         "empty 'frames' list (a rule needs at least "
+                         "one function glob)");
+    for (size_t i = 0; i < v->n; i++) {
+        rc = glob_value(ld, &v->items[i], "a function glob");
+        if (rc < 0)
+            return rc;
+    }
+    frames = leakgate_util__calloc(v->n, sizeof *frames);
+    if (!frames)
+        return no_memory(ld);
+    for (size_t i = 0; i < v->n; i++)
+        frames[i] = take_text(&v->items[i]);
+    *out = frames;
+    *n_out = v->n;
+    return 0;
+}
+
+static bool
+same_frames(char *const *a, size_t na, char *const *b, size_t nb)
+{
+    if (na != nb)
+        return false;
+    for (size_t i = 0; i < na; i++) {
+        if (strcmp(a[i], b[i]) != 0)
+            return false;
+    }
+    return true;
+}
+
+/* The value of a key the rule must have. */
+static int
+require(struct node **out,
+        const struct loader *ld,
+        const struct node *map,
+        const char *key,
+        enum place_id at)
+{
+    *out = get(map, key);
+    if (!*out)
+        return fail_node(ld, map, "%s needs '%s'", places[at].what, key);
+    return 0;
+}
+
+static int
+parse_rule(struct leakgate_config_stack_rule *r,
+           const struct loader *ld,
+           struct node *v)
+{
+    struct node *frames = NULL, *limit = NULL;
+    int rc;
+
+    if (v->kind != NODE_MAP)
+        return fail_node(ld, v,
+                         "expected a stacks rule (frames and limit), got %s",
+                         kind_name(v));
+    r->line = v->line;
+    rc = check_keys(ld, v, AT_RULE, true);
+    if (rc == 0)
+        rc = require(&frames, ld, v, "frames", AT_RULE);
+    if (rc == 0)
+        rc = require(&limit, ld, v, "limit", AT_RULE);
+    if (rc == 0)
+        rc = size_value(&r->limit, ld, limit, "limit");
+    if (rc == 0)
+        rc = frames_value(&r->frames, &r->nframes, ld, frames);
+    return rc;
+}
+
+static int
+parse_rules(struct leakgate_config_entry *e,
+            const struct loader *ld,
+            struct node *v)
+{
+    int rc = 0;
+
+    if (v->kind != NODE_SEQ)
+        return fail_node(ld, v, "expected a list of rules for 'stacks', got %s",
+                         kind_name(v));
+    if (v->n == 0)
+        return 0;
+    e->stacks = leakgate_util__calloc(v->n, sizeof *e->stacks);
+    if (!e->stacks)
+        return no_memory(ld);
+    for (size_t i = 0; rc == 0 && i < v->n; i++) {
+        struct leakgate_config_stack_rule *r = &e->stacks[i];
+
+        e->nstacks = i + 1;
+        rc = parse_rule(r, ld, &v->items[i]);
+        for (size_t j = 0; rc == 0 && j < i; j++) {
+            if (same_frames(r->frames, r->nframes, e->stacks[j].frames,
+                            e->stacks[j].nframes))
+                rc = fail_node(ld, &v->items[i],
+                               "duplicate stacks rule: same frames as the "
+                               "rule at line %u",
+                               e->stacks[j].line);
+        }
+    }
+    return rc;
+}
+
+static int
+entry_limits(struct leakgate_config_entry *e,
+             const struct loader *ld,
+             const struct node *map)
+{
+    const struct node *v;
+    int rc = 0;
+
+    v = get(map, "stack_limit");
+    if (v) {
+        e->has_stack_limit = true;
+        rc = size_value(&e->stack_limit, ld, v, "stack_limit");
+    }
+    v = get(map, "total_limit");
+    if (rc == 0 && v) {
+        e->has_total_limit = true;
+        e->total_unlimited = is_null(v);
+        if (!e->total_unlimited)
+            rc = size_value(&e->total_limit, ld, v, "total_limit");
+    }
+    v = get(map, "warmup");
+    if (rc == 0 && v) {
+        e->has_warmup = true;
+        rc = warmup_value(&e->warmup, ld, v);
+    }
+    return rc;
+}
+
+/* defaults, a suites entry or a tests entry; check_keys keeps `scope` and
+ * `stacks` out of the places that do not allow them. */
+static int
+parse_entry(struct leakgate_config_entry *e,
+            const struct loader *ld,
+            struct node *v,
+            enum place_id at)
+{
+    struct node *x;
+    int rc;
+
+    if (v->kind != NODE_MAP)
+        return fail_node(ld, v, "expected a mapping for %s, got %s",
+                         places[at].what, kind_name(v));
+    rc = check_keys(ld, v, at, true);
+    if (rc == 0)
+        rc = entry_limits(e, ld, v);
+    x = get(v, "scope");
+    if (rc == 0 && x)
+        rc = scope_value(&e->scope, ld, x);
+    x = get(v, "stacks");
+    if (rc == 0 && x)
+        rc = parse_rules(e, ld, x);
+    return rc;
+}
+
+static int
+parse_pattern_entry(struct leakgate_config_entry *e,
+                    const struct loader *ld,
+                    struct node *key,
+                    enum place_id at)
+{
+    int rc = glob_value(ld, key, "a pattern");
+
+    if (rc == 0 && at == AT_TEST && !strchr(key->text, '/') &&
+        leakgate_util__glob_specificity(key->text) == SIZE_MAX)
+        rc = fail_node(ld, key,
+                       "tests pattern '%s' matches no test: tests are "
+                       "named 'suite/test' (suite settings go under "
+                       "'suites')",
+                       key->text);
+    if (rc < 0)
+        return rc;
+    e->line = key->line;
+    e->pattern = take_text(key);
+    return parse_entry(e, ld, key + 1, at);
+}
+
+/* `suites:` or `tests:`: patterns mapped to entries; null = none. */
+static int
+parse_patterns(struct leakgate_config_entry **out,
+               size_t *n_out,
+               const struct loader *ld,
+               struct node *v,
+               enum place_id at)
+{
+    const char *section = at == AT_SUITE ? "suites" : "tests";
+    int rc;
+
+    if (is_null(v))
+        return 0;
+    if (v->kind != NODE_MAP)
+        return fail_node(ld, v,
+                         "expected a mapping of patterns for '%s', "
+                         "got %s",
+                         section, kind_name(v));
+    rc = check_keys(ld, v, at, false);
+    if (rc < 0 || v->n == 0)
+        return rc;
+    *out = leakgate_util__calloc(v->n / 2, sizeof **out);
+    if (!*out)
+        return no_memory(ld);
+    for (size_t i = 0; rc == 0 && i < v->n; i += 2) {
+        struct leakgate_config_entry *e = &(*out)[(*n_out)++];
+
+        rc = parse_pattern_entry(e, ld, &v->items[i], at);
+    }
+    return rc;
+}
+
+static int
+parse_ignore(struct leakgate_config_ignore *ig,
+             const struct loader *ld,
+             struct node *v)
+{
+    struct node *frames = NULL, *reason;
+    int rc;
+
+    if (v->kind != NODE_MAP)
+        return fail_node(ld, v,
+                         "expected an ignore rule (frames and reason), got %s",
+                         kind_name(v));
+    ig->line = v->line;
+    rc = check_keys(ld, v, AT_IGNORE, true);
+    if (rc == 0)
+        rc = require(&frames, ld, v, "frames", AT_IGNORE);
+    reason = get(v, "reason");
+    if (rc == 0 && reason && (reason->kind != NODE_SCALAR || is_null(reason)))
+        rc = fail_node(ld, reason, "expected text for 'reason', got %s",
+                       kind_name(reason));
+    if (rc == 0)
+        rc = frames_value(&ig->frames, &ig->nframes, ld, frames);
+    if (rc == 0 && reason)
+        ig->reason = take_text(reason);
+    return rc;
+}
+
+static int
+parse_ignores(struct leakgate_config *cfg,
+              const struct loader *ld,
+              struct node *v)
+{
+    int rc = 0;
+
+    if (is_null(v))
+        return 0;
+    if (v->kind != NODE_SEQ)
+        return fail_node(ld, v, "expected a list of rules for 'ignore', got %s",
+                         kind_name(v));
+    if (v->n == 0)
+        return 0;
+    cfg->ignores = leakgate_util__calloc(v->n, sizeof *cfg->ignores);
+    if (!cfg->ignores)
+        return no_memory(ld);
+    for (size_t i = 0; rc == 0 && i < v->n; i++) {
+        struct leakgate_config_ignore *ig = &cfg->ignores[i];
+
+        cfg->nignores = i + 1;
+        rc = parse_ignore(ig, ld, &v->items[i]);
+        for (size_t j = 0; rc == 0 && j < i; j++) {
+            if (same_frames(ig->frames, ig->nframes, cfg->ignores[j].frames,
+                            cfg->ignores[j].nframes))
+                rc = fail_node(ld, &v->items[i],
+                               "duplicate ignore rule: same frames as the "
+                               "rule at line %u",
+                               cfg->ignores[j].line);
+        }
+    }
+    return rc;
+}
+
+static int
+check_version(const struct loader *ld, const struct node *top)
+{
+    const struct node *v = get(top, "version");
+
+    if (!v)
+        return fail_node(ld, top, "missing 'version: 1'");
+    if (v->kind != NODE_SCALAR || is_null(v))
+        return fail_node(ld, v, "expected 'version: 1', got %s", kind_name(v));
+    if (strcmp(v->text, "1") != 0)
+        return fail_node(ld, v,
+                         "unsupported version '%s' (this leakgate reads "
+                         "version 1)",
+                         v->text);
+    return 0;
+}
+
+static int
+parse_top(struct leakgate_config *cfg,
+          const struct loader *ld,
+          struct node *top)
+{
+    struct node *v;
+    int rc;
+
+    if (top->kind != NODE_MAP)
+        return fail_node(ld, top, "expected a mapping at the top level, got %s",
+                         kind_name(top));
+    rc = check_keys(ld, top, AT_TOP, true);
+    if (rc == 0)
+        rc = check_version(ld, top);
+    v = get(top, "defaults");
+    if (rc == 0 && v && !is_null(v)) {
+        cfg->defaults.line = v[-1].line; /* the key precedes its value */
+        rc = parse_entry(&cfg->defaults, ld, v, AT_DEFAULTS);
+    }
+    v = get(top, "suites");
+    if (rc == 0 && v)
+        rc = parse_patterns(&cfg->suites, &cfg->nsuites, ld, v, AT_SUITE);
+    v = get(top, "tests");
+    if (rc == 0 && v)
+        rc = parse_patterns(&cfg->tests, &cfg->ntests, ld, v, AT_TEST);
+    v = get(top, "ignore");
+    if (rc == 0 && v)
+        rc = parse_ignores(cfg, ld, v);
+    return rc;
+}
+
+/* ---- API ------------------------------------------------------------- */
+
+static void
+free_frames(char **frames, size_t n)
+{
+    for (size_t i = 0; frames && i < n; i++)
+        leakgate_util__free(frames[i]);
+    leakgate_util__free(frames);
+}
+
+static void
+free_entry(struct leakgate_config_entry *e)
+{
+    for (size_t i = 0; i < e->nstacks; i++)
+        free_frames(e->stacks[i].frames, e->stacks[i].nframes);
+    leakgate_util__free(e->stacks);
+    leakgate_util__free(e->pattern);
+}
+
+void
+leakgate_config__free(struct leakgate_config *cfg)
+{
+    if (!cfg)
+        return;
+    free_entry(&cfg->defaults);
+    for (size_t i = 0; i < cfg->nsuites; i++)
+        free_entry(&cfg->suites[i]);
+    leakgate_util__free(cfg->suites);
+    for (size_t i = 0; i < cfg->ntests; i++)
+        free_entry(&cfg->tests[i]);
+    leakgate_util__free(cfg->tests);
+    for (size_t i = 0; i < cfg->nignores; i++) {
+        free_frames(cfg->ignores[i].frames, cfg->ignores[i].nframes);
+        leakgate_util__free(cfg->ignores[i].reason);
+    }
+    leakgate_util__free(cfg->ignores);
+    leakgate_util__free(cfg->path);
+    leakgate_util__free(cfg);
+}
+
+int
+leakgate_config__new_default(struct leakgate_config **out)
+{
+    *out = leakgate_util__calloc(1, sizeof **out);
+    if (!*out)
+        return leakgate_error__set(LEAKGATE_ENOMEM, "default thresholds");
+    return 0;
+}
+
+/* The document: empty (no node, or only a bare `---`) or a top mapping. */
+static int
+parse_document(struct leakgate_config **out, const struct loader *ld)
+{
+    static const yaml_mark_t start = {0, 0, 0};
+    struct node *top = ld->root.n ? &ld->root.items[0] : NULL;
+    struct leakgate_config *cfg;
+    int rc;
+
+    if (!top || (is_null(top) && top->text[0] == '\0'))
+        return fail_mark(ld, &start, LEAKGATE_ECONFIG,
+                         "empty thresholds file, expected 'version: 1'");
+    cfg = leakgate_util__calloc(1, sizeof *cfg);
+    if (!cfg)
+        return no_memory(ld);
+    cfg->path = leakgate_util__strdup(ld->name);
+    rc = cfg->path ? parse_top(cfg, ld, top) : no_memory(ld);
+    if (rc < 0) {
+        leakgate_config__free(cfg);
+        return rc;
+    }
+    *out = cfg;
+    return 0;
+}
+
+int
+leakgate_config__parse(struct leakgate_config **out,
+                       const char *text,
+                       size_t len,
+                       const char *name,
+                       const struct leakgate_config_limits *limits)
+{
+    struct loader ld;
+    size_t max_size = DEFAULT_MAX_SIZE;
+    int rc;
+
+    assert(out && name && (text || len == 0));
+    *out = NULL;
+    memset(&ld, 0, sizeof ld);
+    ld.name = name;
+    ld.text = text ? text : "";
+    ld.len = len;
+    ld.max_depth = DEFAULT_MAX_DEPTH;
+    if (limits && limits->max_size)
+        max_size = limits->max_size;
+    if (limits && limits->max_depth)
+        ld.max_depth = limits->max_depth;
+    if (len > max_size)
+        return leakgate_error__set(LEAKGATE_ETOOBIG,
+                                   "%s: %zu bytes, more than the limit of %zu",
+                                   name, len, max_size);
+    ld.root.kind = NODE_SEQ;
+    ld.open = &ld.root;
+    rc = build_tree(&ld);
+    if (rc == 0)
+        rc = parse_document(out, &ld);
+    node_dispose(&ld.root);
+    return rc;
+}
+
+/* Read all of path into b, at most max bytes. */
+static int
+read_all(struct leakgate_buf *b, int fd, const char *path, size_t max)
+{
+    char chunk[16384];
+
+    for (;;) {
+        ssize_t n = read(fd, chunk, sizeof chunk);
+
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            return leakgate_error__set(LEAKGATE_EIO, "%s: %s", path,
+                                       strerror(errno));
+        if (n == 0)
+            return b->failed ? leakgate_error__set(LEAKGATE_ENOMEM,
+                                                   "%s: out of memory", path)
+                             : 0;
+        leakgate_buf__put(b, chunk, (size_t)n);
+        if (b->len > max)
+            return leakgate_error__set(LEAKGATE_ETOOBIG,
+                                       "%s: larger than the limit of %zu "
+                                       "bytes",
+                                       path, max);
+    }
+}
+
+static int
+read_file(struct leakgate_buf *b, const char *path, size_t max)
+{
+    struct stat st;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    int rc;
+
+    if (fd < 0 && (errno == ENOENT || errno == ENOTDIR))
+        return leakgate_error__set(LEAKGATE_ENOTFOUND,
+                                   "%s: no such thresholds file", path);
+    if (fd < 0)
+        return leakgate_error__set(LEAKGATE_EIO, "%s: %s", path,
+                                   strerror(errno));
+    if (fstat(fd, &st) != 0)
+        rc = leakgate_error__set(LEAKGATE_EIO, "%s: %s", path, strerror(errno));
+    else if (S_ISDIR(st.st_mode))
+        rc = leakgate_error__set(
+            LEAKGATE_EIO, "%s: is a directory, not a thresholds file", path);
+    else if (S_ISREG(st.st_mode) && (uintmax_t)st.st_size > max)
+        rc = leakgate_error__set(LEAKGATE_ETOOBIG,
+                                 "%s: %jd bytes, more than the limit of %zu",
+                                 path, (intmax_t)st.st_size, max);
+    else
+        rc = read_all(b, fd, path, max);
+    close(fd);
+    return rc;
+}
+
+int
+leakgate_config__load(struct leakgate_config **out,
+                      const char *path,
+                      const struct leakgate_config_limits *limits)
+{
+    struct leakgate_buf b = LEAKGATE_BUF_INIT;
+    size_t max = DEFAULT_MAX_SIZE;
+    int rc;
+
+    assert(out && path);
+    *out = NULL;
+    if (limits && limits->max_size)
+        max = limits->max_size;
+    rc = read_file(&b, path, max);
+    if (rc == 0)
+        rc = leakgate_config__parse(out, b.ptr, b.len, path, limits);
+    leakgate_buf__dispose(&b);
+    return rc;
+}

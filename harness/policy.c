@@ -1,0 +1,221 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * policy: thresholds plus measured growth give a verdict.  Core stage 4,
+ * between diff/symbolize (which produce the grown stacks) and report
+ * (which renders the verdict).  In-memory, no I/O, no globals, and no
+ * allocation: every function here cannot fail, so it may run while the
+ * gate is recording.
+ *
+ * Names are matched in two ways: a pattern equal to the name (strcmp)
+ * matches and counts as exact, since real names may hold glob
+ * metacharacters ("suite/[suite]", "operator[]"); otherwise the pattern
+ * is a glob (leakgate_util__glob_match).
+ */
+#include "policy.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "util.h"
+
+/* "suite/test" names longer than this are matched without a glob (see
+ * match_test): the buffer lives on the stack because policy never
+ * allocates. */
+#define NAME_MAX_LEN 4096
+
+/* How well pattern matches name: 0 for no match, else 1 + specificity
+ * (SIZE_MAX for an exact name). */
+static size_t
+rank(const char *pattern, const char *name)
+{
+    size_t spec;
+
+    if (strcmp(pattern, name) == 0)
+        return SIZE_MAX;
+    if (!leakgate_util__glob_match(pattern, name))
+        return 0;
+    spec = leakgate_util__glob_specificity(pattern);
+    return spec == SIZE_MAX ? SIZE_MAX : spec + 1;
+}
+
+/* rank() against "suite/test" without allocating.  A name too long for
+ * the buffer can only be matched exactly. */
+static size_t
+rank_test(const char *pattern, const char *suite, const char *test)
+{
+    char name[NAME_MAX_LEN];
+    size_t ls = strlen(suite);
+    int n = snprintf(name, sizeof name, "%s/%s", suite, test);
+
+    if (n >= 0 && (size_t)n < sizeof name)
+        return rank(pattern, name);
+    if (strncmp(pattern, suite, ls) == 0 && pattern[ls] == '/' &&
+        strcmp(pattern + ls + 1, test) == 0)
+        return SIZE_MAX;
+    return 0;
+}
+
+/* The most specific matching entry; ties go to the first written. */
+static const struct leakgate_config_entry *
+best_entry(const struct leakgate_config_entry *entries,
+           size_t n,
+           const char *suite,
+           const char *test)
+{
+    const struct leakgate_config_entry *best = NULL;
+    size_t best_rank = 0;
+
+    for (size_t i = 0; i < n; i++) {
+        size_t r = test ? rank_test(entries[i].pattern, suite, test)
+                        : rank(entries[i].pattern, suite);
+
+        if (r > best_rank) {
+            best = &entries[i];
+            best_rank = r;
+        }
+    }
+    return best;
+}
+
+/* Keys the entry sets override out; the others fall through. */
+static void
+apply(struct leakgate_policy_settings *out,
+      const struct leakgate_config_entry *e)
+{
+    if (!e)
+        return;
+    if (e->has_stack_limit)
+        out->stack_limit = e->stack_limit;
+    if (e->has_total_limit) {
+        out->total_unlimited = e->total_unlimited;
+        out->total_limit = e->total_unlimited ? 0 : e->total_limit;
+    }
+    if (e->has_warmup)
+        out->warmup = e->warmup;
+    if (e->scope != LEAKGATE_CONFIG_SCOPE_UNSET)
+        out->suite_scope = e->scope == LEAKGATE_CONFIG_SCOPE_SUITE;
+}
+
+void
+leakgate_policy__resolve(struct leakgate_policy_settings *out,
+                         const struct leakgate_config *cfg,
+                         const char *suite,
+                         const char *test)
+{
+    memset(out, 0, sizeof *out);
+    out->total_unlimited = true;
+    if (!cfg)
+        return;
+    apply(out, &cfg->defaults);
+    out->suite_entry = best_entry(cfg->suites, cfg->nsuites, suite, NULL);
+    apply(out, out->suite_entry);
+    if (test) {
+        out->test_entry = best_entry(cfg->tests, cfg->ntests, suite, test);
+        apply(out, out->test_entry);
+    }
+}
+
+bool
+leakgate_policy__frames_match(char *const *globs,
+                              size_t nglobs,
+                              const char *const *functions,
+                              size_t nfunctions)
+{
+    size_t g = 0;
+
+    /* An empty rule would match every stack: treat it as matching none. */
+    if (nglobs == 0)
+        return false;
+    /* Greedy is exact for subsequences: taking the outermost function
+     * that matches the next glob never loses a later match. */
+    for (size_t i = nfunctions; i > 0 && g < nglobs; i--) {
+        const char *fn = functions[i - 1];
+
+        if (fn && rank(globs[g], fn) > 0)
+            g++;
+    }
+    return g == nglobs;
+}
+
+static const struct leakgate_config_ignore *
+find_ignore(const struct leakgate_config *cfg,
+            const struct leakgate_policy_stack *s)
+{
+    for (size_t i = 0; cfg && i < cfg->nignores; i++) {
+        const struct leakgate_config_ignore *ig = &cfg->ignores[i];
+
+        if (leakgate_policy__frames_match(ig->frames, ig->nframes, s->functions,
+                                          s->nfunctions))
+            return ig;
+    }
+    return NULL;
+}
+
+static const struct leakgate_config_stack_rule *
+find_rule_in(const struct leakgate_config_entry *e,
+             const struct leakgate_policy_stack *s)
+{
+    for (size_t i = 0; e && i < e->nstacks; i++) {
+        const struct leakgate_config_stack_rule *r = &e->stacks[i];
+
+        if (leakgate_policy__frames_match(r->frames, r->nframes, s->functions,
+                                          s->nfunctions))
+            return r;
+    }
+    return NULL;
+}
+
+static void
+judge_one(struct leakgate_policy_stack_verdict *v,
+          const struct leakgate_config *cfg,
+          const struct leakgate_policy_settings *settings,
+          const struct leakgate_policy_stack *s)
+{
+    memset(v, 0, sizeof *v);
+    v->judged = s->bytes > 0;
+    if (!v->judged)
+        return;
+    v->ignore = find_ignore(cfg, s);
+    v->ignored = v->ignore != NULL;
+    if (v->ignored)
+        return;
+    v->rule = find_rule_in(settings->test_entry, s);
+    if (!v->rule)
+        v->rule = find_rule_in(settings->suite_entry, s);
+    v->limit = v->rule ? v->rule->limit : settings->stack_limit;
+    v->over = (uint64_t)s->bytes > v->limit;
+}
+
+/* a + b, saturating (totals must not wrap to a small number). */
+static uint64_t
+add_sat(uint64_t a, uint64_t b)
+{
+    return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
+void
+leakgate_policy__judge(struct leakgate_policy_verdict *out,
+                       struct leakgate_policy_stack_verdict *per_stack,
+                       const struct leakgate_config *cfg,
+                       const struct leakgate_policy_settings *settings,
+                       const struct leakgate_policy_stack *stacks,
+                       size_t n)
+{
+    memset(out, 0, sizeof *out);
+    for (size_t i = 0; i < n; i++) {
+        struct leakgate_policy_stack_verdict *v = &per_stack[i];
+
+        judge_one(v, cfg, settings, &stacks[i]);
+        if (!v->judged || v->ignored)
+            continue;
+        out->total_bytes = add_sat(out->total_bytes, (uint64_t)stacks[i].bytes);
+        if (stacks[i].objs > 0)
+            out->total_objs =
+                add_sat(out->total_objs, (uint64_t)stacks[i].objs);
+        if (v->over)
+            out->nover++;
+    }
+    out->total_over =
+        !settings->total_unlimited && out->total_bytes > settings->total_limit;
+    out->failed = out->nover > 0 || out->total_over;
+}

@@ -1,0 +1,649 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * symbolize: return addresses to frames with elfutils' libdwfl.  Adapter
+ * stage 3 (snapshot -> diff -> symbolize -> policy -> report); the only
+ * file that includes elfutils headers.
+ *
+ * Two sources of modules: this process (dwfl_linux_proc_report, reported
+ * on first use and once more per call when a pc lies in no module, so
+ * libraries dlopen'd later are found) or the MAPPED_LIBRARIES of a heap
+ * profile (dwfl_report_elf per distinct file, offline).
+ *
+ * Per pc, the lookup address is pc - 1: a return address points after the
+ * call, whose line and inline chain are what the user wants to see.  The
+ * chain comes from dwarf_getscopes_die() on the innermost scope, because
+ * dwarf_getscopes() continues into the abstract origin of an inlined
+ * subroutine and so loses its concrete callers.
+ *
+ * Invariant: every string a frame points to is interned in the
+ * symbolizer's pool (libdwfl frees its own strings when a module
+ * disappears on re-report), so it stays valid until
+ * leakgate_symbolize__free().
+ */
+#include "symbolize.h"
+
+#include <dlfcn.h>
+#include <dwarf.h>
+#include <elfutils/libdwfl.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/auxv.h>
+#include <unistd.h>
+
+#include "error.h"
+#include "util.h"
+
+/* The signature of __cxa_demangle (libstdc++), looked up at run time. */
+typedef char *
+demangle_fn(const char *mangled, char *buf, size_t *len, int *status);
+
+/* An open-addressing hash set of owned strings. */
+struct pool {
+    char **slots; /* cap entries, NULL = empty */
+    size_t cap;   /* a power of two, or 0 */
+    size_t used;  /* occupied slots */
+};
+
+/* The frames of one leakgate_symbolize__frames() call. */
+struct frame_vec {
+    struct leakgate_frame *v;
+    size_t n;   /* frames used */
+    size_t cap; /* frames allocated */
+};
+
+struct leakgate_symbolizer {
+    Dwfl *dwfl;
+    bool is_self;          /* this process: (re-)report on demand */
+    bool reported;         /* the first self report has run */
+    uintptr_t main_addr;   /* an address inside the executable, 0 = none */
+    struct pool pool;      /* every string handed out */
+    demangle_fn *demangle; /* NULL when libstdc++ is not loaded */
+    const char *main_path; /* interned by main_module(), NULL before */
+    const char *main_build_id;
+};
+
+static const Dwfl_Callbacks self_callbacks = {
+    .find_elf = dwfl_linux_proc_find_elf,
+    .find_debuginfo = dwfl_standard_find_debuginfo,
+};
+
+static const Dwfl_Callbacks offline_callbacks = {
+    .find_elf = dwfl_build_id_find_elf,
+    .find_debuginfo = dwfl_standard_find_debuginfo,
+    .section_address = dwfl_offline_section_address,
+};
+
+/* FNV-1a.  Cannot fail. */
+static size_t
+hash_str(const char *s)
+{
+    uint64_t h = 14695981039346656037u;
+
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211u;
+    return (size_t)h;
+}
+
+/* The slot holding s, or the empty slot where it belongs.  cap > 0. */
+static char **
+pool_slot(const struct pool *p, const char *s)
+{
+    size_t i = hash_str(s) & (p->cap - 1);
+
+    while (p->slots[i] && strcmp(p->slots[i], s) != 0)
+        i = (i + 1) & (p->cap - 1);
+    return &p->slots[i];
+}
+
+/* Keep the load factor <= 1/2.  Returns 0 or LEAKGATE_ENOMEM. */
+static int
+pool_reserve(struct pool *p)
+{
+    struct pool bigger;
+
+    if (p->cap && p->used + 1 <= p->cap / 2)
+        return 0;
+    bigger.cap = p->cap ? p->cap * 2 : 64;
+    bigger.used = p->used;
+    bigger.slots = leakgate_util__calloc(bigger.cap, sizeof *bigger.slots);
+    if (!bigger.slots)
+        return leakgate_error__set(LEAKGATE_ENOMEM, "symbol string pool");
+    for (size_t i = 0; i < p->cap; i++) {
+        if (p->slots[i])
+            *pool_slot(&bigger, p->slots[i]) = p->slots[i];
+    }
+    leakgate_util__free(p->slots);
+    *p = bigger;
+    return 0;
+}
+
+/* *out = the pool's copy of s (NULL for NULL).  Returns 0 or ENOMEM. */
+static int
+pool_intern(const char **out, struct pool *p, const char *s)
+{
+    char **slot;
+    int rc;
+
+    *out = NULL;
+    if (!s)
+        return 0;
+    rc = pool_reserve(p);
+    if (rc < 0)
+        return rc;
+    slot = pool_slot(p, s);
+    if (!*slot) {
+        *slot = leakgate_util__strdup(s);
+        if (!*slot)
+            return leakgate_error__set(LEAKGATE_ENOMEM, "symbol string");
+        p->used++;
+    }
+    *out = *slot;
+    return 0;
+}
+
+static void
+pool_dispose(struct pool *p)
+{
+    for (size_t i = 0; i < p->cap; i++)
+        leakgate_util__free(p->slots[i]);
+    leakgate_util__free(p->slots);
+}
+
+/* Intern a function name, demangled when it is a C++ one and libstdc++'s
+ * demangler is in the process.  Returns 0 or LEAKGATE_ENOMEM. */
+static int
+intern_function(const char **out,
+                struct leakgate_symbolizer *sym,
+                const char *raw)
+{
+    char *plain = NULL;
+    int status = -1;
+    int rc;
+
+    if (raw && sym->demangle && strncmp(raw, "_Z", 2) == 0)
+        plain = sym->demangle(raw, NULL, NULL, &status);
+    rc = pool_intern(out, &sym->pool, plain && status == 0 ? plain : raw);
+    /* __cxa_demangle returns malloc'd memory: its contract is free(). */
+    free(plain);
+    return rc;
+}
+
+static int
+push_frame(struct frame_vec *vec, const struct leakgate_frame *f)
+{
+    struct leakgate_frame *bigger;
+    size_t cap;
+
+    if (vec->n == vec->cap) {
+        cap = vec->cap ? vec->cap * 2 : 16;
+        bigger = leakgate_util__realloc(vec->v, cap * sizeof *bigger);
+        if (!bigger)
+            return leakgate_error__set(LEAKGATE_ENOMEM, "frames");
+        vec->v = bigger;
+        vec->cap = cap;
+    }
+    vec->v[vec->n++] = *f;
+    return 0;
+}
+
+/* Report this process's modules afresh (modules still mapped are kept).
+ * Returns 0 or LEAKGATE_ESYMBOL. */
+static int
+report_self(struct leakgate_symbolizer *sym)
+{
+    int rc;
+
+    sym->reported = true;
+    dwfl_report_begin(sym->dwfl);
+    rc = dwfl_linux_proc_report(sym->dwfl, getpid());
+    if (dwfl_report_end(sym->dwfl, NULL, NULL) != 0 && rc == 0)
+        rc = -1;
+    if (rc > 0)
+        return leakgate_error__set(LEAKGATE_ESYMBOL,
+                                   "dwfl_linux_proc_report: %s", strerror(rc));
+    if (rc < 0)
+        return leakgate_error__set(
+            LEAKGATE_ESYMBOL, "dwfl_linux_proc_report: %s", dwfl_errmsg(-1));
+    return 0;
+}
+
+/* The module containing addr, or NULL.  The range check is needed:
+ * libdwfl 0.188's dwfl_addrmodule() also returns the highest module for
+ * any address above it (the stack, [vsyscall], garbage). */
+static Dwfl_Module *
+module_at(Dwfl *dwfl, Dwarf_Addr addr)
+{
+    Dwfl_Module *mod = dwfl_addrmodule(dwfl, addr);
+    Dwarf_Addr start = 0, end = 0;
+
+    if (mod)
+        (void)dwfl_module_info(mod, NULL, &start, &end, NULL, NULL, NULL, NULL);
+    return mod && addr >= start && addr < end ? mod : NULL;
+}
+
+/* The module containing addr; for this process, report on first use and
+ * retry once per frames() call (*retried) after re-reporting.  A failed
+ * report leaves the address unknown, which is not an error. */
+static Dwfl_Module *
+find_module(struct leakgate_symbolizer *sym, Dwarf_Addr addr, bool *retried)
+{
+    Dwfl_Module *mod;
+
+    if (sym->is_self && !sym->reported)
+        (void)report_self(sym);
+    mod = module_at(sym->dwfl, addr);
+    if (!mod && sym->is_self && !*retried) {
+        *retried = true;
+        (void)report_self(sym);
+        mod = module_at(sym->dwfl, addr);
+    }
+    return mod;
+}
+
+/* Module path, offset and ELF symbol of addr. */
+static int
+describe_in_module(struct leakgate_symbolizer *sym,
+                   struct leakgate_frame *f,
+                   Dwfl_Module *mod,
+                   Dwarf_Addr addr)
+{
+    Dwarf_Addr start = 0;
+    GElf_Addr bias = 0;
+    GElf_Off off;
+    GElf_Sym elfsym;
+    const char *name =
+        dwfl_module_info(mod, NULL, &start, NULL, NULL, NULL, NULL, NULL);
+    int rc;
+
+    if (!dwfl_module_getelf(mod, &bias))
+        bias = start;
+    f->module_offset = f->pc - (uintptr_t)bias;
+    rc = pool_intern(&f->module, &sym->pool, name);
+    if (rc == 0)
+        rc = intern_function(
+            &f->function, sym,
+            dwfl_module_addrinfo(mod, addr, &off, &elfsym, NULL, NULL, NULL));
+    return rc;
+}
+
+/* The compilation unit containing addr, or NULL; *bias converts addr to
+ * DWARF addresses.  libdw 0.188 finds CUs only through .debug_aranges,
+ * which clang does not emit by default, so scan the CUs when it fails. */
+static Dwarf_Die *
+cu_at(Dwfl_Module *mod, Dwarf_Addr addr, Dwarf_Addr *bias)
+{
+    Dwarf_Die *cu = dwfl_module_addrdie(mod, addr, bias);
+
+    for (Dwarf_Die *it = NULL; !cu;) {
+        it = dwfl_module_nextcu(mod, it, bias);
+        if (!it)
+            break;
+        if (dwarf_haspc(it, addr - *bias) > 0)
+            cu = it;
+    }
+    return cu;
+}
+
+/* f's file:line = the line-table row of DWARF address daddr in cu. */
+static int
+line_at(struct leakgate_symbolizer *sym,
+        struct leakgate_frame *f,
+        Dwarf_Die *cu,
+        Dwarf_Addr daddr)
+{
+    Dwarf_Line *line = dwarf_getsrc_die(cu, daddr);
+    int lineno = 0;
+
+    if (!line || dwarf_lineno(line, &lineno) != 0 || lineno < 0)
+        lineno = 0;
+    f->line = (unsigned int)lineno;
+    return pool_intern(&f->file, &sym->pool,
+                       line ? dwarf_linesrc(line, NULL, NULL) : NULL);
+}
+
+/* The name of a subprogram or inlined subroutine DIE: its linkage name
+ * (demangled) when it has one, else DW_AT_name, through abstract origins
+ * and specifications.  *out is NULL when it has neither. */
+static int
+die_function(const char **out, struct leakgate_symbolizer *sym, Dwarf_Die *die)
+{
+    static const unsigned int attrs[] = {DW_AT_linkage_name,
+                                         DW_AT_MIPS_linkage_name, DW_AT_name};
+    Dwarf_Attribute attr;
+    const char *name = NULL;
+
+    for (size_t i = 0; !name && i < sizeof attrs / sizeof attrs[0]; i++)
+        name = dwarf_formstring(dwarf_attr_integrate(die, attrs[i], &attr));
+    return intern_function(out, sym, name);
+}
+
+/* f's file:line = the call site of inlined subroutine `inl`. */
+static int
+call_site(struct leakgate_symbolizer *sym,
+          struct leakgate_frame *f,
+          Dwarf_Die *inl)
+{
+    Dwarf_Attribute attr;
+    Dwarf_Word idx, line = 0;
+    Dwarf_Files *files;
+    size_t nfiles;
+    Dwarf_Die cu;
+    const char *file = NULL;
+
+    if (dwarf_formudata(dwarf_attr(inl, DW_AT_call_line, &attr), &line) != 0)
+        line = 0;
+    f->line = line > UINT_MAX ? 0 : (unsigned int)line;
+    if (dwarf_formudata(dwarf_attr(inl, DW_AT_call_file, &attr), &idx) == 0 &&
+        dwarf_diecu(inl, &cu, NULL, NULL) &&
+        dwarf_getsrcfiles(&cu, &files, &nfiles) == 0 && idx < nfiles)
+        file = dwarf_filesrc(files, idx, NULL, NULL);
+    return pool_intern(&f->file, &sym->pool, file);
+}
+
+/* The concrete scopes around DWARF address daddr, innermost first (*out
+ * is malloc'd by libdw: free() it).  Returns their count, 0 if none. */
+static int
+concrete_scopes(Dwarf_Die **out, Dwarf_Die *cu, Dwarf_Addr daddr)
+{
+    Dwarf_Die *scopes = NULL;
+    int n = dwarf_getscopes(cu, daddr, &scopes);
+
+    *out = NULL;
+    if (n > 0)
+        n = dwarf_getscopes_die(&scopes[0], out);
+    free(scopes);
+    return n > 0 ? n : 0;
+}
+
+/* Push the inlined frames at daddr in cu (innermost first), then the real
+ * function's frame.  `f` holds the module and ELF symbol; cu may be NULL
+ * (no debug information: one frame, no file:line). */
+static int
+push_scopes(struct leakgate_symbolizer *sym,
+            struct frame_vec *vec,
+            struct leakgate_frame f,
+            Dwarf_Die *cu,
+            Dwarf_Addr daddr)
+{
+    Dwarf_Die *scopes = NULL;
+    const char *symtab_name = f.function;
+    const char *name;
+    int n = cu ? concrete_scopes(&scopes, cu, daddr) : 0;
+    int rc = cu ? line_at(sym, &f, cu, daddr) : 0;
+
+    for (int i = 0; rc == 0 && i < n; i++) {
+        int tag = dwarf_tag(&scopes[i]);
+
+        if (tag == DW_TAG_subprogram || tag == DW_TAG_entry_point) {
+            rc = die_function(&name, sym, &scopes[i]);
+            f.function = name ? name : symtab_name;
+            break;
+        }
+        if (tag != DW_TAG_inlined_subroutine)
+            continue;
+        rc = die_function(&f.function, sym, &scopes[i]);
+        f.inlined = true;
+        if (rc == 0)
+            rc = push_frame(vec, &f);
+        if (rc == 0)
+            rc = call_site(sym, &f, &scopes[i]);
+        f.function = symtab_name;
+    }
+    f.inlined = false;
+    if (rc == 0)
+        rc = push_frame(vec, &f);
+    free(scopes);
+    return rc;
+}
+
+static int
+symbolize_pc(struct leakgate_symbolizer *sym,
+             struct frame_vec *vec,
+             uintptr_t pc,
+             bool *retried)
+{
+    /* A return address points after the call: look up the call itself. */
+    Dwarf_Addr addr = pc > 0 ? pc - 1 : 0;
+    struct leakgate_frame f = {.pc = pc, .module_offset = pc};
+    Dwfl_Module *mod = find_module(sym, addr, retried);
+    Dwarf_Addr bias = 0;
+    Dwarf_Die *cu;
+    int rc;
+
+    if (!mod)
+        return push_frame(vec, &f);
+    rc = describe_in_module(sym, &f, mod, addr);
+    if (rc < 0)
+        return rc;
+    cu = cu_at(mod, addr, &bias);
+    return push_scopes(sym, vec, f, cu, cu ? addr - bias : 0);
+}
+
+int
+leakgate_symbolize__frames(struct leakgate_symbolizer *sym,
+                           struct leakgate_frame **frames_out,
+                           size_t *nframes_out,
+                           const uintptr_t *pcs,
+                           size_t npcs)
+{
+    struct frame_vec vec = {NULL, 0, 0};
+    bool retried = false;
+    int rc = 0;
+
+    *frames_out = NULL;
+    *nframes_out = 0;
+    for (size_t i = 0; i < npcs; i++) {
+        rc = symbolize_pc(sym, &vec, pcs[i], &retried);
+        if (rc < 0)
+            goto cleanup;
+    }
+    *frames_out = vec.v;
+    *nframes_out = vec.n;
+    vec.v = NULL;
+cleanup:
+    leakgate_util__free(vec.v);
+    return rc;
+}
+
+/* A symbolizer with an empty session.  Returns 0, ENOMEM or ESYMBOL. */
+static int
+symbolizer_new(struct leakgate_symbolizer **out, const Dwfl_Callbacks *cb)
+{
+    struct leakgate_symbolizer *sym;
+    void *fn;
+
+    *out = NULL;
+    sym = leakgate_util__calloc(1, sizeof *sym);
+    if (!sym)
+        return leakgate_error__set(LEAKGATE_ENOMEM, "symbolizer");
+    sym->dwfl = dwfl_begin(cb);
+    if (!sym->dwfl) {
+        leakgate_util__free(sym);
+        return leakgate_error__set(LEAKGATE_ESYMBOL, "dwfl_begin: %s",
+                                   dwfl_errmsg(-1));
+    }
+    /* Demangle only if libstdc++ is already loaded (Debian's jemalloc
+     * pulls it in); leakgate itself does not link it.  memcpy converts
+     * the object pointer to a function pointer without a cast ISO C
+     * forbids. */
+    fn = dlsym(RTLD_DEFAULT, "__cxa_demangle");
+    if (fn)
+        memcpy(&sym->demangle, &fn, sizeof sym->demangle);
+    *out = sym;
+    return 0;
+}
+
+int
+leakgate_symbolize__new_self(struct leakgate_symbolizer **out)
+{
+    int rc = symbolizer_new(out, &self_callbacks);
+
+    if (rc == 0) {
+        (*out)->is_self = true;
+        (*out)->main_addr = (uintptr_t)getauxval(AT_PHDR);
+    }
+    return rc;
+}
+
+/* True when the file name looks like a shared object: "x.so", "x.so.6". */
+static bool
+is_shared_object(const char *path)
+{
+    const char *base = strrchr(path, '/');
+    const char *so = strstr(base ? base + 1 : path, ".so");
+
+    return so && (so[3] == '\0' || so[3] == '.');
+}
+
+/* The mapping of the main executable: the lowest file-backed mapping whose
+ * file is not a shared object; NULL when there is none. */
+static const struct leakgate_heap_mapping *
+main_mapping(const struct leakgate_heap_mapping *maps, size_t nmaps)
+{
+    const struct leakgate_heap_mapping *best = NULL;
+
+    for (size_t i = 0; i < nmaps; i++) {
+        const char *path = maps[i].path;
+
+        if (path && path[0] == '/' && !is_shared_object(path) &&
+            (!best || maps[i].start < best->start))
+            best = &maps[i];
+    }
+    return best;
+}
+
+/* The lowest mapping of maps[i]'s file, or NULL when an earlier mapping
+ * has the same file (it was reported already). */
+static const struct leakgate_heap_mapping *
+first_of_file(const struct leakgate_heap_mapping *maps, size_t nmaps, size_t i)
+{
+    const struct leakgate_heap_mapping *first = &maps[i];
+
+    for (size_t j = 0; j < nmaps; j++) {
+        if (j == i || !maps[j].path || strcmp(maps[j].path, maps[i].path) != 0)
+            continue;
+        if (j < i)
+            return NULL;
+        if (maps[j].start < first->start)
+            first = &maps[j];
+    }
+    return first;
+}
+
+/* Report each distinct readable file at base = start of its lowest mapping
+ * minus that mapping's file offset (the load bias of PIE executables and
+ * shared objects; ignored by libdwfl for ET_EXEC).  Files that are not ELF
+ * or overlap a reported one are skipped. */
+static void
+report_maps(Dwfl *dwfl,
+            const struct leakgate_heap_mapping *maps,
+            size_t nmaps,
+            const struct leakgate_heap_mapping *main_map,
+            const char *exe)
+{
+    for (size_t i = 0; i < nmaps; i++) {
+        const struct leakgate_heap_mapping *first;
+        const char *file = maps[i].path;
+
+        if (!file || file[0] != '/' || strncmp(file, "/dev/", 5) == 0)
+            continue;
+        first = first_of_file(maps, nmaps, i);
+        if (!first)
+            continue;
+        if (exe && main_map && strcmp(file, main_map->path) == 0)
+            file = exe;
+        if (access(file, R_OK) != 0)
+            continue;
+        (void)dwfl_report_elf(dwfl, file, file, -1,
+                              first->start - first->offset, true);
+    }
+}
+
+int
+leakgate_symbolize__new_maps(struct leakgate_symbolizer **out,
+                             const struct leakgate_heap_mapping *maps,
+                             size_t nmaps,
+                             const char *exe)
+{
+    const struct leakgate_heap_mapping *main_map = main_mapping(maps, nmaps);
+    int rc = symbolizer_new(out, &offline_callbacks);
+
+    if (rc < 0)
+        return rc;
+    (*out)->main_addr = main_map ? main_map->start : 0;
+    dwfl_report_begin((*out)->dwfl);
+    report_maps((*out)->dwfl, maps, nmaps, main_map, exe);
+    if (dwfl_report_end((*out)->dwfl, NULL, NULL) != 0) {
+        rc = leakgate_error__set(LEAKGATE_ESYMBOL, "dwfl_report_end: %s",
+                                 dwfl_errmsg(-1));
+        leakgate_symbolize__free(*out);
+        *out = NULL;
+    }
+    return rc;
+}
+
+/* Intern the build-id of mod as lowercase hex ("" when it has none). */
+static int
+intern_build_id(const char **out,
+                struct leakgate_symbolizer *sym,
+                Dwfl_Module *mod)
+{
+    struct leakgate_buf hex = LEAKGATE_BUF_INIT;
+    const unsigned char *bits = NULL;
+    GElf_Addr vaddr, bias;
+    int len, rc;
+
+    /* The build-id is read from the ELF file: open it first. */
+    (void)dwfl_module_getelf(mod, &bias);
+    len = dwfl_module_build_id(mod, &bits, &vaddr);
+
+    leakgate_buf__puts(&hex, "");
+    for (int i = 0; i < len; i++)
+        leakgate_buf__printf(&hex, "%02x", bits[i]);
+    if (hex.failed)
+        rc = leakgate_error__set(LEAKGATE_ENOMEM, "build-id");
+    else
+        rc = pool_intern(out, &sym->pool, hex.ptr);
+    leakgate_buf__dispose(&hex);
+    return rc;
+}
+
+int
+leakgate_symbolize__main_module(struct leakgate_symbolizer *sym,
+                                const char **path_out,
+                                const char **build_id_out)
+{
+    Dwfl_Module *mod;
+    bool retried = true; /* a missing executable will not appear later */
+    int rc = 0;
+
+    if (!sym->main_path || !sym->main_build_id) {
+        mod =
+            sym->main_addr ? find_module(sym, sym->main_addr, &retried) : NULL;
+        if (!mod)
+            return leakgate_error__set(LEAKGATE_ESYMBOL,
+                                       "main executable not found");
+        rc = pool_intern(
+            &sym->main_path, &sym->pool,
+            dwfl_module_info(mod, NULL, NULL, NULL, NULL, NULL, NULL, NULL));
+        if (rc == 0)
+            rc = intern_build_id(&sym->main_build_id, sym, mod);
+        if (rc < 0)
+            return leakgate_error__set(LEAKGATE_ESYMBOL,
+                                       "main executable: out of memory");
+    }
+    *path_out = sym->main_path;
+    *build_id_out = sym->main_build_id;
+    return 0;
+}
+
+void
+leakgate_symbolize__free(struct leakgate_symbolizer *sym)
+{
+    if (!sym)
+        return;
+    dwfl_end(sym->dwfl);
+    pool_dispose(&sym->pool);
+    leakgate_util__free(sym);
+}
