@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The `leakgate` command: parses the verb and hands over to its
+ * cmd_<verb>.c.  Uses the public API only; prints `leakgate: <message>`
+ * and picks the exit status (0 pass, 1 a test failed, 2 usage or
+ * configuration, 3 the gate could not run).
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "leakgate/leakgate.h"
+
+static const char usage[] =
+    "usage: leakgate [--help] [--version]\n"
+    "\n"
+    "A leak-regression gate for C unit tests.  Link your CUnit suite with\n"
+    "leakgate::cunit and end main with leakgate_cunit_main(); every test\n"
+    "then fails when it leaves memory behind.  Run any test binary with\n"
+    "--help for the options it accepts.\n";
+
+int
+main(int argc, char **argv)
+{
+    if (argc < 2 || strcmp(argv[1], "--help") == 0 ||
+        strcmp(argv[1], "-h") == 0) {
+        fputs(usage, argc < 2 ? stderr : stdout);
+        return argc < 2 ? 2 : 0;
+    }
+    if (strcmp(argv[1], "--version") == 0) {
+        printf("leakgate %s\n", leakgate_version());
+        return 0;
+    }
+    fprintf(stderr, "leakgate: unknown command '%s' (see --help)\n", argv[1]);
+    return 2;
+}

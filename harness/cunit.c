@@ -1,0 +1,512 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * cunit: the CUnit glue, the only module that includes CUnit.  Runs a
+ * registry under a gate without touching test code: before the run every
+ * suite's init/cleanup/setUp/tearDown and every test function in the
+ * registry are replaced by trampolines (restored afterwards).  This does
+ * not depend on CUnit's message handlers, which CU_basic_run_tests()
+ * reinstalls on every run, so user handlers keep working too.
+ *
+ *   init      begin "<suite>/[suite]", run init, pause it
+ *   setUp     warm-up runs, then begin "<suite>/<test>", run setUp
+ *   test      run the test; a fatal assertion's longjmp lands here, so
+ *             tearDown still runs and the window is closed normally
+ *   tearDown  run tearDown, end the window, report a failure to CUnit
+ *   cleanup   resume the suite window, run cleanup, end it
+ *
+ * With `scope: suite` the suite window stays open from init to cleanup
+ * and the tests are not windows of their own.  Trampolines carry the
+ * "leakgate_" prefix although static: the report trims every stack at the
+ * first leakgate_ frame, so they must be recognisable by name.
+ */
+#include "leakgate/cunit.h"
+
+#include <CUnit/Basic.h>
+#include <CUnit/CUnit.h>
+#include <setjmp.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define SUITE_WINDOW "[suite]"
+
+struct wsuite {
+    CU_pSuite suite;
+    CU_InitializeFunc init;
+    CU_CleanupFunc cleanup;
+    CU_SetUpFunc setup;
+    CU_TearDownFunc teardown;
+    CU_BOOL active;
+    bool window_selected; /* "<suite>/[suite]" matches the filter */
+    bool suite_scope;
+    bool window_open;
+};
+
+struct wtest {
+    CU_pTest test;
+    CU_TestFunc fn;
+    CU_BOOL active;
+    struct wsuite *ws;
+    bool selected;
+    unsigned int warmup;
+};
+
+static struct {
+    leakgate_gate *gate;
+    struct wsuite *suites;
+    size_t nsuites;
+    struct wtest *tests;
+    size_t ntests;
+    bool test_open;
+    jmp_buf abort_jmp;
+    int error; /* first gate error during the run, 0 if none */
+    char error_text[512];
+} run;
+
+static void
+gate_error(int rc, const char *what)
+{
+    if (rc >= 0 || run.error)
+        return;
+    run.error = rc;
+    snprintf(run.error_text, sizeof run.error_text, "%s: %s (%s)", what,
+             leakgate_strerror(rc), leakgate_error_last());
+}
+
+static struct wsuite *
+current_suite(void)
+{
+    CU_pSuite s = CU_get_current_suite();
+
+    for (size_t i = 0; i < run.nsuites; i++) {
+        if (run.suites[i].suite == s)
+            return &run.suites[i];
+    }
+    return NULL;
+}
+
+static struct wtest *
+current_test(void)
+{
+    CU_pTest t = CU_get_current_test();
+
+    for (size_t i = 0; i < run.ntests; i++) {
+        if (run.tests[i].test == t)
+            return &run.tests[i];
+    }
+    return NULL;
+}
+
+/* Report a verdict on stderr; for a failed test window also add a CUnit
+ * failure record so CUnit's own summary counts it.  Returns true when the
+ * verdict failed (a suite window's cleanup then reports failure to CUnit:
+ * CUnit cannot record an assertion outside a test). */
+static bool
+report_verdict(const leakgate_verdict *v)
+{
+    const char *file;
+    unsigned int line;
+
+    if (!v)
+        return false;
+    leakgate_gate_print_verdict(run.gate, v, stderr);
+    if (leakgate_verdict_status(v) != LEAKGATE_STATUS_FAIL)
+        return false;
+    if (!CU_get_current_test())
+        return true;
+    leakgate_verdict_location(v, &file, &line);
+    CU_assertImplementation(CU_FALSE, line, leakgate_verdict_report(v),
+                            file ? file : "leakgate", "", CU_FALSE);
+    return true;
+}
+
+/* Close the open window; returns true when its verdict failed. */
+static bool
+end_window(int judged)
+{
+    const leakgate_verdict *v = NULL;
+    int rc = leakgate_gate_end(run.gate, judged, &v);
+
+    gate_error(rc, "closing a window");
+    return report_verdict(v);
+}
+
+static void
+leakgate_cunit_run_protected(CU_TestFunc fn)
+{
+    CU_pTest t = CU_get_current_test();
+    jmp_buf *cunit_jmp = t->pJumpBuf;
+
+    t->pJumpBuf = &run.abort_jmp;
+    if (setjmp(run.abort_jmp) == 0)
+        fn();
+    else if (run.test_open)
+        leakgate_gate_mark_aborted(run.gate,
+                                   "the test stopped at a fatal assertion; "
+                                   "memory it would have freed afterwards "
+                                   "is expected to remain");
+    t->pJumpBuf = cunit_jmp;
+}
+
+static void
+leakgate_cunit_test(void)
+{
+    struct wtest *wt = current_test();
+
+    if (wt)
+        leakgate_cunit_run_protected(wt->fn);
+}
+
+static void
+leakgate_cunit_warmup(struct wtest *wt)
+{
+    for (unsigned int i = 0; i < wt->warmup; i++) {
+        if (wt->ws->setup)
+            wt->ws->setup();
+        leakgate_cunit_run_protected(wt->fn);
+        if (wt->ws->teardown)
+            wt->ws->teardown();
+    }
+}
+
+static void
+leakgate_cunit_setup(void)
+{
+    struct wtest *wt = current_test();
+    int rc;
+
+    if (!wt)
+        return;
+    if (!wt->ws->suite_scope) {
+        leakgate_cunit_warmup(wt);
+        rc = leakgate_gate_begin(run.gate, wt->ws->suite->pName,
+                                 wt->test->pName);
+        gate_error(rc, "opening a test window");
+        run.test_open = rc == 0;
+    }
+    if (wt->ws->setup)
+        wt->ws->setup();
+}
+
+static void
+leakgate_cunit_teardown(void)
+{
+    struct wtest *wt = current_test();
+
+    if (wt && wt->ws->teardown)
+        wt->ws->teardown();
+    if (run.test_open) {
+        run.test_open = false;
+        end_window(1);
+    }
+}
+
+static int
+leakgate_cunit_init(void)
+{
+    struct wsuite *ws = current_suite();
+    int rc, result = 0;
+
+    if (!ws)
+        return 0;
+    rc = leakgate_gate_begin(run.gate, ws->suite->pName, SUITE_WINDOW);
+    gate_error(rc, "opening a suite window");
+    ws->window_open = rc == 0;
+    if (ws->init)
+        result = ws->init();
+    if (ws->window_open && (result != 0 || !ws->suite_scope)) {
+        if (result != 0) {
+            /* CUnit skips the tests and the cleanup of this suite. */
+            ws->window_open = false;
+            end_window(ws->window_selected);
+        } else {
+            gate_error(leakgate_gate_pause(run.gate), "pausing a window");
+        }
+    }
+    return result;
+}
+
+static int
+leakgate_cunit_cleanup(void)
+{
+    struct wsuite *ws = current_suite();
+    int result = 0;
+
+    if (!ws)
+        return 0;
+    if (ws->window_open && !ws->suite_scope)
+        gate_error(leakgate_gate_resume(run.gate), "resuming a window");
+    if (ws->cleanup)
+        result = ws->cleanup();
+    if (ws->window_open) {
+        ws->window_open = false;
+        if (end_window(ws->window_selected) && result == 0)
+            result = 1; /* CUnit records "Suite cleanup failed." */
+    }
+    return result;
+}
+
+static size_t
+count_tests(CU_pTestRegistry reg)
+{
+    size_t n = 0;
+
+    for (CU_pSuite s = reg->pSuite; s; s = s->pNext) {
+        for (CU_pTest t = s->pTest; t; t = t->pNext)
+            n++;
+    }
+    return n;
+}
+
+static void
+wrap_test(struct wtest *wt, struct wsuite *ws, CU_pTest t)
+{
+    struct leakgate_window_settings settings;
+    const char *suite = ws->suite->pName;
+
+    wt->test = t;
+    wt->fn = t->pTestFunc;
+    wt->active = t->fActive;
+    wt->ws = ws;
+    leakgate_gate_settings(&settings, run.gate, suite, t->pName);
+    wt->warmup = settings.warmup;
+    wt->selected = leakgate_gate_selected(run.gate, suite, t->pName) ||
+                   (ws->suite_scope && ws->window_selected);
+    t->pTestFunc = leakgate_cunit_test;
+    if (!wt->selected)
+        t->fActive = CU_FALSE;
+}
+
+static void
+wrap_suite(struct wsuite *ws, CU_pSuite s, size_t *ti)
+{
+    struct leakgate_window_settings settings;
+    bool any = false;
+
+    ws->suite = s;
+    ws->init = s->pInitializeFunc;
+    ws->cleanup = s->pCleanupFunc;
+    ws->setup = s->pSetUpFunc;
+    ws->teardown = s->pTearDownFunc;
+    ws->active = s->fActive;
+    leakgate_gate_settings(&settings, run.gate, s->pName, NULL);
+    ws->suite_scope = settings.suite_scope != 0;
+    ws->window_selected =
+        leakgate_gate_selected(run.gate, s->pName, SUITE_WINDOW) != 0;
+    for (CU_pTest t = s->pTest; t; t = t->pNext) {
+        wrap_test(&run.tests[*ti], ws, t);
+        any |= run.tests[*ti].selected && t->fActive;
+        (*ti)++;
+    }
+    s->pInitializeFunc = leakgate_cunit_init;
+    s->pCleanupFunc = leakgate_cunit_cleanup;
+    s->pSetUpFunc = leakgate_cunit_setup;
+    s->pTearDownFunc = leakgate_cunit_teardown;
+    if (!any && !ws->window_selected)
+        s->fActive = CU_FALSE;
+}
+
+static int
+wrap_registry(void)
+{
+    CU_pTestRegistry reg = CU_get_registry();
+    size_t si = 0, ti = 0;
+
+    if (!reg)
+        return 0;
+    run.nsuites = reg->uiNumberOfSuites;
+    run.ntests = count_tests(reg);
+    run.suites = calloc(run.nsuites + 1, sizeof *run.suites);
+    run.tests = calloc(run.ntests + 1, sizeof *run.tests);
+    if (!run.suites || !run.tests)
+        return LEAKGATE_ENOMEM;
+    for (CU_pSuite s = reg->pSuite; s && si < run.nsuites; s = s->pNext)
+        wrap_suite(&run.suites[si++], s, &ti);
+    run.nsuites = si;
+    return 0;
+}
+
+static void
+unwrap_registry(void)
+{
+    for (size_t i = 0; i < run.ntests; i++) {
+        run.tests[i].test->pTestFunc = run.tests[i].fn;
+        run.tests[i].test->fActive = run.tests[i].active;
+    }
+    for (size_t i = 0; i < run.nsuites; i++) {
+        struct wsuite *ws = &run.suites[i];
+
+        ws->suite->pInitializeFunc = ws->init;
+        ws->suite->pCleanupFunc = ws->cleanup;
+        ws->suite->pSetUpFunc = ws->setup;
+        ws->suite->pTearDownFunc = ws->teardown;
+        ws->suite->fActive = ws->active;
+    }
+    free(run.suites);
+    free(run.tests);
+    run.suites = NULL;
+    run.tests = NULL;
+    run.nsuites = run.ntests = 0;
+}
+
+/* Hand CUnit's failure records (assertions, suite init failures) to the
+ * gate for JUnit/JSON, and make sure every test that ran has a record. */
+static void
+collect_failures(void)
+{
+    for (CU_pFailureRecord f = CU_get_failure_list(); f; f = f->pNext) {
+        const char *suite = f->pSuite ? f->pSuite->pName : "";
+        const char *test = f->pTest ? f->pTest->pName : SUITE_WINDOW;
+        const char *msg = f->strCondition ? f->strCondition : "";
+
+        if (strncmp(msg, "leakgate: ", 10) == 0)
+            continue; /* the gate's own failure, already in its verdict */
+        leakgate_gate_note_failure(run.gate, suite, test, f->strFileName,
+                                   f->uiLineNumber, msg);
+    }
+    for (size_t i = 0; i < run.ntests; i++) {
+        const struct wtest *wt = &run.tests[i];
+
+        if (wt->selected && wt->active && wt->ws->suite->fActive)
+            leakgate_gate_note_failure(run.gate, wt->ws->suite->pName,
+                                       wt->test->pName, NULL, 0, NULL);
+    }
+}
+
+int
+leakgate_cunit_run(leakgate_gate *gate, int (*fn)(void *payload), void *payload)
+{
+    CU_BOOL fail_on_inactive = CU_get_fail_on_inactive();
+    int result;
+
+    memset(&run, 0, sizeof run);
+    run.gate = gate;
+    if (wrap_registry() < 0) {
+        gate_error(LEAKGATE_ENOMEM, "wrapping the CUnit registry");
+        unwrap_registry();
+        return -1;
+    }
+    /* Tests left out by --filter are deactivated; they are not failures. */
+    CU_set_fail_on_inactive(CU_FALSE);
+    result = fn(payload);
+    CU_set_fail_on_inactive(fail_on_inactive);
+    collect_failures();
+    unwrap_registry();
+    return result;
+}
+
+int
+leakgate_cunit_run_error(const char **text_out)
+{
+    *text_out = run.error_text;
+    return run.error;
+}
+
+int
+leakgate_cunit_list(void)
+{
+    CU_pTestRegistry reg = CU_get_registry();
+
+    if (!reg)
+        return 0;
+    for (CU_pSuite s = reg->pSuite; s; s = s->pNext) {
+        for (CU_pTest t = s->pTest; t; t = t->pNext)
+            printf("%s/%s\n", s->pName, t->pName);
+        printf("%s/%s\n", s->pName, SUITE_WINDOW);
+    }
+    return fflush(stdout) == 0 ? 0 : LEAKGATE_EIO;
+}
+
+static int
+run_basic(void *payload)
+{
+    (void)payload;
+    CU_basic_set_mode(CU_BRM_VERBOSE);
+    return (int)CU_basic_run_tests();
+}
+
+static int
+exit_code_for(int rc)
+{
+    return rc == LEAKGATE_ECONFIG || rc == LEAKGATE_EUSAGE ? 2 : 3;
+}
+
+/* --help, --version and --list need no gate. */
+static int
+early_exit(const struct leakgate_gate_options *opts)
+{
+    if (opts->help) {
+        fputs(leakgate_gate_options_usage(), stdout);
+        return 0;
+    }
+    if (opts->show_version) {
+        printf("leakgate %s\n", leakgate_version());
+        return 0;
+    }
+    if (opts->list)
+        return leakgate_cunit_list() == 0 ? 0 : 3;
+    if (opts->update_thresholds) {
+        fputs("leakgate: --update-thresholds is not available in this "
+              "version; copy the YAML lines printed with a failure into "
+              "the thresholds file\n",
+              stderr);
+        return 2;
+    }
+    return -1;
+}
+
+static int
+finish(leakgate_gate *gate)
+{
+    const char *err;
+    size_t failures = leakgate_gate_failures(gate);
+    int status = 0;
+
+    if (leakgate_gate_write_results(gate) < 0) {
+        fprintf(stderr, "leakgate: %s\n", leakgate_error_last());
+        status = 3;
+    }
+    if (leakgate_cunit_run_error(&err) < 0) {
+        fprintf(stderr, "leakgate: the gate could not measure: %s\n", err);
+        return 3;
+    }
+    fprintf(stderr, "leakgate: %zu window%s over the limits\n", failures,
+            failures == 1 ? "" : "s");
+    if (status == 0 && (CU_get_number_of_failures() > 0 ||
+                        CU_get_number_of_failure_records() > 0 || failures > 0))
+        status = 1;
+    return status;
+}
+
+int
+leakgate_cunit_main(int argc, char **argv)
+{
+    struct leakgate_gate_options opts;
+    leakgate_gate *gate = NULL;
+    int rc, status;
+
+    rc = leakgate_gate_options_parse(&opts, argc, argv);
+    if (rc < 0) {
+        fprintf(stderr, "leakgate: %s\n", leakgate_error_last());
+        CU_cleanup_registry();
+        return 2;
+    }
+    status = early_exit(&opts);
+    if (status >= 0) {
+        CU_cleanup_registry();
+        return status;
+    }
+    rc = leakgate_gate_new(&gate, &opts);
+    if (rc < 0) {
+        fprintf(stderr, "leakgate: %s: %s\n", leakgate_strerror(rc),
+                leakgate_error_last());
+        CU_cleanup_registry();
+        return exit_code_for(rc);
+    }
+    leakgate_cunit_run(gate, run_basic, NULL);
+    status = finish(gate);
+    leakgate_gate_free(gate);
+    CU_cleanup_registry();
+    return status;
+}

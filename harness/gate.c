@@ -1,0 +1,519 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * gate: window lifecycle of the core API.  begin = dump "before", start
+ * recording; pause/resume = close/open a piece; end = stop recording, dump
+ * "after", diff every piece and judge.  Only mallctl runs while recording.
+ */
+#include "gate.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "error.h"
+#include "heapfile.h"
+#include "policy.h"
+#include "util.h"
+
+#define SUITE_WINDOW "[suite]"
+
+const char *
+leakgate_version(void)
+{
+    return LEAKGATE_VERSION;
+}
+
+static int
+load_config(struct leakgate_gate *gate)
+{
+    const char *path = gate->opts.thresholds_path;
+    int rc;
+
+    if (!path && access("leakgate.yaml", F_OK) == 0)
+        path = "leakgate.yaml";
+    if (!path)
+        return leakgate_config__new_default(&gate->config);
+    gate->thresholds_path = leakgate_util__strdup(path);
+    if (!gate->thresholds_path)
+        return leakgate_error__set(LEAKGATE_ENOMEM, "thresholds path");
+    rc = leakgate_config__load(&gate->config, path, NULL);
+    if (rc == LEAKGATE_ENOMEM)
+        return rc;
+    /* Every failure to read the file is a configuration error (exit 2);
+     * the detail from config names the file and the cause. */
+    return rc < 0 ? LEAKGATE_ECONFIG : 0;
+}
+
+static void
+describe_sampling(struct leakgate_gate *gate)
+{
+    const struct leakgate_profile_info *p = &gate->prof;
+
+    if (p->lg_sample == 0 && !p->unbias)
+        snprintf(gate->sampling, sizeof gate->sampling,
+                 "exact (every allocation sampled, lg_prof_sample:0)");
+    else if (p->lg_sample == 0)
+        snprintf(gate->sampling, sizeof gate->sampling,
+                 "every allocation sampled, but prof_unbias:true "
+                 "(counts may be skewed)");
+    else
+        snprintf(gate->sampling, sizeof gate->sampling,
+                 "sampling 1 in 2^%u bytes (lg_prof_sample:%u): counts are "
+                 "samples, small leaks can be missed",
+                 p->lg_sample, p->lg_sample);
+}
+
+static int
+prepare_profiling(struct leakgate_gate *gate)
+{
+    int rc = leakgate_profile__check(&gate->prof);
+
+    if (rc < 0)
+        return rc;
+    describe_sampling(gate);
+    rc = leakgate_profile__set_active(false);
+    if (rc == 0)
+        rc = leakgate_profile__dumpfile_open(&gate->before);
+    if (rc == 0)
+        rc = leakgate_profile__dumpfile_open(&gate->after);
+    if (rc == 0)
+        rc = leakgate_profile__allocator_ranges(&gate->strip, &gate->nstrip);
+    if (rc == 0)
+        rc = leakgate_profile__module_ranges(&gate->exclude, &gate->nexclude,
+                                             "libcunit.", NULL);
+    /* A first dump proves that dumping works before any test runs. */
+    if (rc == 0)
+        rc = leakgate_profile__dump(&gate->before);
+    return rc;
+}
+
+int
+leakgate_gate_new(leakgate_gate **out, const struct leakgate_gate_options *opts)
+{
+    struct leakgate_gate *gate;
+    int rc;
+
+    *out = NULL;
+    gate = leakgate_util__calloc(1, sizeof *gate);
+    if (!gate)
+        return leakgate_error__set(LEAKGATE_ENOMEM, "gate");
+    gate->opts = *opts;
+    gate->before.fd = gate->after.fd = -1;
+    gate->color =
+        opts->color > 0 || (opts->color < 0 && isatty(STDERR_FILENO) == 1);
+    rc = load_config(gate);
+    if (rc == 0)
+        rc = prepare_profiling(gate);
+    if (rc < 0) {
+        leakgate_gate_free(gate);
+        return rc;
+    }
+    gate->env.sampling = gate->sampling;
+    gate->env.jemalloc_version = gate->prof.version;
+    gate->env.thresholds_path = gate->thresholds_path;
+    gate->env.report_dir = opts->report_dir;
+    gate->env.binary = "";
+    gate->env.build_id = "";
+    *out = gate;
+    return 0;
+}
+
+static void
+scope_reset(struct gate_scope *s)
+{
+    leakgate_util__free(s->suite);
+    leakgate_util__free(s->test);
+    leakgate_util__free(s->first_before);
+    leakgate_diff__free(s->acc);
+    memset(s, 0, sizeof *s);
+}
+
+void
+leakgate_gate_free(leakgate_gate *gate)
+{
+    if (!gate)
+        return;
+    if (gate->cur.open && !gate->cur.paused)
+        leakgate_profile__set_active(false);
+    scope_reset(&gate->cur);
+    scope_reset(&gate->held);
+    for (size_t i = 0; i < gate->nverdicts; i++)
+        leakgate_verdict__free(gate->verdicts[i]);
+    leakgate_util__free(gate->verdicts);
+    leakgate_symbolize__free(gate->sym);
+    leakgate_util__free(gate->strip);
+    leakgate_util__free(gate->exclude);
+    if (gate->before.fd >= 0)
+        leakgate_profile__dumpfile_close(&gate->before);
+    if (gate->after.fd >= 0)
+        leakgate_profile__dumpfile_close(&gate->after);
+    leakgate_config__free(gate->config);
+    leakgate_util__free(gate->thresholds_path);
+    leakgate_util__free(gate);
+}
+
+void
+leakgate_gate_settings(struct leakgate_window_settings *out,
+                       const leakgate_gate *gate,
+                       const char *suite,
+                       const char *test)
+{
+    struct leakgate_policy_settings s;
+
+    if (test && strcmp(test, SUITE_WINDOW) == 0)
+        test = NULL;
+    leakgate_policy__resolve(&s, gate->config, suite, test);
+    out->warmup = s.warmup;
+    out->suite_scope = s.suite_scope;
+}
+
+int
+leakgate_gate_selected(const leakgate_gate *gate,
+                       const char *suite,
+                       const char *test)
+{
+    struct leakgate_buf name = LEAKGATE_BUF_INIT;
+    int selected;
+
+    if (!gate->opts.filter)
+        return 1;
+    leakgate_buf__printf(&name, "%s/%s", suite, test);
+    if (name.failed) {
+        leakgate_buf__dispose(&name);
+        return 1; /* never skip a test because of memory pressure */
+    }
+    selected = strcmp(gate->opts.filter, name.ptr) == 0 ||
+               leakgate_util__glob_match(gate->opts.filter, name.ptr);
+    leakgate_buf__dispose(&name);
+    return selected;
+}
+
+static double
+elapsed_since(const struct timespec *t0)
+{
+    struct timespec t1;
+
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    return (double)(t1.tv_sec - t0->tv_sec) +
+           (double)(t1.tv_nsec - t0->tv_nsec) / 1e9;
+}
+
+/* Start recording a piece: dump "before", then activate. */
+static int
+piece_start(struct leakgate_gate *gate)
+{
+    int rc = leakgate_profile__dump(&gate->before);
+
+    if (rc < 0)
+        return rc;
+    clock_gettime(CLOCK_MONOTONIC, &gate->cur.t0);
+    return leakgate_profile__set_active(true);
+}
+
+static int
+keep_first_before(struct leakgate_gate *gate)
+{
+    struct gate_scope *s = &gate->cur;
+
+    if (!gate->opts.report_dir || s->first_before)
+        return 0;
+    s->first_before = leakgate_util__malloc(gate->before.len);
+    if (!s->first_before)
+        return leakgate_error__set(LEAKGATE_ENOMEM, "heap copy");
+    memcpy(s->first_before, gate->before.text, gate->before.len);
+    s->first_before_len = gate->before.len;
+    return 0;
+}
+
+/* Diff the "before" and "after" dumps of a piece into cur.acc. */
+static int
+piece_add(struct leakgate_gate *gate)
+{
+    struct leakgate_heap *before = NULL, *after = NULL;
+    struct leakgate_diff *piece = NULL;
+    struct leakgate_diff_opts dopts = {gate->strip, gate->nstrip, gate->exclude,
+                                       gate->nexclude};
+    int rc;
+
+    rc = leakgate_profile__dumpfile_read(&gate->before);
+    if (rc == 0)
+        rc = leakgate_profile__dumpfile_read(&gate->after);
+    if (rc == 0)
+        rc = keep_first_before(gate);
+    if (rc == 0)
+        rc = leakgate_heapfile__parse(&before, gate->before.text,
+                                      gate->before.len, "<before dump>", NULL);
+    if (rc == 0)
+        rc = leakgate_heapfile__parse(&after, gate->after.text, gate->after.len,
+                                      "<after dump>", NULL);
+    if (rc == 0)
+        rc = leakgate_diff__compute(&piece, before, after, &dopts);
+    if (rc == 0)
+        rc = leakgate_diff__accumulate(gate->cur.acc, piece);
+    leakgate_diff__free(piece);
+    leakgate_heapfile__free(after);
+    leakgate_heapfile__free(before);
+    return rc;
+}
+
+/* Stop recording a piece: deactivate, dump "after", diff. */
+static int
+piece_stop(struct leakgate_gate *gate)
+{
+    int rc = leakgate_profile__set_active(false);
+
+    gate->cur.seconds += elapsed_since(&gate->cur.t0);
+    if (rc == 0)
+        rc = leakgate_profile__dump(&gate->after);
+    if (rc == 0)
+        rc = piece_add(gate);
+    return rc;
+}
+
+int
+leakgate_gate_begin(leakgate_gate *gate, const char *suite, const char *test)
+{
+    struct gate_scope *s = &gate->cur;
+    int rc;
+
+    if (s->open && s->paused && !gate->has_held) {
+        /* A paused scope (a suite window between init and cleanup) waits
+         * while the inner scope (a test) runs. */
+        gate->held = *s;
+        gate->has_held = true;
+        memset(s, 0, sizeof *s);
+    }
+    if (s->open)
+        return leakgate_error__set(LEAKGATE_ESTATE,
+                                   "begin %s/%s: %s/%s is still open", suite,
+                                   test, s->suite, s->test);
+    s->suite = leakgate_util__strdup(suite);
+    s->test = leakgate_util__strdup(test);
+    rc = leakgate_diff__new_empty(&s->acc);
+    if (rc == 0 && (!s->suite || !s->test))
+        rc = leakgate_error__set(LEAKGATE_ENOMEM, "scope names");
+    if (rc == 0)
+        rc = piece_start(gate);
+    if (rc < 0) {
+        scope_reset(s);
+        if (gate->has_held) {
+            *s = gate->held;
+            gate->has_held = false;
+        }
+        return rc;
+    }
+    s->open = true;
+    return 0;
+}
+
+int
+leakgate_gate_pause(leakgate_gate *gate)
+{
+    int rc;
+
+    if (!gate->cur.open || gate->cur.paused)
+        return leakgate_error__set(LEAKGATE_ESTATE, "pause: no running scope");
+    rc = piece_stop(gate);
+    gate->cur.paused = true;
+    return rc;
+}
+
+int
+leakgate_gate_resume(leakgate_gate *gate)
+{
+    int rc;
+
+    if (!gate->cur.open || !gate->cur.paused)
+        return leakgate_error__set(LEAKGATE_ESTATE, "resume: not paused");
+    rc = piece_start(gate);
+    if (rc == 0)
+        gate->cur.paused = false;
+    return rc;
+}
+
+void
+leakgate_gate_mark_aborted(leakgate_gate *gate, const char *why)
+{
+    if (!gate->cur.open || gate->cur.aborted)
+        return;
+    /* Called while recording: copy into the scope, no allocation. */
+    gate->cur.aborted = true;
+    snprintf(gate->cur.aborted_why, sizeof gate->cur.aborted_why, "%s",
+             why ? why : "the test was aborted");
+}
+
+static int
+push_verdict(struct leakgate_gate *gate, struct leakgate_verdict *v)
+{
+    if (gate->nverdicts == gate->cap) {
+        size_t cap = gate->cap ? gate->cap * 2 : 64;
+        struct leakgate_verdict **p =
+            leakgate_util__realloc(gate->verdicts, cap * sizeof *p);
+
+        if (!p)
+            return leakgate_error__set(LEAKGATE_ENOMEM, "verdict list");
+        gate->verdicts = p;
+        gate->cap = cap;
+    }
+    gate->verdicts[gate->nverdicts++] = v;
+    return 0;
+}
+
+int
+leakgate_gate_end(leakgate_gate *gate, int judged, const leakgate_verdict **out)
+{
+    struct leakgate_verdict *v = NULL;
+    int rc = 0;
+
+    if (out)
+        *out = NULL;
+    if (!gate->cur.open)
+        return leakgate_error__set(LEAKGATE_ESTATE, "end: no open scope");
+    if (!gate->cur.paused)
+        rc = piece_stop(gate);
+    if (rc == 0)
+        rc = leakgate_gate__judge(&v, gate, judged != 0);
+    if (rc == 0 && v->status == LEAKGATE_STATUS_FAIL && gate->opts.report_dir)
+        rc = leakgate_gate__write_artifacts(gate, v);
+    if (rc == 0)
+        rc = push_verdict(gate, v);
+    if (rc < 0)
+        leakgate_verdict__free(v);
+    else if (out)
+        *out = v;
+    scope_reset(&gate->cur);
+    if (gate->has_held) {
+        gate->cur = gate->held;
+        memset(&gate->held, 0, sizeof gate->held);
+        gate->has_held = false;
+    }
+    return rc;
+}
+
+static struct leakgate_verdict *
+find_verdict(struct leakgate_gate *gate, const char *suite, const char *test)
+{
+    for (size_t i = gate->nverdicts; i-- > 0;) {
+        struct leakgate_verdict *v = gate->verdicts[i];
+
+        if (strcmp(v->suite, suite) == 0 && strcmp(v->test, test) == 0)
+            return v;
+    }
+    return NULL;
+}
+
+static int
+new_record(struct leakgate_verdict **out, const char *suite, const char *test)
+{
+    struct leakgate_verdict *v = leakgate_util__calloc(1, sizeof *v);
+    struct leakgate_buf name = LEAKGATE_BUF_INIT;
+
+    *out = NULL;
+    if (!v)
+        return leakgate_error__set(LEAKGATE_ENOMEM, "verdict");
+    leakgate_buf__printf(&name, "%s/%s", suite, test);
+    v->name = leakgate_buf__take(&name);
+    v->suite = leakgate_util__strdup(suite);
+    v->test = leakgate_util__strdup(test);
+    v->report = leakgate_util__strdup("");
+    if (!v->name || !v->suite || !v->test || !v->report) {
+        leakgate_verdict__free(v);
+        return leakgate_error__set(LEAKGATE_ENOMEM, "verdict");
+    }
+    *out = v;
+    return 0;
+}
+
+static int
+append_note(struct leakgate_verdict *v,
+            const char *file,
+            unsigned int line,
+            const char *message)
+{
+    struct leakgate_note *notes =
+        leakgate_util__realloc(v->notes, (v->nnotes + 1) * sizeof *notes);
+    struct leakgate_note *n;
+
+    if (!notes)
+        return leakgate_error__set(LEAKGATE_ENOMEM, "note");
+    v->notes = notes;
+    n = &notes[v->nnotes];
+    n->file = leakgate_util__strdup(file ? file : "");
+    n->message = leakgate_util__strdup(message ? message : "");
+    n->line = line;
+    if (!n->file || !n->message) {
+        leakgate_util__free(n->file);
+        leakgate_util__free(n->message);
+        return leakgate_error__set(LEAKGATE_ENOMEM, "note");
+    }
+    v->nnotes++;
+    return 0;
+}
+
+int
+leakgate_gate_note_failure(leakgate_gate *gate,
+                           const char *suite,
+                           const char *test,
+                           const char *file,
+                           unsigned int line,
+                           const char *message)
+{
+    struct leakgate_verdict *v = find_verdict(gate, suite, test);
+    int rc;
+
+    if (!v) {
+        rc = new_record(&v, suite, test);
+        if (rc == 0)
+            rc = push_verdict(gate, v);
+        if (rc < 0) {
+            leakgate_verdict__free(v);
+            return rc;
+        }
+    }
+    /* Without a message the call only makes sure the test is recorded. */
+    return message ? append_note(v, file, line, message) : 0;
+}
+
+size_t
+leakgate_gate_failures(const leakgate_gate *gate)
+{
+    size_t n = 0;
+
+    for (size_t i = 0; i < gate->nverdicts; i++)
+        n += gate->verdicts[i]->status == LEAKGATE_STATUS_FAIL;
+    return n;
+}
+
+leakgate_status
+leakgate_verdict_status(const leakgate_verdict *v)
+{
+    return v->status;
+}
+
+const char *
+leakgate_verdict_name(const leakgate_verdict *v)
+{
+    return v->name;
+}
+
+uint64_t
+leakgate_verdict_retained_bytes(const leakgate_verdict *v)
+{
+    return v->policy.total_bytes;
+}
+
+size_t
+leakgate_verdict_stack_count(const leakgate_verdict *v)
+{
+    size_t n = 0;
+
+    for (size_t i = 0; i < v->nstacks; i++)
+        n += v->stacks[i].judgement.judged && !v->stacks[i].judgement.ignored;
+    return n;
+}
+
+const char *
+leakgate_verdict_report(const leakgate_verdict *v)
+{
+    return v->report ? v->report : "";
+}

@@ -1,0 +1,292 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * gate_judge: from a closed window's diff to a verdict.  Symbolizes the
+ * stacks that grew, trims each to the user's code (allocator frames were
+ * stripped by the diff; here the runner and thread/process start frames
+ * are cut), asks the policy, and renders the report.  Runs with recording
+ * inactive.
+ */
+#include <string.h>
+
+#include "error.h"
+#include "gate.h"
+#include "policy.h"
+#include "report.h"
+#include "util.h"
+
+int
+leakgate_gate__symbolizer(struct leakgate_symbolizer **out,
+                          struct leakgate_gate *gate)
+{
+    int rc;
+
+    if (!gate->sym) {
+        rc = leakgate_symbolize__new_self(&gate->sym);
+        if (rc < 0)
+            return rc;
+        if (leakgate_symbolize__main_module(gate->sym, &gate->env.binary,
+                                            &gate->env.build_id) < 0) {
+            gate->env.binary = "";
+            gate->env.build_id = "";
+        }
+    }
+    *out = gate->sym;
+    return 0;
+}
+
+static bool
+has_prefix(const char *s, const char *prefix)
+{
+    return s && strncmp(s, prefix, strlen(prefix)) == 0;
+}
+
+static const char *
+basename_of(const char *path)
+{
+    const char *slash = path ? strrchr(path, '/') : NULL;
+
+    return slash ? slash + 1 : path;
+}
+
+/* The frame belongs to the test runner: CUnit itself or leakgate's glue
+ * (whose functions all start with "leakgate_"). */
+static bool
+is_runner_frame(const struct leakgate_frame *f)
+{
+    return has_prefix(basename_of(f->module), "libcunit.") ||
+           has_prefix(f->function, "leakgate_");
+}
+
+/* The frame starts a process or thread: never the user's code. */
+static bool
+is_start_frame(const struct leakgate_frame *f)
+{
+    static const char *const names[] = {
+        "_start",
+        "__libc_start_main",
+        "__libc_start_call_main",
+        "start_thread",
+        "clone",
+        "clone3",
+    };
+    const char *base = basename_of(f->module);
+
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        if (f->function && strcmp(f->function, names[i]) == 0)
+            return true;
+    }
+    return !f->function &&
+           (has_prefix(base, "libc.so") || has_prefix(base, "ld-linux"));
+}
+
+/* Choose frames[shown_begin, shown_end): everything up to (not including)
+ * the innermost runner frame, minus trailing start frames. */
+static void
+trim(struct leakgate_vstack *s)
+{
+    size_t end = s->nframes;
+
+    for (size_t i = 0; i < s->nframes; i++) {
+        if (is_runner_frame(&s->frames[i])) {
+            end = i;
+            break;
+        }
+    }
+    while (end > 0 && is_start_frame(&s->frames[end - 1]))
+        end--;
+    s->shown_begin = 0;
+    s->shown_end = end > 0 ? end : s->nframes;
+}
+
+/* Move the diff's entries into v->stacks (they are stolen from acc). */
+static int
+take_stacks(struct leakgate_verdict *v, struct leakgate_diff *acc)
+{
+    if (acc->nentries == 0)
+        return 0;
+    v->stacks = leakgate_util__calloc(acc->nentries, sizeof *v->stacks);
+    if (!v->stacks)
+        return leakgate_error__set(LEAKGATE_ENOMEM, "verdict stacks");
+    for (size_t i = 0; i < acc->nentries; i++) {
+        struct leakgate_diff_entry *e = &acc->entries[i];
+        struct leakgate_vstack *s = &v->stacks[i];
+
+        s->pcs = e->pcs;
+        s->npcs = e->npcs;
+        s->bytes = e->delta_bytes;
+        s->objs = e->delta_objs;
+        s->threads = e->threads;
+        s->nthreads = e->nthreads;
+        e->pcs = NULL;
+        e->threads = NULL;
+    }
+    v->nstacks = acc->nentries;
+    v->excluded_bytes = acc->excluded_bytes;
+    return 0;
+}
+
+static int
+symbolize_grown(struct leakgate_gate *gate, struct leakgate_verdict *v)
+{
+    struct leakgate_symbolizer *sym = NULL;
+    int rc;
+
+    for (size_t i = 0; i < v->nstacks; i++) {
+        struct leakgate_vstack *s = &v->stacks[i];
+
+        if (s->bytes <= 0)
+            continue;
+        if (!sym) {
+            rc = leakgate_gate__symbolizer(&sym, gate);
+            if (rc < 0)
+                return rc;
+        }
+        rc = leakgate_symbolize__frames(sym, &s->frames, &s->nframes, s->pcs,
+                                        s->npcs);
+        if (rc < 0)
+            return rc;
+        trim(s);
+    }
+    return 0;
+}
+
+/* Function names of each stack, innermost first, for the policy. */
+static int
+judge_stacks(struct leakgate_gate *gate, struct leakgate_verdict *v)
+{
+    struct leakgate_policy_stack *in;
+    struct leakgate_policy_stack_verdict *per;
+    const char **names = NULL;
+    size_t total = 0, at = 0;
+    int rc = 0;
+
+    for (size_t i = 0; i < v->nstacks; i++)
+        total += v->stacks[i].nframes;
+    in = leakgate_util__calloc(v->nstacks, sizeof *in);
+    per = leakgate_util__calloc(v->nstacks, sizeof *per);
+    names = leakgate_util__calloc(total, sizeof *names);
+    if (!in || !per || !names) {
+        rc = leakgate_error__set(LEAKGATE_ENOMEM, "policy input");
+        goto cleanup;
+    }
+    for (size_t i = 0; i < v->nstacks; i++) {
+        const struct leakgate_vstack *s = &v->stacks[i];
+
+        in[i].functions = names + at;
+        in[i].nfunctions = s->nframes;
+        in[i].bytes = s->bytes;
+        in[i].objs = s->objs;
+        for (size_t k = 0; k < s->nframes; k++)
+            names[at++] = s->frames[k].function;
+    }
+    leakgate_policy__judge(&v->policy, per, gate->config, &v->settings, in,
+                           v->nstacks);
+    for (size_t i = 0; i < v->nstacks; i++)
+        v->stacks[i].judgement = per[i];
+cleanup:
+    leakgate_util__free(names);
+    leakgate_util__free(per);
+    leakgate_util__free(in);
+    return rc;
+}
+
+static int
+name_verdict(struct leakgate_verdict *v, const struct gate_scope *s)
+{
+    struct leakgate_buf name = LEAKGATE_BUF_INIT;
+
+    leakgate_buf__printf(&name, "%s/%s", s->suite, s->test);
+    v->name = leakgate_buf__take(&name);
+    v->suite = leakgate_util__strdup(s->suite);
+    v->test = leakgate_util__strdup(s->test);
+    if (!v->name || !v->suite || !v->test)
+        return leakgate_error__set(LEAKGATE_ENOMEM, "verdict names");
+    return 0;
+}
+
+static int
+decide(struct leakgate_gate *gate, struct leakgate_verdict *v, bool judged)
+{
+    const char *why = NULL;
+    bool grew = false;
+
+    for (size_t i = 0; i < v->nstacks; i++)
+        grew |= v->stacks[i].bytes > 0;
+    if (gate->cur.aborted)
+        why = gate->cur.aborted_why;
+    else if (!judged)
+        why = "measured only: this window is not selected for judging";
+    if (why) {
+        v->status = LEAKGATE_STATUS_NOT_JUDGED;
+        v->not_judged_why = leakgate_util__strdup(why);
+        if (!v->not_judged_why)
+            return leakgate_error__set(LEAKGATE_ENOMEM, "verdict");
+    } else {
+        v->status =
+            v->policy.failed ? LEAKGATE_STATUS_FAIL : LEAKGATE_STATUS_PASS;
+    }
+    if (v->status == LEAKGATE_STATUS_FAIL ||
+        (v->status == LEAKGATE_STATUS_NOT_JUDGED && grew))
+        v->report = leakgate_report__text(v, &gate->env, false);
+    else
+        v->report = leakgate_util__strdup("");
+    if (!v->report)
+        return leakgate_error__set(LEAKGATE_ENOMEM, "report");
+    return 0;
+}
+
+int
+leakgate_gate__judge(struct leakgate_verdict **out,
+                     struct leakgate_gate *gate,
+                     bool judged)
+{
+    struct gate_scope *s = &gate->cur;
+    struct leakgate_verdict *v = leakgate_util__calloc(1, sizeof *v);
+    const char *test;
+    int rc;
+
+    *out = NULL;
+    if (!v)
+        return leakgate_error__set(LEAKGATE_ENOMEM, "verdict");
+    v->measured = true;
+    v->seconds = s->seconds;
+    test = strcmp(s->test, "[suite]") == 0 ? NULL : s->test;
+    leakgate_policy__resolve(&v->settings, gate->config, s->suite, test);
+    rc = name_verdict(v, s);
+    if (rc == 0)
+        rc = take_stacks(v, s->acc);
+    if (rc == 0)
+        rc = symbolize_grown(gate, v);
+    if (rc == 0)
+        rc = judge_stacks(gate, v);
+    if (rc == 0)
+        rc = decide(gate, v, judged);
+    if (rc < 0) {
+        leakgate_verdict__free(v);
+        return rc;
+    }
+    *out = v;
+    return 0;
+}
+
+void
+leakgate_verdict_location(const leakgate_verdict *v,
+                          const char **file_out,
+                          unsigned int *line_out)
+{
+    *file_out = NULL;
+    *line_out = 0;
+    for (size_t i = 0; i < v->nstacks; i++) {
+        const struct leakgate_vstack *s = &v->stacks[i];
+
+        if (!s->judgement.over && !(v->policy.total_over && s->bytes > 0))
+            continue;
+        for (size_t k = s->shown_begin; k < s->shown_end; k++) {
+            if (s->frames[k].file) {
+                *file_out = s->frames[k].file;
+                *line_out = s->frames[k].line;
+                return;
+            }
+        }
+    }
+}

@@ -1,0 +1,176 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * options: the command-line options shared by linked test binaries and
+ * `leakgate run` (SPEC §5), with their LEAKGATE_* environment twins.  The
+ * flag wins over the environment.  Pure parsing: no I/O besides getenv.
+ */
+#include "leakgate/leakgate.h"
+
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "error.h"
+
+struct value_option {
+    const char *flag; /* "--thresholds" */
+    const char *env;  /* "LEAKGATE_THRESHOLDS" */
+    size_t offset;    /* of the const char * field */
+};
+
+static const struct value_option value_options[] = {
+    {"--thresholds", "LEAKGATE_THRESHOLDS",
+     offsetof(struct leakgate_gate_options, thresholds_path)},
+    {"--filter", "LEAKGATE_FILTER",
+     offsetof(struct leakgate_gate_options, filter)},
+    {"--report-dir", "LEAKGATE_REPORT_DIR",
+     offsetof(struct leakgate_gate_options, report_dir)},
+    {"--junit", "LEAKGATE_JUNIT",
+     offsetof(struct leakgate_gate_options, junit_path)},
+    {"--json", "LEAKGATE_JSON",
+     offsetof(struct leakgate_gate_options, json_path)},
+};
+
+#define NVALUE (sizeof value_options / sizeof value_options[0])
+
+static const char **
+field(struct leakgate_gate_options *opts, const struct value_option *o)
+{
+    return (const char **)(void *)((char *)opts + o->offset);
+}
+
+/* Match "--flag VALUE" or "--flag=VALUE"; returns how many argv entries
+ * were used (0 = not this option), -1 when the value is missing. */
+static int
+match_value(const struct value_option *o,
+            int argc,
+            char *const *argv,
+            int i,
+            const char **value_out)
+{
+    size_t n = strlen(o->flag);
+    const char *arg = argv[i];
+
+    if (strncmp(arg, o->flag, n) != 0)
+        return 0;
+    if (arg[n] == '=') {
+        *value_out = arg + n + 1;
+        return 1;
+    }
+    if (arg[n] != '\0')
+        return 0;
+    if (i + 1 >= argc)
+        return -1;
+    *value_out = argv[i + 1];
+    return 2;
+}
+
+static int
+parse_flag(struct leakgate_gate_options *opts, const char *arg)
+{
+    if (strcmp(arg, "--list") == 0)
+        opts->list = 1;
+    else if (strcmp(arg, "--update-thresholds") == 0)
+        opts->update_thresholds = 1;
+    else if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0)
+        opts->help = 1;
+    else if (strcmp(arg, "--version") == 0)
+        opts->show_version = 1;
+    else if (strcmp(arg, "--color") == 0)
+        opts->color = 1;
+    else if (strcmp(arg, "--no-color") == 0)
+        opts->color = 0;
+    else
+        return leakgate_error__set(LEAKGATE_EUSAGE,
+                                   "unknown option '%s' (see --help)", arg);
+    return 0;
+}
+
+static int
+parse_value(struct leakgate_gate_options *opts,
+            int argc,
+            char *const *argv,
+            int *i,
+            bool *matched)
+{
+    *matched = false;
+    for (size_t k = 0; k < NVALUE; k++) {
+        const char *value = NULL;
+        int used = match_value(&value_options[k], argc, argv, *i, &value);
+
+        if (used == 0)
+            continue;
+        if (used < 0 || !*value)
+            return leakgate_error__set(LEAKGATE_EUSAGE,
+                                       "option '%s' needs a value",
+                                       value_options[k].flag);
+        *field(opts, &value_options[k]) = value;
+        *i += used - 1;
+        *matched = true;
+        return 0;
+    }
+    return 0;
+}
+
+int
+leakgate_gate_options_parse(struct leakgate_gate_options *opts,
+                            int argc,
+                            char *const *argv)
+{
+    const struct leakgate_gate_options init = LEAKGATE_GATE_OPTIONS_INIT;
+    int rc;
+
+    *opts = init;
+    for (int i = 1; i < argc; i++) {
+        bool matched;
+
+        rc = parse_value(opts, argc, argv, &i, &matched);
+        if (rc < 0)
+            return rc;
+        if (!matched) {
+            rc = parse_flag(opts, argv[i]);
+            if (rc < 0)
+                return rc;
+        }
+    }
+    for (size_t k = 0; k < NVALUE; k++) {
+        const char *env = getenv(value_options[k].env);
+
+        if (!*field(opts, &value_options[k]) && env && *env)
+            *field(opts, &value_options[k]) = env;
+    }
+    if (opts->color < 0 && getenv("NO_COLOR"))
+        opts->color = 0;
+    return 0;
+}
+
+const char *
+leakgate_gate_options_usage(void)
+{
+    return "usage: TEST_BINARY [options]\n"
+           "\n"
+           "Runs every test under the leakgate gate: a test fails when an\n"
+           "allocation stack retains more bytes than leakgate.yaml allows.\n"
+           "\n"
+           "options (environment twin in brackets; the option wins):\n"
+           "  --thresholds FILE    thresholds YAML [LEAKGATE_THRESHOLDS]\n"
+           "                       (default: ./leakgate.yaml if present,\n"
+           "                       else every limit is 0)\n"
+           "  --filter GLOB        run only tests whose suite/test matches\n"
+           "                       [LEAKGATE_FILTER]\n"
+           "  --list               print suite/test lines and exit 0\n"
+           "  --report-dir DIR     write artifacts for failing tests\n"
+           "                       [LEAKGATE_REPORT_DIR]\n"
+           "  --junit FILE         write JUnit XML [LEAKGATE_JUNIT]\n"
+           "  --json FILE          write every test's measurements as JSON\n"
+           "                       [LEAKGATE_JSON]\n"
+           "  --update-thresholds  write what was measured into the\n"
+           "                       thresholds file\n"
+           "  --color, --no-color  colour on stderr (default: if a "
+           "terminal)\n"
+           "  --help, --version\n"
+           "\n"
+           "exit status: 0 all tests passed; 1 a test failed (assertion or\n"
+           "gate); 2 usage or configuration error; 3 the gate could not "
+           "run.\n";
+}

@@ -1,0 +1,310 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * profile: jemalloc control through mallctl.  Translates mallctl's errno
+ * convention into leakgate codes at each call site.
+ */
+#include "profile.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <jemalloc/jemalloc.h>
+#include <limits.h>
+#include <link.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "error.h"
+
+/*
+ * Exact mode: every allocation sampled (lg_prof_sample:0), raw counts
+ * (prof_unbias:false, FACTS "Exactness"), recording off until the gate
+ * opens a window.  jemalloc reads this symbol once, before main; it is seen
+ * because the executable (or a library ahead of libjemalloc) defines it.
+ */
+LEAKGATE_API const char *malloc_conf =
+    "prof:true,prof_active:false,lg_prof_sample:0,prof_unbias:false";
+
+static int
+read_bool(const char *name, bool *out)
+{
+    size_t sz = sizeof *out;
+
+    return mallctl(name, out, &sz, NULL, 0);
+}
+
+/* The address of mallctl as an object pointer (ISO C has no direct cast). */
+static const void *
+mallctl_addr(void)
+{
+    int (*fn)(const char *, void *, size_t *, void *, size_t) = mallctl;
+    const void *p;
+
+    memcpy(&p, &fn, sizeof p);
+    return p;
+}
+
+static const char *
+module_of(const void *addr)
+{
+    Dl_info info;
+
+    if (!addr || !dladdr(addr, &info) || !info.dli_fname)
+        return "?";
+    return info.dli_fname;
+}
+
+int
+leakgate_profile__check(struct leakgate_profile_info *out)
+{
+    bool prof = false;
+    size_t lg = 0, sz = sizeof lg;
+    const char *version = "unknown";
+    size_t vsz = sizeof version;
+    void *jemalloc_malloc;
+
+    memset(out, 0, sizeof *out);
+    /* malloc must be jemalloc's: compare with the definition that the
+     * jemalloc library itself exports. */
+    jemalloc_malloc = dlsym(RTLD_DEFAULT, "malloc");
+    if (strcmp(module_of(jemalloc_malloc), module_of(mallctl_addr())) != 0)
+        return leakgate_error__set(
+            LEAKGATE_ENOPROF,
+            "malloc in this process comes from %s, not from jemalloc (%s): "
+            "link the test with leakgate (which links libjemalloc) and do "
+            "not preload another allocator or build with a sanitizer",
+            module_of(jemalloc_malloc), module_of(mallctl_addr()));
+    if (read_bool("opt.prof", &prof) != 0 || !prof)
+        return leakgate_error__set(
+            LEAKGATE_ENOPROF,
+            "jemalloc heap profiling is off in this process (opt.prof is "
+            "false): leakgate turns it on through malloc_conf; remove "
+            "'prof:false' from MALLOC_CONF, or run the binary with "
+            "MALLOC_CONF=prof:true");
+    if (mallctl("opt.lg_prof_sample", &lg, &sz, NULL, 0) != 0)
+        lg = 0;
+    out->lg_sample = (unsigned int)lg;
+    if (read_bool("opt.prof_unbias", &out->unbias) != 0)
+        out->unbias = false;
+    if (mallctl("version", &version, &vsz, NULL, 0) != 0)
+        version = "unknown";
+    out->version = version;
+    return 0;
+}
+
+int
+leakgate_profile__set_active(bool on)
+{
+    int rc = mallctl("prof.active", NULL, NULL, &on, sizeof on);
+
+    if (rc != 0)
+        return leakgate_error__set(
+            LEAKGATE_ENOPROF, "mallctl(\"prof.active\"): %s", strerror(rc));
+    return 0;
+}
+
+static int
+open_tempfile(void)
+{
+    const char *dir = getenv("TMPDIR");
+    char tmpl[PATH_MAX];
+    int fd;
+
+    if (!dir || !*dir)
+        dir = "/tmp";
+    if (snprintf(tmpl, sizeof tmpl, "%s/leakgate-XXXXXX", dir) >=
+        (int)sizeof tmpl)
+        return -1;
+    fd = mkstemp(tmpl);
+    if (fd >= 0)
+        unlink(tmpl);
+    return fd;
+}
+
+int
+leakgate_profile__dumpfile_open(struct leakgate_dumpfile *d)
+{
+    memset(d, 0, sizeof *d);
+    d->fd = memfd_create("leakgate-heap", MFD_CLOEXEC);
+    if (d->fd < 0)
+        d->fd = open_tempfile();
+    if (d->fd < 0)
+        return leakgate_error__set(LEAKGATE_EIO,
+                                   "cannot create an in-memory dump file "
+                                   "(memfd_create and $TMPDIR both failed: "
+                                   "%s)",
+                                   strerror(errno));
+    snprintf(d->path, sizeof d->path, "/proc/self/fd/%d", d->fd);
+    if (access(d->path, W_OK) != 0) {
+        int err = errno;
+
+        leakgate_profile__dumpfile_close(d);
+        return leakgate_error__set(LEAKGATE_EIO,
+                                   "%s is not usable (%s): leakgate needs "
+                                   "/proc mounted",
+                                   "/proc/self/fd", strerror(err));
+    }
+    return 0;
+}
+
+int
+leakgate_profile__dump(struct leakgate_dumpfile *d)
+{
+    const char *path = d->path;
+    int rc = mallctl("prof.dump", NULL, NULL, &path, sizeof path);
+
+    if (rc == ENOENT)
+        return leakgate_error__set(LEAKGATE_ENOPROF,
+                                   "mallctl(\"prof.dump\"): profiling is "
+                                   "off in this process");
+    if (rc != 0)
+        return leakgate_error__set(LEAKGATE_EDUMP,
+                                   "mallctl(\"prof.dump\") to %s failed: %s",
+                                   path, strerror(rc));
+    return 0;
+}
+
+int
+leakgate_profile__dumpfile_read(struct leakgate_dumpfile *d)
+{
+    struct stat st;
+    size_t size, got = 0;
+
+    if (fstat(d->fd, &st) != 0)
+        return leakgate_error__set(LEAKGATE_EIO, "fstat of dump file: %s",
+                                   strerror(errno));
+    size = (size_t)st.st_size;
+    if (size > d->cap) {
+        char *p = leakgate_util__realloc(d->text, size);
+
+        if (!p)
+            return leakgate_error__set(LEAKGATE_ENOMEM,
+                                       "%zu bytes for a heap dump", size);
+        d->text = p;
+        d->cap = size;
+    }
+    while (got < size) {
+        ssize_t n = pread(d->fd, d->text + got, size - got, (off_t)got);
+
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return leakgate_error__set(LEAKGATE_EIO, "reading dump file: %s",
+                                       n < 0 ? strerror(errno)
+                                             : "unexpected end");
+        got += (size_t)n;
+    }
+    d->len = size;
+    return 0;
+}
+
+void
+leakgate_profile__dumpfile_close(struct leakgate_dumpfile *d)
+{
+    if (d->fd >= 0)
+        close(d->fd);
+    leakgate_util__free(d->text);
+    memset(d, 0, sizeof *d);
+    d->fd = -1;
+}
+
+struct range_search {
+    const char *prefix;
+    const void *addr;
+    bool by_addr;
+    struct leakgate_range *ranges;
+    size_t n;
+    size_t cap;
+    bool failed;
+};
+
+static bool
+module_matches(const struct dl_phdr_info *info, const struct range_search *s)
+{
+    const char *base;
+
+    if (s->by_addr) {
+        uintptr_t a = (uintptr_t)s->addr;
+
+        for (size_t i = 0; i < info->dlpi_phnum; i++) {
+            const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+            uintptr_t start = info->dlpi_addr + ph->p_vaddr;
+
+            if (ph->p_type == PT_LOAD && a >= start && a < start + ph->p_memsz)
+                return true;
+        }
+        return false;
+    }
+    if (!info->dlpi_name || !*info->dlpi_name)
+        return false;
+    base = strrchr(info->dlpi_name, '/');
+    base = base ? base + 1 : info->dlpi_name;
+    return strncmp(base, s->prefix, strlen(s->prefix)) == 0;
+}
+
+static int
+collect_ranges(struct dl_phdr_info *info, size_t size, void *payload)
+{
+    struct range_search *s = payload;
+
+    (void)size;
+    if (!module_matches(info, s))
+        return 0;
+    for (size_t i = 0; i < info->dlpi_phnum && !s->failed; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+
+        if (ph->p_type != PT_LOAD)
+            continue;
+        if (s->n == s->cap) {
+            size_t cap = s->cap ? s->cap * 2 : 8;
+            struct leakgate_range *r =
+                leakgate_util__realloc(s->ranges, cap * sizeof *r);
+
+            if (!r) {
+                s->failed = true;
+                break;
+            }
+            s->ranges = r;
+            s->cap = cap;
+        }
+        s->ranges[s->n].start = info->dlpi_addr + ph->p_vaddr;
+        s->ranges[s->n].end = info->dlpi_addr + ph->p_vaddr + ph->p_memsz;
+        s->n++;
+    }
+    return 0;
+}
+
+int
+leakgate_profile__module_ranges(struct leakgate_range **out,
+                                size_t *n,
+                                const char *basename_prefix,
+                                const void *addr)
+{
+    struct range_search s = {basename_prefix, addr, false, NULL, 0, 0, false};
+
+    dl_iterate_phdr(collect_ranges, &s);
+    if (!s.failed && s.n == 0 && addr) {
+        s.by_addr = true;
+        dl_iterate_phdr(collect_ranges, &s);
+    }
+    if (s.failed) {
+        leakgate_util__free(s.ranges);
+        *out = NULL;
+        *n = 0;
+        return leakgate_error__set(LEAKGATE_ENOMEM, "module ranges");
+    }
+    *out = s.ranges;
+    *n = s.n;
+    return 0;
+}
+
+int
+leakgate_profile__allocator_ranges(struct leakgate_range **out, size_t *n)
+{
+    return leakgate_profile__module_ranges(out, n, "libjemalloc.",
+                                           mallctl_addr());
+}

@@ -1,0 +1,100 @@
+/* SPDX-License-Identifier: MIT */
+/* options: flags, values in both spellings, env twins, errors. */
+#include "unit.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "leakgate/leakgate.h"
+
+const char *const unit_suite = "options";
+
+static void
+test_options__defaults(void)
+{
+    struct leakgate_gate_options o;
+    char *argv[] = {(char[]){"prog"}, NULL};
+
+    unsetenv("LEAKGATE_THRESHOLDS");
+    unsetenv("LEAKGATE_FILTER");
+    CU_ASSERT_EQUAL(leakgate_gate_options_parse(&o, 1, argv), 0);
+    CU_ASSERT_PTR_NULL(o.thresholds_path);
+    CU_ASSERT_PTR_NULL(o.filter);
+    CU_ASSERT_EQUAL(o.list, 0);
+    CU_ASSERT_EQUAL(o.version, LEAKGATE_GATE_OPTIONS_VERSION);
+}
+
+static void
+test_options__values_and_flags(void)
+{
+    struct leakgate_gate_options o;
+    char *argv[] = {(char[]){"prog"},          (char[]){"--thresholds"}, (char[]){"t.yaml"},
+                    (char[]){"--filter=a/*"},  (char[]){"--list"},       (char[]){"--report-dir"},
+                    (char[]){"out"},           (char[]){"--junit=j.xml"}, (char[]){"--json"},
+                    (char[]){"r.json"},        (char[]){"--no-color"},   (char[]){"--update-thresholds"}};
+
+    CU_ASSERT_EQUAL(leakgate_gate_options_parse(&o, 12, argv), 0);
+    CU_ASSERT_STRING_EQUAL(o.thresholds_path, "t.yaml");
+    CU_ASSERT_STRING_EQUAL(o.filter, "a/*");
+    CU_ASSERT_STRING_EQUAL(o.report_dir, "out");
+    CU_ASSERT_STRING_EQUAL(o.junit_path, "j.xml");
+    CU_ASSERT_STRING_EQUAL(o.json_path, "r.json");
+    CU_ASSERT_EQUAL(o.list, 1);
+    CU_ASSERT_EQUAL(o.color, 0);
+    CU_ASSERT_EQUAL(o.update_thresholds, 1);
+}
+
+static void
+test_options__env_twins_lose_to_flags(void)
+{
+    struct leakgate_gate_options o;
+    char *argv[] = {(char[]){"prog"}, (char[]){"--filter"}, (char[]){"flag/*"}};
+
+    setenv("LEAKGATE_FILTER", "env/*", 1);
+    setenv("LEAKGATE_JUNIT", "env.xml", 1);
+    CU_ASSERT_EQUAL(leakgate_gate_options_parse(&o, 3, argv), 0);
+    CU_ASSERT_STRING_EQUAL(o.filter, "flag/*");
+    CU_ASSERT_STRING_EQUAL(o.junit_path, "env.xml");
+    unsetenv("LEAKGATE_FILTER");
+    unsetenv("LEAKGATE_JUNIT");
+}
+
+static void
+test_options__errors_name_the_option(void)
+{
+    struct leakgate_gate_options o;
+    char *unknown[] = {(char[]){"prog"}, (char[]){"--bogus"}};
+    char *missing[] = {(char[]){"prog"}, (char[]){"--thresholds"}};
+    char *empty[] = {(char[]){"prog"}, (char[]){"--json="}};
+
+    CU_ASSERT_EQUAL(leakgate_gate_options_parse(&o, 2, unknown),
+                    LEAKGATE_EUSAGE);
+    CU_ASSERT_PTR_NOT_NULL(strstr(leakgate_error_last(), "--bogus"));
+    CU_ASSERT_EQUAL(leakgate_gate_options_parse(&o, 2, missing),
+                    LEAKGATE_EUSAGE);
+    CU_ASSERT_PTR_NOT_NULL(strstr(leakgate_error_last(), "--thresholds"));
+    CU_ASSERT_EQUAL(leakgate_gate_options_parse(&o, 2, empty),
+                    LEAKGATE_EUSAGE);
+    CU_ASSERT_PTR_NOT_NULL(strstr(leakgate_error_last(), "--json"));
+}
+
+static void
+test_options__usage_and_strerror(void)
+{
+    CU_ASSERT_PTR_NOT_NULL(strstr(leakgate_gate_options_usage(),
+                                  "--thresholds FILE"));
+    CU_ASSERT_STRING_EQUAL(leakgate_strerror(LEAKGATE_ECONFIG),
+                           "invalid thresholds file");
+    CU_ASSERT_STRING_EQUAL(leakgate_strerror(-999), "unknown error");
+}
+
+const struct unit_case unit_cases[] = {
+    {"test_options__defaults", test_options__defaults},
+    {"test_options__values_and_flags", test_options__values_and_flags},
+    {"test_options__env_twins_lose_to_flags",
+     test_options__env_twins_lose_to_flags},
+    {"test_options__errors_name_the_option",
+     test_options__errors_name_the_option},
+    {"test_options__usage_and_strerror", test_options__usage_and_strerror},
+    {NULL, NULL},
+};
