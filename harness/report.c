@@ -1,0 +1,1715 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * report: render verdicts for people and machines.  Core stage 5: reads
+ * in-memory verdicts, builds strings with struct leakgate_buf, never writes
+ * a file, keeps no state.
+ *
+ * - text (SPEC §7): what a developer reads when a test fails.  It names the
+ *   test and what it retained, prints each offending stack trimmed to the
+ *   user's code with an aligned file:line column, says where every limit
+ *   came from, how the numbers were measured, where the artifacts are, and
+ *   ends with the YAML that would accept the growth.
+ * - YAML: that suggestion alone (exact names, glob-escaped, quoted where
+ *   YAML would misread them).
+ * - JUnit XML and JSON results (docs/results-format.md).
+ *
+ * Invariants: every string that comes from a test, a symbol or a path goes
+ * through an escaper (XML, JSON or YAML); the XML and JSON escapers also
+ * replace malformed UTF-8, so the output is well-formed whatever the names
+ * contain.  No ANSI codes unless colour is asked for.  A failed allocation
+ * marks the buffer, which is checked once when the text is taken: every
+ * entry point returns NULL on ENOMEM and leaks nothing.
+ *
+ * "Counted" stacks grew (bytes > 0) and are not ignored: they make up the
+ * retained total.  "Offending" stacks are printed in full: over their own
+ * limit, or every counted stack when the total is over (and every counted
+ * stack of a verdict that was not judged).
+ */
+#include "report.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+#include "leakgate/version.h"
+#include "util.h"
+
+/* ANSI SGR parameters: failure, note, the numbers, the paths. */
+#define SGR_FAIL "1;31"
+#define SGR_NOTE "1;33"
+#define SGR_BOLD "1"
+#define SGR_DIM "2"
+
+/* Widest function column that locations still line up after: one long
+ * C++ name must not push every location off the screen. */
+#define NAME_COLUMN_MAX 40
+/* Threads listed for one stack before "and N more". */
+#define THREADS_SHOWN 8
+/* Nesting of the JSON document (root, tests, test, stacks, stack, frames,
+ * frame) plus room. */
+#define JSON_DEPTH_MAX 12
+
+struct text {
+    struct leakgate_buf *b;
+    bool color;
+};
+
+/* What a verdict's stacks add up to. */
+struct tally {
+    int64_t bytes, objs; /* counted stacks */
+    size_t ncounted;
+    size_t nshown;  /* offending stacks */
+    size_t nwithin; /* counted but not shown */
+    int64_t within_bytes, within_objs;
+    size_t nignored;
+    size_t nfreed; /* stacks that shrank */
+    int64_t freed_bytes, freed_objs;
+};
+
+/* Where a stack's limit came from. */
+enum limit_source {
+    SOURCE_NONE, /* not judged or ignored */
+    SOURCE_RULE,
+    SOURCE_TEST_ENTRY,
+    SOURCE_SUITE_ENTRY,
+    SOURCE_DEFAULTS,
+};
+
+enum escape { ESC_XML_TEXT, ESC_XML_ATTR, ESC_JSON };
+
+/* ---- shared helpers ---------------------------------------------------- */
+
+static const char *
+or_unknown(const char *s)
+{
+    return s && *s ? s : "unknown";
+}
+
+static const char *
+plural(uint64_t n, const char *one, const char *many)
+{
+    return n == 1 ? one : many;
+}
+
+static uint64_t
+magnitude(int64_t n)
+{
+    return n < 0 ? 0 - (uint64_t)n : (uint64_t)n;
+}
+
+/* n with thousands separators ("4,208") into out (>= 32 bytes); returns
+ * out.  Cannot fail. */
+static const char *
+group_u(char *out, uint64_t n, bool negative)
+{
+    char digits[24];
+    int len = snprintf(digits, sizeof digits, "%" PRIu64, n);
+    size_t at = 0;
+
+    if (negative)
+        out[at++] = '-';
+    for (int i = 0; i < len; i++) {
+        if (i > 0 && (len - i) % 3 == 0)
+            out[at++] = ',';
+        out[at++] = digits[i];
+    }
+    out[at] = '\0';
+    return out;
+}
+
+static const char *
+group(char *out, int64_t n)
+{
+    return group_u(out, magnitude(n), n < 0);
+}
+
+static bool
+counted(const struct leakgate_vstack *s)
+{
+    return s->bytes > 0 && !s->judgement.ignored;
+}
+
+static bool
+gate_failed(const struct leakgate_verdict *v)
+{
+    return v->status == LEAKGATE_STATUS_FAIL && v->policy.failed;
+}
+
+static bool
+offending(const struct leakgate_verdict *v, const struct leakgate_vstack *s)
+{
+    if (v->status == LEAKGATE_STATUS_NOT_JUDGED)
+        return counted(s);
+    return s->judgement.over || (v->policy.total_over && counted(s));
+}
+
+static bool
+suite_window(const struct leakgate_verdict *v)
+{
+    return v->test && strcmp(v->test, "[suite]") == 0;
+}
+
+static void
+tally(struct tally *out, const struct leakgate_verdict *v)
+{
+    memset(out, 0, sizeof *out);
+    for (size_t i = 0; i < v->nstacks; i++) {
+        const struct leakgate_vstack *s = &v->stacks[i];
+
+        if (s->bytes > 0 && s->judgement.ignored) {
+            out->nignored++;
+        } else if (s->bytes < 0) {
+            out->nfreed++;
+            out->freed_bytes += s->bytes;
+            out->freed_objs += s->objs;
+        } else if (counted(s)) {
+            out->ncounted++;
+            out->bytes += s->bytes;
+            out->objs += s->objs;
+            if (offending(v, s)) {
+                out->nshown++;
+            } else {
+                out->nwithin++;
+                out->within_bytes += s->bytes;
+                out->within_objs += s->objs;
+            }
+        }
+    }
+}
+
+static enum limit_source
+limit_source(const struct leakgate_verdict *v, const struct leakgate_vstack *s)
+{
+    const struct leakgate_policy_settings *st = &v->settings;
+
+    if (s->bytes <= 0 || s->judgement.ignored)
+        return SOURCE_NONE;
+    if (s->judgement.rule)
+        return SOURCE_RULE;
+    if (st->test_entry && st->test_entry->has_stack_limit)
+        return SOURCE_TEST_ENTRY;
+    if (st->suite_entry && st->suite_entry->has_stack_limit)
+        return SOURCE_SUITE_ENTRY;
+    return SOURCE_DEFAULTS;
+}
+
+/* frames[*begin, *end) to show; every frame when the range is empty or
+ * out of bounds.  Cannot fail. */
+static void
+shown_range(const struct leakgate_vstack *s, size_t *begin, size_t *end)
+{
+    *begin = s->shown_begin;
+    *end = s->shown_end;
+    if (*begin >= *end || *end > s->nframes) {
+        *begin = 0;
+        *end = s->nframes;
+    }
+}
+
+/* Length (1-4) of the well-formed UTF-8 sequence at s with its code point
+ * in *cp; 0 when s does not start one (overlong, surrogate, truncated).
+ * Never reads past a NUL: it is not a continuation byte. */
+static size_t
+utf8_seq(const unsigned char *s, uint32_t *cp)
+{
+    uint32_t c = s[0], min;
+    size_t len;
+
+    *cp = c;
+    if (c < 0x80)
+        return 1;
+    if (c >= 0xc2 && c <= 0xdf) {
+        len = 2, c &= 0x1f, min = 0x80;
+    } else if (c >= 0xe0 && c <= 0xef) {
+        len = 3, c &= 0x0f, min = 0x800;
+    } else if (c >= 0xf0 && c <= 0xf4) {
+        len = 4, c &= 0x07, min = 0x10000;
+    } else {
+        return 0;
+    }
+    for (size_t i = 1; i < len; i++) {
+        if ((s[i] & 0xc0) != 0x80)
+            return 0;
+        c = (c << 6) | (s[i] & 0x3fu);
+    }
+    if (c < min || c > 0x10ffff || (c >= 0xd800 && c <= 0xdfff))
+        return 0;
+    *cp = c;
+    return len;
+}
+
+static void
+put_ascii(struct leakgate_buf *b, char c, enum escape mode)
+{
+    static const char specials[] = "&<>\"'";
+    static const char *const entities[] = {"&amp;", "&lt;", "&gt;", "&quot;",
+                                           "&apos;"};
+    const char *special = strchr(specials, c);
+
+    if (mode == ESC_JSON) {
+        if (c == '"' || c == '\\')
+            leakgate_buf__printf(b, "\\%c", c);
+        else if (c == '\n')
+            leakgate_buf__puts(b, "\\n");
+        else if (c == '\t')
+            leakgate_buf__puts(b, "\\t");
+        else if ((unsigned char)c < 0x20)
+            leakgate_buf__printf(b, "\\u%04x", (unsigned int)c);
+        else
+            leakgate_buf__put(b, &c, 1);
+    } else if (c && special &&
+               (mode == ESC_XML_ATTR || special - specials < 3)) {
+        leakgate_buf__puts(b, entities[special - specials]);
+    } else if (c == '\n' || c == '\t' || c == '\r') {
+        /* Attribute values must stay on one line; a parser would turn a
+         * raw newline into a space anyway. */
+        leakgate_buf__put(b, mode == ESC_XML_ATTR ? " " : &c, 1);
+    } else {
+        /* XML 1.0 has no way to write the other control characters. */
+        leakgate_buf__put(b, (unsigned char)c < 0x20 ? "?" : &c, 1);
+    }
+}
+
+/*
+ * Append the first n bytes of s escaped for mode.  util's escapers do not
+ * check UTF-8, and one stray byte in a symbol makes a whole XML or JSON
+ * document unreadable, so malformed sequences become "?" (XML) or U+FFFD
+ * (JSON), as do the non-characters XML forbids.
+ */
+static void
+put_escaped_n(struct leakgate_buf *b, const char *s, size_t n, enum escape mode)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    const unsigned char *end = p + n;
+
+    while (p < end && *p) {
+        uint32_t cp;
+        size_t len = utf8_seq(p, &cp);
+
+        if (len == 0)
+            leakgate_buf__puts(b, mode == ESC_JSON ? "\\ufffd" : "?");
+        else if (len == 1)
+            put_ascii(b, (char)*p, mode);
+        else if (mode != ESC_JSON && (cp == 0xfffe || cp == 0xffff))
+            leakgate_buf__puts(b, "?");
+        else
+            leakgate_buf__put(b, (const char *)p, len);
+        p += len ? len : 1;
+    }
+}
+
+static void
+put_escaped(struct leakgate_buf *b, const char *s, enum escape mode)
+{
+    put_escaped_n(b, s ? s : "", s ? strlen(s) : 0, mode);
+}
+
+/* ---- text -------------------------------------------------------------- */
+
+static void
+sgr_on(struct text *t, const char *sgr)
+{
+    if (t->color)
+        leakgate_buf__printf(t->b, "\033[%sm", sgr);
+}
+
+static void
+sgr_off(struct text *t)
+{
+    if (t->color)
+        leakgate_buf__puts(t->b, "\033[0m");
+}
+
+/* "4,096 B" in bold. */
+static void
+put_bytes(struct text *t, int64_t bytes)
+{
+    char num[32];
+
+    sgr_on(t, SGR_BOLD);
+    leakgate_buf__printf(t->b, "%s B", group(num, bytes));
+    sgr_off(t);
+}
+
+/* "1 object", "3 objects" (freed objects are counted as a magnitude). */
+static void
+put_objs(struct text *t, int64_t objs)
+{
+    char num[32];
+
+    leakgate_buf__printf(t->b, "%s %s", group_u(num, magnitude(objs), false),
+                         plural(magnitude(objs), "object", "objects"));
+}
+
+static const char *
+path_or(const struct leakgate_report_env *env)
+{
+    return env->thresholds_path ? env->thresholds_path : "thresholds file";
+}
+
+/* `tests "parser/test_x" stack_limit, leakgate.yaml:12` */
+static void
+put_entry(struct text *t,
+          const char *section,
+          const struct leakgate_config_entry *e,
+          const char *what,
+          const struct leakgate_report_env *env)
+{
+    leakgate_buf__printf(t->b, "%s \"%s\" %s, %s:%u", section,
+                         e->pattern ? e->pattern : "", what, path_or(env),
+                         e->line);
+}
+
+static bool
+owns_rule(const struct leakgate_config_entry *e,
+          const struct leakgate_config_stack_rule *r)
+{
+    for (size_t i = 0; e && i < e->nstacks; i++) {
+        if (&e->stacks[i] == r)
+            return true;
+    }
+    return false;
+}
+
+/* `tests "parser/test_x" stack rule [cache_insert], leakgate.yaml:14` */
+static void
+put_rule(struct text *t,
+         const struct leakgate_verdict *v,
+         const struct leakgate_config_stack_rule *r,
+         const struct leakgate_report_env *env)
+{
+    const struct leakgate_config_entry *te = v->settings.test_entry;
+    const struct leakgate_config_entry *se = v->settings.suite_entry;
+
+    if (owns_rule(te, r))
+        leakgate_buf__printf(t->b, "tests \"%s\" ", te->pattern);
+    else if (owns_rule(se, r))
+        leakgate_buf__printf(t->b, "suites \"%s\" ", se->pattern);
+    leakgate_buf__puts(t->b, "stack rule [");
+    for (size_t i = 0; i < r->nframes; i++)
+        leakgate_buf__printf(t->b, "%s%s", i ? ", " : "", r->frames[i]);
+    leakgate_buf__printf(t->b, "], %s:%u", path_or(env), r->line);
+}
+
+static void
+put_limit_source(struct text *t,
+                 const struct leakgate_verdict *v,
+                 const struct leakgate_vstack *s,
+                 const struct leakgate_report_env *env)
+{
+    switch (limit_source(v, s)) {
+    case SOURCE_RULE: put_rule(t, v, s->judgement.rule, env); break;
+    case SOURCE_TEST_ENTRY:
+        put_entry(t, "tests", v->settings.test_entry, "stack_limit", env);
+        break;
+    case SOURCE_SUITE_ENTRY:
+        put_entry(t, "suites", v->settings.suite_entry, "stack_limit", env);
+        break;
+    case SOURCE_DEFAULTS:
+    case SOURCE_NONE:
+        leakgate_buf__puts(t->b, env->thresholds_path
+                                     ? "defaults.stack_limit"
+                                     : "no thresholds file: every limit is 0");
+        break;
+    }
+}
+
+static void
+put_total_source(struct text *t,
+                 const struct leakgate_verdict *v,
+                 const struct leakgate_report_env *env)
+{
+    const struct leakgate_policy_settings *st = &v->settings;
+
+    if (st->test_entry && st->test_entry->has_total_limit)
+        put_entry(t, "tests", st->test_entry, "total_limit", env);
+    else if (st->suite_entry && st->suite_entry->has_total_limit)
+        put_entry(t, "suites", st->suite_entry, "total_limit", env);
+    else
+        leakgate_buf__puts(t->b, "defaults.total_limit");
+}
+
+/* ", allocated by thread 3" when it was not simply the first thread. */
+static void
+put_threads(struct text *t, const struct leakgate_vstack *s)
+{
+    char num[32];
+
+    if (s->nthreads == 0 || (s->nthreads == 1 && s->threads[0].tid == 0))
+        return;
+    if (s->nthreads == 1) {
+        leakgate_buf__printf(t->b, ", allocated by thread %" PRIu64,
+                             s->threads[0].tid);
+        return;
+    }
+    leakgate_buf__puts(t->b, ", allocated by threads ");
+    for (size_t i = 0; i < s->nthreads && i < THREADS_SHOWN; i++)
+        leakgate_buf__printf(t->b, "%s%" PRIu64 " (%s B)", i ? ", " : "",
+                             s->threads[i].tid,
+                             group(num, s->threads[i].delta_bytes));
+    if (s->nthreads > THREADS_SHOWN)
+        leakgate_buf__printf(t->b, " and %zu more",
+                             s->nthreads - THREADS_SHOWN);
+}
+
+static size_t
+name_width(const struct leakgate_frame *f)
+{
+    size_t n = f->function ? strlen(f->function) : 2;
+
+    return n + (f->inlined ? strlen(" (inlined)") : 0);
+}
+
+static void
+put_location(struct text *t, const struct leakgate_frame *f)
+{
+    sgr_on(t, SGR_DIM);
+    if (f->file && f->line)
+        leakgate_buf__printf(t->b, "%s:%u", f->file, f->line);
+    else if (f->file)
+        leakgate_buf__puts(t->b, f->file);
+    else if (f->module)
+        leakgate_buf__printf(t->b, "%s+0x%" PRIxPTR, f->module,
+                             f->module_offset);
+    else
+        leakgate_buf__printf(t->b, "0x%" PRIxPTR, f->pc);
+    sgr_off(t);
+}
+
+static void
+text_pcs(struct text *t, const struct leakgate_vstack *s)
+{
+    if (s->npcs == 0)
+        leakgate_buf__puts(t->b, "      (no frames outside the allocator)\n");
+    for (size_t i = 0; i < s->npcs; i++)
+        leakgate_buf__printf(t->b, "      0x%" PRIxPTR "\n", s->pcs[i]);
+}
+
+/* "      cache_insert    src/cache.c:42", innermost first, the locations
+ * in one column. */
+static void
+text_frames(struct text *t, const struct leakgate_vstack *s)
+{
+    size_t begin, end, width = 0;
+
+    if (!s->frames) {
+        text_pcs(t, s);
+        return;
+    }
+    shown_range(s, &begin, &end);
+    for (size_t k = begin; k < end; k++) {
+        size_t w = name_width(&s->frames[k]);
+
+        if (w <= NAME_COLUMN_MAX && w > width)
+            width = w;
+    }
+    for (size_t k = begin; k < end; k++) {
+        const struct leakgate_frame *f = &s->frames[k];
+        size_t w = name_width(f);
+
+        leakgate_buf__printf(t->b, "      %s%s%*s  ",
+                             f->function ? f->function : "??",
+                             f->inlined ? " (inlined)" : "",
+                             (int)(w < width ? width - w : 0), "");
+        put_location(t, f);
+        leakgate_buf__puts(t->b, "\n");
+    }
+}
+
+static void
+text_stack(struct text *t,
+           const struct leakgate_verdict *v,
+           const struct leakgate_report_env *env,
+           const struct leakgate_vstack *s,
+           size_t nth,
+           size_t of)
+{
+    char num[32];
+
+    leakgate_buf__printf(t->b, "  stack %zu of %zu: ", nth, of);
+    put_bytes(t, s->bytes);
+    leakgate_buf__puts(t->b, " in ");
+    put_objs(t, s->objs);
+    if (v->status != LEAKGATE_STATUS_NOT_JUDGED) {
+        leakgate_buf__printf(t->b, ", %s %s B (",
+                             s->judgement.over ? "limit" : "within its limit",
+                             group_u(num, s->judgement.limit, false));
+        put_limit_source(t, v, s, env);
+        leakgate_buf__puts(t->b, ")");
+    }
+    put_threads(t, s);
+    leakgate_buf__puts(t->b, "\n");
+    text_frames(t, s);
+}
+
+static void
+text_stacks(struct text *t,
+            const struct leakgate_verdict *v,
+            const struct leakgate_report_env *env,
+            const struct tally *n)
+{
+    size_t nth = 0;
+
+    for (size_t i = 0; i < v->nstacks; i++) {
+        if (offending(v, &v->stacks[i]))
+            text_stack(t, v, env, &v->stacks[i], ++nth, n->nshown);
+    }
+}
+
+static void
+put_name(struct text *t, const struct leakgate_verdict *v)
+{
+    if (v->name)
+        leakgate_buf__puts(t->b, v->name);
+    else
+        leakgate_buf__printf(t->b, "%s/%s", or_unknown(v->suite),
+                             or_unknown(v->test));
+}
+
+/* "leakgate: FAIL parser/t: 4,208 B retained in 2 objects (...)" */
+static void
+text_header(struct text *t,
+            const struct leakgate_verdict *v,
+            const struct leakgate_report_env *env,
+            const struct tally *n)
+{
+    bool note = v->status == LEAKGATE_STATUS_NOT_JUDGED;
+    size_t nover = v->policy.nover;
+    char num[32];
+
+    leakgate_buf__puts(t->b, "leakgate: ");
+    sgr_on(t, note ? SGR_NOTE : SGR_FAIL);
+    leakgate_buf__puts(t->b, note ? "NOTE" : "FAIL");
+    sgr_off(t);
+    leakgate_buf__puts(t->b, " ");
+    put_name(t, v);
+    leakgate_buf__puts(t->b, ": ");
+    put_bytes(t, n->bytes);
+    leakgate_buf__puts(t->b, " retained in ");
+    put_objs(t, n->objs);
+    if (note) {
+        leakgate_buf__printf(t->b, ", not judged: %s\n",
+                             or_unknown(v->not_judged_why));
+        return;
+    }
+    leakgate_buf__puts(t->b, " (");
+    if (nover > 0)
+        leakgate_buf__printf(
+            t->b, "%zu %s", nover,
+            plural(nover, "stack over its limit", "stacks over their limits"));
+    if (v->policy.total_over) {
+        leakgate_buf__printf(t->b, "%stotal over its limit of %s B (",
+                             nover ? "; " : "",
+                             group_u(num, v->settings.total_limit, false));
+        put_total_source(t, v, env);
+        leakgate_buf__puts(t->b, ")");
+    }
+    leakgate_buf__puts(t->b, ")\n");
+}
+
+static bool
+ignore_seen_before(const struct leakgate_verdict *v, size_t i)
+{
+    for (size_t j = 0; j < i; j++) {
+        if (v->stacks[j].bytes > 0 && v->stacks[j].judgement.ignored &&
+            v->stacks[j].judgement.ignore == v->stacks[i].judgement.ignore)
+            return true;
+    }
+    return false;
+}
+
+/* "1 stack ignored (ignore rule leakgate.yaml:20: reason; ...)" */
+static void
+put_ignored(struct text *t,
+            const struct leakgate_verdict *v,
+            const struct leakgate_report_env *env,
+            size_t nignored)
+{
+    const char *sep = "";
+
+    leakgate_buf__printf(t->b, "%zu %s ignored (", nignored,
+                         plural(nignored, "stack", "stacks"));
+    for (size_t i = 0; i < v->nstacks; i++) {
+        const struct leakgate_config_ignore *ig = v->stacks[i].judgement.ignore;
+
+        if (v->stacks[i].bytes <= 0 || !v->stacks[i].judgement.ignored ||
+            ignore_seen_before(v, i))
+            continue;
+        leakgate_buf__printf(t->b, "%signore rule", sep);
+        if (ig)
+            leakgate_buf__printf(t->b, " %s:%u", path_or(env), ig->line);
+        if (ig && ig->reason)
+            leakgate_buf__printf(t->b, ": %s", ig->reason);
+        sep = "; ";
+    }
+    leakgate_buf__puts(t->b, ")");
+}
+
+static void
+text_also(struct text *t,
+          const struct leakgate_verdict *v,
+          const struct leakgate_report_env *env,
+          const struct tally *n)
+{
+    char num[32];
+    const char *sep = "";
+
+    if (n->nwithin > 0) {
+        leakgate_buf__printf(t->b, "  also grew, within limits: %zu %s, ",
+                             n->nwithin, plural(n->nwithin, "stack", "stacks"));
+        put_bytes(t, n->within_bytes);
+        leakgate_buf__puts(t->b, " in ");
+        put_objs(t, n->within_objs);
+        leakgate_buf__puts(t->b, "\n");
+    }
+    if (n->nfreed == 0 && n->nignored == 0 && v->excluded_bytes == 0)
+        return;
+    leakgate_buf__puts(t->b, "  also changed (not counted): ");
+    if (n->nfreed > 0) {
+        put_bytes(t, n->freed_bytes);
+        leakgate_buf__puts(t->b, " in ");
+        put_objs(t, n->freed_objs);
+        leakgate_buf__puts(t->b, " freed from earlier tests");
+        sep = "; ";
+    }
+    if (n->nignored > 0) {
+        leakgate_buf__puts(t->b, sep);
+        put_ignored(t, v, env, n->nignored);
+        sep = "; ";
+    }
+    if (v->excluded_bytes != 0)
+        leakgate_buf__printf(t->b, "%s%s B of test-framework bookkeeping", sep,
+                             group(num, v->excluded_bytes));
+    leakgate_buf__puts(t->b, "\n");
+}
+
+static void
+text_measured(struct text *t, const struct leakgate_report_env *env)
+{
+    leakgate_buf__printf(t->b, "  measured: %s, jemalloc %s, binary ",
+                         or_unknown(env->sampling),
+                         or_unknown(env->jemalloc_version));
+    sgr_on(t, SGR_DIM);
+    leakgate_buf__puts(t->b, or_unknown(env->binary));
+    sgr_off(t);
+    if (env->build_id && *env->build_id)
+        leakgate_buf__printf(t->b, " (build-id %s)\n", env->build_id);
+    else
+        leakgate_buf__puts(t->b, " (no build-id)\n");
+}
+
+static void
+text_artifacts(struct text *t,
+               const struct leakgate_verdict *v,
+               const struct leakgate_report_env *env)
+{
+    if (!v->heap_before || !v->heap_after) {
+        if (env->report_dir)
+            leakgate_buf__printf(t->b, "  artifacts: none written under %s\n",
+                                 env->report_dir);
+        else
+            leakgate_buf__puts(t->b, "  artifacts: none, pass --report-dir "
+                                     "DIR to keep the heap profiles\n");
+        return;
+    }
+    leakgate_buf__puts(t->b, "  artifacts: ");
+    sgr_on(t, SGR_DIM);
+    leakgate_buf__printf(t->b, "%s, %s", v->heap_before, v->heap_after);
+    if (v->json_path)
+        leakgate_buf__printf(t->b, ", %s", v->json_path);
+    sgr_off(t);
+    leakgate_buf__puts(t->b, "\n");
+    if (env->binary && *env->binary)
+        leakgate_buf__printf(t->b, "  inspect: jeprof --text --base=%s %s %s\n",
+                             v->heap_before, env->binary, v->heap_after);
+}
+
+static void
+text_yaml(struct text *t,
+          const struct leakgate_verdict *v,
+          const struct leakgate_report_env *env)
+{
+    char *yaml = leakgate_report__yaml(v);
+    const char *line;
+
+    if (!yaml) {
+        t->b->failed = true;
+        return;
+    }
+    if (*yaml && env->thresholds_path)
+        leakgate_buf__printf(t->b, "  to accept this growth, add to %s:\n",
+                             env->thresholds_path);
+    else if (*yaml)
+        leakgate_buf__puts(t->b, "  to accept this growth, create "
+                                 "leakgate.yaml with:\n    version: 1\n");
+    for (line = yaml; *line;) {
+        size_t len = strcspn(line, "\n");
+
+        leakgate_buf__puts(t->b, "    ");
+        leakgate_buf__put(t->b, line, len);
+        leakgate_buf__puts(t->b, "\n");
+        line += len + (line[len] == '\n');
+    }
+    leakgate_util__free(yaml);
+}
+
+char *
+leakgate_report__text(const struct leakgate_verdict *v,
+                      const struct leakgate_report_env *env,
+                      bool color)
+{
+    struct leakgate_buf b = LEAKGATE_BUF_INIT;
+    struct text t = {&b, color};
+    struct tally n;
+
+    tally(&n, v);
+    if (v->status == LEAKGATE_STATUS_NOT_JUDGED && n.nshown > 0) {
+        text_header(&t, v, env, &n);
+        text_stacks(&t, v, env, &n);
+    } else if (gate_failed(v)) {
+        text_header(&t, v, env, &n);
+        text_stacks(&t, v, env, &n);
+        text_also(&t, v, env, &n);
+        text_measured(&t, env);
+        text_artifacts(&t, v, env);
+        text_yaml(&t, v, env);
+    }
+    return leakgate_buf__take(&b);
+}
+
+/* ---- YAML suggestion --------------------------------------------------- */
+
+/* A suggested stack rule: the exact names of the outermost and innermost
+ * shown frames that have one (inner NULL when it is the same name). */
+struct yrule {
+    const char *outer; /* NULL: the stack has no function name */
+    const char *inner;
+};
+
+static void
+rule_for(struct yrule *out, const struct leakgate_vstack *s)
+{
+    size_t begin, end;
+
+    out->outer = out->inner = NULL;
+    if (!s->frames)
+        return;
+    shown_range(s, &begin, &end);
+    for (size_t k = end; k-- > begin && !out->outer;)
+        out->outer = s->frames[k].function;
+    for (size_t k = begin; k < end && !out->inner; k++)
+        out->inner = s->frames[k].function;
+    if (out->outer && strcmp(out->outer, out->inner) == 0)
+        out->inner = NULL;
+}
+
+static bool
+same_name(const char *a, const char *b)
+{
+    return a == b || (a && b && strcmp(a, b) == 0);
+}
+
+/* What the policy would decide for the suggested rule, whose globs are
+ * exact names: outer appears, and inner further in. */
+static bool
+rule_matches(const struct yrule *r, const struct leakgate_vstack *s)
+{
+    size_t k = s->nframes;
+
+    if (!r->outer || !s->frames)
+        return false;
+    while (k > 0 && !same_name(s->frames[k - 1].function, r->outer))
+        k--;
+    if (k-- == 0)
+        return false;
+    if (!r->inner)
+        return true;
+    while (k-- > 0) {
+        if (same_name(s->frames[k].function, r->inner))
+            return true;
+    }
+    return false;
+}
+
+/* The limit that accepts every counted stack the rule matches, not just
+ * the offending one: a rule replaces stack_limit for all of them. */
+static uint64_t
+rule_limit(const struct leakgate_verdict *v, const struct yrule *r)
+{
+    uint64_t limit = 0;
+
+    for (size_t i = 0; i < v->nstacks; i++) {
+        const struct leakgate_vstack *s = &v->stacks[i];
+
+        if (counted(s) && rule_matches(r, s) && (uint64_t)s->bytes > limit)
+            limit = (uint64_t)s->bytes;
+    }
+    return limit;
+}
+
+static bool
+yaml_plain_ok(const char *s)
+{
+    static const char *const words[] = {"y",   "n",    "yes",   "no",  "on",
+                                        "off", "true", "false", "null"};
+    bool first = true;
+
+    for (const char *p = s; *p; p++, first = false) {
+        char c = *p;
+        bool alpha = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+
+        if (!alpha && c != '_' && (first || ((c < '0' || c > '9') && c != '.')))
+            return false;
+    }
+    for (size_t i = 0; i < sizeof words / sizeof words[0]; i++) {
+        if (strcasecmp(s, words[i]) == 0)
+            return false;
+    }
+    return !first;
+}
+
+/* s as a YAML scalar: plain when safe (and !quote), else single-quoted,
+ * else (control characters) double-quoted with escapes. */
+static void
+put_yaml_scalar(struct leakgate_buf *b, const char *s, bool quote)
+{
+    bool control = false;
+
+    if (!quote && yaml_plain_ok(s)) {
+        leakgate_buf__puts(b, s);
+        return;
+    }
+    for (const char *p = s; *p; p++)
+        control |= (unsigned char)*p < 0x20 || *p == 0x7f;
+    leakgate_buf__puts(b, control ? "\"" : "'");
+    for (const char *p = s; *p; p++) {
+        if (!control && *p == '\'')
+            leakgate_buf__puts(b, "''");
+        else if (control && (*p == '"' || *p == '\\'))
+            leakgate_buf__printf(b, "\\%c", *p);
+        else if (control && ((unsigned char)*p < 0x20 || *p == 0x7f))
+            leakgate_buf__printf(b, "\\x%02x", (unsigned int)*p);
+        else
+            leakgate_buf__put(b, p, 1);
+    }
+    leakgate_buf__puts(b, control ? "\"" : "'");
+}
+
+/* A glob that matches exactly s, as a YAML scalar. */
+static void
+put_yaml_glob(struct leakgate_buf *b, const char *s, bool quote)
+{
+    struct leakgate_buf g = LEAKGATE_BUF_INIT;
+
+    leakgate_util__glob_escape(&g, s ? s : "");
+    if (g.failed)
+        b->failed = true;
+    else
+        put_yaml_scalar(b, g.ptr ? g.ptr : "", quote);
+    leakgate_buf__dispose(&g);
+}
+
+/* "4096  # 4.0 KiB" */
+static void
+put_yaml_size(struct leakgate_buf *b, uint64_t bytes)
+{
+    char human[32];
+
+    leakgate_buf__printf(b, "%" PRIu64, bytes);
+    if (bytes >= 1024)
+        leakgate_buf__printf(
+            b, "  # %s",
+            leakgate_util__human_bytes(human, sizeof human, bytes));
+}
+
+static void
+yaml_rule(struct leakgate_buf *b,
+          const struct leakgate_verdict *v,
+          const struct yrule *r)
+{
+    leakgate_buf__puts(b, "      - frames: [");
+    put_yaml_glob(b, r->outer, false);
+    if (r->inner) {
+        leakgate_buf__puts(b, ", ");
+        put_yaml_glob(b, r->inner, false);
+    }
+    leakgate_buf__puts(b, "]\n        limit: ");
+    put_yaml_size(b, rule_limit(v, r));
+    leakgate_buf__puts(b, "\n");
+}
+
+/* Did an earlier offending stack already produce rule r? */
+static bool
+rule_seen_before(const struct leakgate_verdict *v,
+                 size_t i,
+                 const struct yrule *r)
+{
+    for (size_t j = 0; j < i; j++) {
+        struct yrule other;
+
+        if (!v->stacks[j].judgement.over)
+            continue;
+        rule_for(&other, &v->stacks[j]);
+        if (same_name(other.outer, r->outer) &&
+            same_name(other.inner, r->inner))
+            return true;
+    }
+    return false;
+}
+
+/* s inside a YAML comment: a line break would end the comment. */
+static void
+put_comment(struct leakgate_buf *b, const char *s)
+{
+    for (const char *p = s; *p; p++)
+        leakgate_buf__put(b, (unsigned char)*p < 0x20 ? "?" : p, 1);
+}
+
+/* What the suggestion has to say besides its key. */
+struct suggestion {
+    bool suite;       /* under `suites:` (a suite window) */
+    char *key;        /* the exact name, glob-escaped (owned) */
+    uint64_t unnamed; /* largest offending stack without names, or 0 */
+    bool rules;       /* some offending stack gets a rule */
+    /* The winning entry of the same section.  When its pattern is not the
+     * key, the new entry replaces it for this window (only the most
+     * specific entry applies), so its settings are repeated. */
+    const struct leakgate_config_entry *winner;
+    bool shadowed;
+};
+
+/* Rules carried over from a shadowed entry, after the new ones so that
+ * the new ones win. */
+static void
+yaml_carried_rules(struct leakgate_buf *b, const struct suggestion *sg)
+{
+    for (size_t i = 0; sg->shadowed && i < sg->winner->nstacks; i++) {
+        const struct leakgate_config_stack_rule *r = &sg->winner->stacks[i];
+
+        leakgate_buf__puts(b, "      - frames: [");
+        for (size_t k = 0; k < r->nframes; k++) {
+            leakgate_buf__puts(b, k ? ", " : "");
+            put_yaml_scalar(b, r->frames[k], false);
+        }
+        leakgate_buf__printf(b, "]  # from line %u\n        limit: ", r->line);
+        put_yaml_size(b, r->limit);
+        leakgate_buf__puts(b, "\n");
+    }
+}
+
+static void
+yaml_rules(struct leakgate_buf *b,
+           const struct leakgate_verdict *v,
+           const struct suggestion *sg)
+{
+    if (!sg->rules && !(sg->shadowed && sg->winner->nstacks > 0))
+        return;
+    leakgate_buf__puts(b, "    stacks:\n");
+    for (size_t i = 0; i < v->nstacks; i++) {
+        struct yrule r;
+
+        if (!v->stacks[i].judgement.over)
+            continue;
+        rule_for(&r, &v->stacks[i]);
+        if (r.outer && !rule_seen_before(v, i, &r))
+            yaml_rule(b, v, &r);
+    }
+    yaml_carried_rules(b, sg);
+}
+
+/* The limits of the entry: the measured growth where it was over, else
+ * what a shadowed entry set. */
+static void
+yaml_limits(struct leakgate_buf *b,
+            const struct leakgate_verdict *v,
+            const struct suggestion *sg)
+{
+    const struct leakgate_config_entry *w = sg->shadowed ? sg->winner : NULL;
+    uint64_t stack_limit = sg->unnamed;
+
+    if (v->policy.total_over) {
+        leakgate_buf__puts(b, "    total_limit: ");
+        put_yaml_size(b, v->policy.total_bytes);
+        leakgate_buf__puts(b, "\n");
+    } else if (w && w->has_total_limit && w->total_unlimited) {
+        leakgate_buf__puts(b, "    total_limit: ~\n");
+    } else if (w && w->has_total_limit) {
+        leakgate_buf__puts(b, "    total_limit: ");
+        put_yaml_size(b, w->total_limit);
+        leakgate_buf__puts(b, "\n");
+    }
+    if (w && w->has_stack_limit && w->stack_limit > stack_limit)
+        stack_limit = w->stack_limit;
+    if (sg->unnamed > 0)
+        leakgate_buf__puts(b, "    # a stack without function names "
+                              "cannot have a rule\n");
+    if (sg->unnamed > 0 || (w && w->has_stack_limit)) {
+        leakgate_buf__puts(b, "    stack_limit: ");
+        put_yaml_size(b, stack_limit);
+        leakgate_buf__puts(b, "\n");
+    }
+    if (w && w->has_warmup)
+        leakgate_buf__printf(b, "    warmup: %u\n", w->warmup);
+    if (w && w->scope != LEAKGATE_CONFIG_SCOPE_UNSET)
+        leakgate_buf__printf(b, "    scope: %s\n",
+                             w->scope == LEAKGATE_CONFIG_SCOPE_SUITE ? "suite"
+                                                                     : "test");
+}
+
+/* Fill sg; false when nothing needs accepting.  sg->key is NULL on
+ * ENOMEM. */
+static bool
+suggestion_init(struct suggestion *sg, const struct leakgate_verdict *v)
+{
+    struct leakgate_buf key = LEAKGATE_BUF_INIT;
+    bool any = v->policy.total_over;
+
+    memset(sg, 0, sizeof *sg);
+    for (size_t i = 0; i < v->nstacks; i++) {
+        struct yrule r;
+
+        if (!v->stacks[i].judgement.over)
+            continue;
+        rule_for(&r, &v->stacks[i]);
+        any = true;
+        sg->rules |= r.outer != NULL;
+        if (!r.outer && (uint64_t)v->stacks[i].bytes > sg->unnamed)
+            sg->unnamed = (uint64_t)v->stacks[i].bytes;
+    }
+    sg->suite = suite_window(v);
+    leakgate_util__glob_escape(&key, sg->suite ? v->suite : v->name);
+    sg->key = leakgate_buf__take(&key);
+    sg->winner = sg->suite ? v->settings.suite_entry : v->settings.test_entry;
+    sg->shadowed = sg->key && sg->winner && sg->winner->pattern &&
+                   strcmp(sg->winner->pattern, sg->key) != 0;
+    return any;
+}
+
+char *
+leakgate_report__yaml(const struct leakgate_verdict *v)
+{
+    struct leakgate_buf b = LEAKGATE_BUF_INIT;
+    struct suggestion sg;
+    const struct leakgate_config_entry *w;
+
+    if (!suggestion_init(&sg, v) || !sg.key) {
+        b.failed = sg.key == NULL;
+        leakgate_util__free(sg.key);
+        return leakgate_buf__take(&b);
+    }
+    w = sg.winner;
+    leakgate_buf__puts(&b, sg.suite ? "suites:\n  " : "tests:\n  ");
+    put_yaml_scalar(&b, sg.key, true);
+    leakgate_buf__puts(&b, ":\n");
+    if (sg.shadowed) {
+        leakgate_buf__printf(&b, "    # replaces %s \"",
+                             sg.suite ? "suites" : "tests");
+        put_comment(&b, w->pattern);
+        leakgate_buf__printf(&b,
+                             "\" (line %u) here: its settings are "
+                             "repeated\n",
+                             w->line);
+    } else if (w && w->pattern)
+        leakgate_buf__printf(&b,
+                             "    # merge into the entry at line %u, "
+                             "new rules first\n",
+                             w->line);
+    yaml_limits(&b, v, &sg);
+    yaml_rules(&b, v, &sg);
+    leakgate_util__free(sg.key);
+    return leakgate_buf__take(&b);
+}
+
+/* ---- JUnit XML --------------------------------------------------------- */
+
+static const char *
+suite_of(const struct leakgate_verdict *v)
+{
+    return v->suite ? v->suite : "";
+}
+
+static bool
+case_failed(const struct leakgate_verdict *v)
+{
+    return v->status == LEAKGATE_STATUS_FAIL || v->nnotes > 0;
+}
+
+static double
+seconds_of(const struct leakgate_verdict *v)
+{
+    return isfinite(v->seconds) && v->seconds > 0 ? v->seconds : 0.0;
+}
+
+static void
+xml_attr(struct leakgate_buf *b, const char *name, const char *value)
+{
+    leakgate_buf__printf(b, " %s=\"", name);
+    put_escaped(b, value, ESC_XML_ATTR);
+    leakgate_buf__puts(b, "\"");
+}
+
+static void
+xml_prop(struct leakgate_buf *b,
+         int indent,
+         const char *name,
+         const char *value)
+{
+    leakgate_buf__printf(b, "%*s<property", indent, "");
+    xml_attr(b, "name", name);
+    xml_attr(b, "value", value);
+    leakgate_buf__puts(b, "/>\n");
+}
+
+static void
+xml_prop_int(struct leakgate_buf *b,
+             int indent,
+             const char *name,
+             int64_t value)
+{
+    char num[32];
+
+    snprintf(num, sizeof num, "%" PRId64, value);
+    xml_prop(b, indent, name, num);
+}
+
+static void
+junit_env(struct leakgate_buf *b,
+          int indent,
+          const struct leakgate_report_env *env)
+{
+    leakgate_buf__printf(b, "%*s<properties>\n", indent, "");
+    xml_prop(b, indent + 2, "leakgate.version", LEAKGATE_VERSION);
+    xml_prop(b, indent + 2, "leakgate.jemalloc_version",
+             or_unknown(env->jemalloc_version));
+    xml_prop(b, indent + 2, "leakgate.sampling", or_unknown(env->sampling));
+    xml_prop(b, indent + 2, "leakgate.binary", or_unknown(env->binary));
+    xml_prop(b, indent + 2, "leakgate.build_id",
+             env->build_id ? env->build_id : "");
+    xml_prop(b, indent + 2, "leakgate.thresholds",
+             env->thresholds_path ? env->thresholds_path
+                                  : "none: every limit is 0");
+    if (env->report_dir)
+        xml_prop(b, indent + 2, "leakgate.report_dir", env->report_dir);
+    leakgate_buf__printf(b, "%*s</properties>\n", indent, "");
+}
+
+/* <property name="leakgate.stack.N.frames" value="outer;...;inner"/> */
+static void
+junit_frames_prop(struct leakgate_buf *b,
+                  size_t nth,
+                  const struct leakgate_vstack *s)
+{
+    size_t begin, end;
+
+    leakgate_buf__printf(b,
+                         "        <property name=\"leakgate.stack.%zu."
+                         "frames\" value=\"",
+                         nth);
+    shown_range(s, &begin, &end);
+    for (size_t k = end; s->frames && k-- > begin;) {
+        put_escaped(b, s->frames[k].function ? s->frames[k].function : "??",
+                    ESC_XML_ATTR);
+        leakgate_buf__puts(b, k > begin ? ";" : "");
+    }
+    for (size_t k = s->npcs; !s->frames && k-- > 0;)
+        leakgate_buf__printf(b, "0x%" PRIxPTR "%s", s->pcs[k], k ? ";" : "");
+    leakgate_buf__puts(b, "\"/>\n");
+}
+
+static void
+junit_case_props(struct leakgate_buf *b, const struct leakgate_verdict *v)
+{
+    struct tally n;
+    size_t nth = 0;
+    char name[64];
+
+    tally(&n, v);
+    leakgate_buf__puts(b, "      <properties>\n");
+    xml_prop_int(b, 8, "leakgate.retained_bytes", n.bytes);
+    xml_prop_int(b, 8, "leakgate.retained_objects", n.objs);
+    xml_prop_int(b, 8, "leakgate.stacks", (int64_t)n.ncounted);
+    xml_prop_int(b, 8, "leakgate.excluded_bytes", v->excluded_bytes);
+    for (size_t i = 0; i < v->nstacks; i++) {
+        const struct leakgate_vstack *s = &v->stacks[i];
+
+        if (!counted(s))
+            continue;
+        nth++;
+        snprintf(name, sizeof name, "leakgate.stack.%zu.bytes", nth);
+        xml_prop_int(b, 8, name, s->bytes);
+        snprintf(name, sizeof name, "leakgate.stack.%zu.objects", nth);
+        xml_prop_int(b, 8, name, s->objs);
+        junit_frames_prop(b, nth, s);
+    }
+    leakgate_buf__puts(b, "      </properties>\n");
+}
+
+static void
+put_note(struct leakgate_buf *b,
+         const struct leakgate_note *note,
+         enum escape mode)
+{
+    if (note->file && *note->file) {
+        put_escaped(b, note->file, mode);
+        leakgate_buf__printf(b, ":%u: ", note->line);
+    }
+    put_escaped(b, note->message, mode);
+}
+
+/* One line: the first assertion, then the report's header line. */
+static void
+junit_message(struct leakgate_buf *b,
+              const struct leakgate_verdict *v,
+              const char *report)
+{
+    const char *line = report;
+
+    if (v->nnotes > 0) {
+        put_note(b, &v->notes[0], ESC_XML_ATTR);
+        if (v->nnotes > 1)
+            leakgate_buf__printf(b, " (and %zu more assertion %s)",
+                                 v->nnotes - 1,
+                                 plural(v->nnotes - 1, "failure", "failures"));
+    }
+    if (!gate_failed(v))
+        return;
+    if (strncmp(line, "leakgate: ", 10) == 0)
+        line += 10;
+    leakgate_buf__puts(b, v->nnotes > 0 ? "; " : "");
+    put_escaped_n(b, line, strcspn(line, "\n"), ESC_XML_ATTR);
+}
+
+static void
+junit_failure(struct leakgate_buf *b,
+              const struct leakgate_verdict *v,
+              const char *report)
+{
+    leakgate_buf__puts(b, "      <failure message=\"");
+    junit_message(b, v, report);
+    leakgate_buf__printf(b, "\" type=\"%s\">",
+                         gate_failed(v) ? "leak" : "assertion");
+    for (size_t i = 0; i < v->nnotes; i++) {
+        put_note(b, &v->notes[i], ESC_XML_TEXT);
+        leakgate_buf__puts(b, "\n");
+    }
+    if (gate_failed(v)) {
+        leakgate_buf__puts(b, v->nnotes > 0 ? "\n" : "");
+        put_escaped(b, report, ESC_XML_TEXT);
+    }
+    leakgate_buf__puts(b, "</failure>\n");
+}
+
+static void
+junit_case(struct leakgate_buf *b,
+           const struct leakgate_verdict *v,
+           const struct leakgate_report_env *env)
+{
+    char *owned = NULL;
+    const char *report = v->report;
+
+    if (!report) {
+        owned = leakgate_report__text(v, env, false);
+        report = owned;
+    }
+    if (!report) {
+        b->failed = true;
+        return;
+    }
+    leakgate_buf__puts(b, "    <testcase");
+    xml_attr(b, "classname", suite_of(v));
+    xml_attr(b, "name", v->test);
+    leakgate_buf__printf(b, " time=\"%.6f\">\n", seconds_of(v));
+    if (v->measured)
+        junit_case_props(b, v);
+    if (case_failed(v))
+        junit_failure(b, v, report);
+    if (v->status == LEAKGATE_STATUS_NOT_JUDGED) {
+        leakgate_buf__puts(b, "      <system-out>");
+        if (*report)
+            put_escaped(b, report, ESC_XML_TEXT);
+        else
+            put_escaped(b, v->not_judged_why, ESC_XML_TEXT);
+        leakgate_buf__puts(b, "</system-out>\n");
+    }
+    leakgate_buf__puts(b, "    </testcase>\n");
+    leakgate_util__free(owned);
+}
+
+/* "tests=.. failures=.. errors="0" skipped="0" time=.." of the verdicts of
+ * suite (every verdict when suite is NULL). */
+static void
+junit_counts(struct leakgate_buf *b,
+             const struct leakgate_verdict *const *v,
+             size_t n,
+             const char *suite)
+{
+    size_t tests = 0, failures = 0;
+    double seconds = 0;
+
+    for (size_t i = 0; i < n; i++) {
+        if (suite && strcmp(suite_of(v[i]), suite) != 0)
+            continue;
+        tests++;
+        failures += case_failed(v[i]);
+        seconds += seconds_of(v[i]);
+    }
+    leakgate_buf__printf(b,
+                         " tests=\"%zu\" failures=\"%zu\" errors=\"0\" "
+                         "skipped=\"0\" time=\"%.6f\">\n",
+                         tests, failures, seconds);
+}
+
+static void
+junit_suite(struct leakgate_buf *b,
+            const struct leakgate_verdict *const *v,
+            size_t n,
+            const char *suite,
+            const struct leakgate_report_env *env)
+{
+    leakgate_buf__puts(b, "  <testsuite");
+    xml_attr(b, "name", suite);
+    junit_counts(b, v, n, suite);
+    junit_env(b, 4, env);
+    for (size_t i = 0; i < n; i++) {
+        if (strcmp(suite_of(v[i]), suite) == 0)
+            junit_case(b, v[i], env);
+    }
+    leakgate_buf__puts(b, "  </testsuite>\n");
+}
+
+char *
+leakgate_report__junit(const struct leakgate_verdict *const *v,
+                       size_t n,
+                       const struct leakgate_report_env *env)
+{
+    struct leakgate_buf b = LEAKGATE_BUF_INIT;
+    /* Index of the first verdict of each suite, in order of appearance. */
+    size_t *firsts = leakgate_util__calloc(n ? n : 1, sizeof *firsts);
+    size_t nsuites = 0;
+
+    if (!firsts)
+        return NULL;
+    for (size_t i = 0; i < n; i++) {
+        size_t s = 0;
+
+        while (s < nsuites && strcmp(suite_of(v[firsts[s]]), suite_of(v[i])))
+            s++;
+        if (s == nsuites)
+            firsts[nsuites++] = i;
+    }
+    leakgate_buf__puts(&b, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+                           "<testsuites name=\"leakgate\"");
+    junit_counts(&b, v, n, NULL);
+    junit_env(&b, 2, env);
+    for (size_t s = 0; s < nsuites; s++)
+        junit_suite(&b, v, n, suite_of(v[firsts[s]]), env);
+    leakgate_buf__puts(&b, "</testsuites>\n");
+    leakgate_util__free(firsts);
+    return leakgate_buf__take(&b);
+}
+
+/* ---- JSON -------------------------------------------------------------- */
+
+/* A pretty-printing writer: one member per line, two-space indent. */
+struct json {
+    struct leakgate_buf *b;
+    int depth;
+    bool fresh[JSON_DEPTH_MAX]; /* nothing written yet at this depth */
+};
+
+static void
+json_key(struct json *j, const char *key)
+{
+    leakgate_buf__printf(j->b, "%s\n%*s", j->fresh[j->depth] ? "" : ",",
+                         j->depth * 2, "");
+    j->fresh[j->depth] = false;
+    if (key)
+        leakgate_buf__printf(j->b, "\"%s\": ", key);
+}
+
+static void
+json_open(struct json *j, const char *key, const char *bracket)
+{
+    json_key(j, key);
+    leakgate_buf__puts(j->b, bracket);
+    if (j->depth + 1 >= JSON_DEPTH_MAX) {
+        j->b->failed = true; /* a bug: the document is deeper than planned */
+        return;
+    }
+    j->fresh[++j->depth] = true;
+}
+
+static void
+json_close(struct json *j, const char *bracket)
+{
+    bool empty = j->fresh[j->depth];
+
+    j->depth--;
+    if (!empty)
+        leakgate_buf__printf(j->b, "\n%*s", j->depth * 2, "");
+    leakgate_buf__puts(j->b, bracket);
+}
+
+static void
+json_str(struct json *j, const char *key, const char *s)
+{
+    json_key(j, key);
+    if (!s) {
+        leakgate_buf__puts(j->b, "null");
+        return;
+    }
+    leakgate_buf__puts(j->b, "\"");
+    put_escaped(j->b, s, ESC_JSON);
+    leakgate_buf__puts(j->b, "\"");
+}
+
+static void
+json_int(struct json *j, const char *key, int64_t n)
+{
+    json_key(j, key);
+    leakgate_buf__printf(j->b, "%" PRId64, n);
+}
+
+static void
+json_uint(struct json *j, const char *key, uint64_t n)
+{
+    json_key(j, key);
+    leakgate_buf__printf(j->b, "%" PRIu64, n);
+}
+
+/* An unsigned number, or null when !present. */
+static void
+json_opt(struct json *j, const char *key, bool present, uint64_t n)
+{
+    json_key(j, key);
+    if (present)
+        leakgate_buf__printf(j->b, "%" PRIu64, n);
+    else
+        leakgate_buf__puts(j->b, "null");
+}
+
+static void
+json_bool(struct json *j, const char *key, bool value)
+{
+    json_key(j, key);
+    leakgate_buf__puts(j->b, value ? "true" : "false");
+}
+
+/* Addresses are strings: JSON readers lose precision above 2^53. */
+static void
+json_hex(struct json *j, const char *key, uintptr_t value)
+{
+    json_key(j, key);
+    leakgate_buf__printf(j->b, "\"0x%" PRIxPTR "\"", value);
+}
+
+static void
+json_env(struct json *j, const struct leakgate_report_env *env)
+{
+    json_open(j, "environment", "{");
+    json_str(j, "sampling", env->sampling);
+    json_str(j, "jemalloc_version", env->jemalloc_version);
+    json_str(j, "binary", env->binary);
+    json_str(j, "build_id", env->build_id);
+    json_str(j, "thresholds", env->thresholds_path);
+    json_str(j, "report_dir", env->report_dir);
+    json_close(j, "}");
+}
+
+static void
+json_summary(struct json *j, const struct leakgate_verdict *const *v, size_t n)
+{
+    size_t count[3] = {0, 0, 0};
+
+    for (size_t i = 0; i < n; i++) {
+        if ((unsigned int)v[i]->status < 3)
+            count[v[i]->status]++;
+    }
+    json_open(j, "summary", "{");
+    json_uint(j, "tests", n);
+    json_uint(j, "passed", count[LEAKGATE_STATUS_PASS]);
+    json_uint(j, "failed", count[LEAKGATE_STATUS_FAIL]);
+    json_uint(j, "not_judged", count[LEAKGATE_STATUS_NOT_JUDGED]);
+    json_close(j, "}");
+}
+
+static void
+json_frame(struct json *j, const struct leakgate_frame *f, bool shown)
+{
+    json_open(j, NULL, "{");
+    json_str(j, "function", f->function);
+    json_str(j, "file", f->file);
+    json_opt(j, "line", f->line != 0, f->line);
+    json_str(j, "module", f->module);
+    if (f->module)
+        json_hex(j, "offset", f->module_offset);
+    else
+        json_str(j, "offset", NULL);
+    json_bool(j, "inlined", f->inlined);
+    json_hex(j, "pc", f->pc);
+    json_bool(j, "shown", shown);
+    json_close(j, "}");
+}
+
+static void
+json_stack_lists(struct json *j, const struct leakgate_vstack *s)
+{
+    size_t begin, end;
+
+    json_open(j, "threads", "[");
+    for (size_t i = 0; i < s->nthreads; i++) {
+        json_open(j, NULL, "{");
+        json_uint(j, "tid", s->threads[i].tid);
+        json_int(j, "bytes", s->threads[i].delta_bytes);
+        json_int(j, "objects", s->threads[i].delta_objs);
+        json_close(j, "}");
+    }
+    json_close(j, "]");
+    json_open(j, "pcs", "[");
+    for (size_t i = 0; i < s->npcs; i++)
+        json_hex(j, NULL, s->pcs[i]);
+    json_close(j, "]");
+    if (!s->frames) {
+        json_str(j, "frames", NULL);
+        return;
+    }
+    shown_range(s, &begin, &end);
+    json_open(j, "frames", "[");
+    for (size_t k = 0; k < s->nframes; k++)
+        json_frame(j, &s->frames[k], k >= begin && k < end);
+    json_close(j, "]");
+}
+
+static void
+json_stack(struct json *j,
+           const struct leakgate_verdict *v,
+           const struct leakgate_vstack *s)
+{
+    static const char *const sources[] = {NULL, "stack_rule", "test_entry",
+                                          "suite_entry", "defaults"};
+    const struct leakgate_policy_stack_verdict *jg = &s->judgement;
+    enum limit_source src = limit_source(v, s);
+    bool ignored = s->bytes > 0 && jg->ignored;
+
+    json_open(j, NULL, "{");
+    json_int(j, "bytes", s->bytes);
+    json_int(j, "objects", s->objs);
+    json_bool(j, "judged", s->bytes > 0);
+    json_bool(j, "counted", counted(s));
+    json_opt(j, "limit", src != SOURCE_NONE, jg->limit);
+    json_str(j, "limit_source", sources[src]);
+    json_opt(j, "rule_line", src == SOURCE_RULE, jg->rule ? jg->rule->line : 0);
+    json_bool(j, "over", jg->over);
+    json_bool(j, "ignored", ignored);
+    json_opt(j, "ignore_line", ignored && jg->ignore,
+             jg->ignore ? jg->ignore->line : 0);
+    json_str(j, "ignore_reason",
+             ignored && jg->ignore ? jg->ignore->reason : NULL);
+    json_stack_lists(j, s);
+    json_close(j, "}");
+}
+
+static void
+json_entry(struct json *j,
+           const char *key,
+           const struct leakgate_config_entry *e)
+{
+    if (!e) {
+        json_str(j, key, NULL);
+        return;
+    }
+    json_open(j, key, "{");
+    json_str(j, "pattern", e->pattern);
+    json_uint(j, "line", e->line);
+    json_close(j, "}");
+}
+
+static void
+json_limits(struct json *j, const struct leakgate_verdict *v)
+{
+    const struct leakgate_policy_settings *st = &v->settings;
+
+    json_uint(j, "stack_limit", st->stack_limit);
+    json_opt(j, "total_limit", !st->total_unlimited, st->total_limit);
+    json_uint(j, "warmup", st->warmup);
+    json_bool(j, "suite_scope", st->suite_scope);
+    json_entry(j, "test_entry", st->test_entry);
+    json_entry(j, "suite_entry", st->suite_entry);
+    json_uint(j, "stacks_over", v->policy.nover);
+    json_bool(j, "total_over", v->policy.total_over);
+}
+
+static void
+json_notes(struct json *j, const struct leakgate_verdict *v)
+{
+    json_open(j, "notes", "[");
+    for (size_t i = 0; i < v->nnotes; i++) {
+        json_open(j, NULL, "{");
+        json_str(j, "file", v->notes[i].file);
+        json_uint(j, "line", v->notes[i].line);
+        json_str(j, "message", v->notes[i].message);
+        json_close(j, "}");
+    }
+    json_close(j, "]");
+}
+
+static void
+json_test(struct json *j, const struct leakgate_verdict *v)
+{
+    static const char *const status[] = {"pass", "fail", "not_judged"};
+    struct tally n;
+
+    tally(&n, v);
+    json_open(j, NULL, "{");
+    json_str(j, "suite", v->suite);
+    json_str(j, "test", v->test);
+    json_str(j, "name", v->name);
+    json_str(j, "status",
+             (unsigned int)v->status < 3 ? status[v->status] : "unknown");
+    json_bool(j, "measured", v->measured);
+    json_key(j, "seconds");
+    leakgate_buf__printf(j->b, "%.6f", seconds_of(v));
+    json_int(j, "retained_bytes", n.bytes);
+    json_int(j, "retained_objects", n.objs);
+    json_uint(j, "counted_stacks", n.ncounted);
+    json_int(j, "excluded_bytes", v->excluded_bytes);
+    json_limits(j, v);
+    json_str(j, "not_judged_why", v->not_judged_why);
+    json_notes(j, v);
+    json_open(j, "artifacts", "{");
+    json_str(j, "dir", v->artifact_dir);
+    json_str(j, "heap_before", v->heap_before);
+    json_str(j, "heap_after", v->heap_after);
+    json_str(j, "json", v->json_path);
+    json_close(j, "}");
+    json_str(j, "report", v->report);
+    json_open(j, "stacks", "[");
+    for (size_t i = 0; i < v->nstacks; i++)
+        json_stack(j, v, &v->stacks[i]);
+    json_close(j, "]");
+    json_close(j, "}");
+}
+
+char *
+leakgate_report__json(const struct leakgate_verdict *const *v,
+                      size_t n,
+                      const struct leakgate_report_env *env)
+{
+    struct leakgate_buf b = LEAKGATE_BUF_INIT;
+    struct json j = {&b, 1, {true, true}};
+
+    leakgate_buf__puts(&b, "{");
+    json_str(&j, "format", "leakgate-results");
+    json_int(&j, "version", 1);
+    json_str(&j, "leakgate_version", LEAKGATE_VERSION);
+    json_env(&j, env);
+    json_summary(&j, v, n);
+    json_open(&j, "tests", "[");
+    for (size_t i = 0; i < n; i++)
+        json_test(&j, v[i]);
+    json_close(&j, "]");
+    leakgate_buf__puts(&b, "\n}\n");
+    return leakgate_buf__take(&b);
+}

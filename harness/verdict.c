@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * verdict: releasing the in-memory record of one judged window.  Core data
+ * only.  A verdict owns its strings, its stacks (each stack's pcs, frame
+ * array and per-thread deltas) and its notes; the frames' strings belong to
+ * the symbolizer and the settings/judgement pointers into the thresholds
+ * file belong to the configuration, so neither is freed here.
+ */
+#include "verdict.h"
+
+#include "util.h"
+
+static void
+free_stack(struct leakgate_vstack *s)
+{
+    leakgate_util__free(s->pcs);
+    leakgate_util__free(s->frames);
+    leakgate_util__free(s->threads);
+}
+
+static void
+free_note(struct leakgate_note *n)
+{
+    leakgate_util__free(n->file);
+    leakgate_util__free(n->message);
+}
+
+void
+leakgate_verdict__free(struct leakgate_verdict *v)
+{
+    if (!v)
+        return;
+    for (size_t i = 0; v->stacks && i < v->nstacks; i++)
+        free_stack(&v->stacks[i]);
+    leakgate_util__free(v->stacks);
+    for (size_t i = 0; v->notes && i < v->nnotes; i++)
+        free_note(&v->notes[i]);
+    leakgate_util__free(v->notes);
+    leakgate_util__free(v->suite);
+    leakgate_util__free(v->test);
+    leakgate_util__free(v->name);
+    leakgate_util__free(v->not_judged_why);
+    leakgate_util__free(v->report);
+    leakgate_util__free(v->artifact_dir);
+    leakgate_util__free(v->heap_before);
+    leakgate_util__free(v->heap_after);
+    leakgate_util__free(v->json_path);
+    leakgate_util__free(v);
+}
