@@ -33,21 +33,21 @@ struct leakgate_config_stack_rule {
 struct leakgate_config_ignore {
     char **frames; /* function globs, outer to inner */
     size_t nframes;
-    char *reason;  /* NULL when not given */
+    char *reason; /* NULL when not given */
     unsigned int line;
 };
 
 /* `defaults:`, one entry of `suites:` or one entry of `tests:`. */
 struct leakgate_config_entry {
-    char *pattern;        /* glob; NULL for defaults */
-    unsigned int line;    /* 1-based line of the key */
+    char *pattern;     /* glob; NULL for defaults */
+    unsigned int line; /* 1-based line of the key */
     bool has_stack_limit;
     uint64_t stack_limit; /* bytes */
     bool has_total_limit;
     bool total_unlimited; /* `total_limit: ~` */
     uint64_t total_limit; /* bytes, when !total_unlimited */
     bool has_warmup;
-    unsigned int warmup;  /* runs */
+    unsigned int warmup;              /* runs */
     enum leakgate_config_scope scope; /* suites only */
     struct leakgate_config_stack_rule *stacks;
     size_t nstacks;
@@ -58,7 +58,7 @@ struct leakgate_config {
     struct leakgate_config_entry defaults; /* pattern NULL */
     struct leakgate_config_entry *suites;  /* in file order */
     size_t nsuites;
-    struct leakgate_config_entry *tests;   /* in file order */
+    struct leakgate_config_entry *tests; /* in file order */
     size_t ntests;
     struct leakgate_config_ignore *ignores;
     size_t nignores;
@@ -75,15 +75,18 @@ struct leakgate_config_limits {
  * Returns 0; LEAKGATE_ECONFIG (detail as above); LEAKGATE_ETOOBIG;
  * LEAKGATE_ENOMEM.  *out is NULL on failure.
  */
-int leakgate_config__parse(struct leakgate_config **out, const char *text,
-                           size_t len, const char *name,
+int leakgate_config__parse(struct leakgate_config **out,
+                           const char *text,
+                           size_t len,
+                           const char *name,
                            const struct leakgate_config_limits *limits);
 
 /*
  * Read and parse a file.  Returns what leakgate_config__parse returns, or
  * LEAKGATE_ENOTFOUND / LEAKGATE_EIO naming the path.
  */
-int leakgate_config__load(struct leakgate_config **out, const char *path,
+int leakgate_config__load(struct leakgate_config **out,
+                          const char *path,
                           const struct leakgate_config_limits *limits);
 
 /* An empty configuration (all limits 0). Returns 0 or LEAKGATE_ENOMEM. */

@@ -29,8 +29,8 @@ struct leakgate_diff_thread {
 };
 
 struct leakgate_diff_entry {
-    uintptr_t *pcs;    /* stripped stack, innermost first (owned) */
-    size_t npcs;       /* may be 0 if every frame was an allocator frame */
+    uintptr_t *pcs; /* stripped stack, innermost first (owned) */
+    size_t npcs;    /* may be 0 if every frame was an allocator frame */
     int64_t delta_objs;
     int64_t delta_bytes;
     struct leakgate_diff_thread *threads; /* per-thread deltas != 0 (owned) */

@@ -31,13 +31,13 @@ struct gate_scope {
     bool paused;
     char *suite;
     char *test;
-    bool aborted;            /* set by leakgate_gate_mark_aborted */
-    char aborted_why[256];   /* fixed: it is set while recording */
+    bool aborted;              /* set by leakgate_gate_mark_aborted */
+    char aborted_why[256];     /* fixed: it is set while recording */
     struct leakgate_diff *acc; /* sum of the pieces measured so far */
-    char *first_before;      /* text of the first "before" dump (artifacts) */
+    char *first_before;        /* text of the first "before" dump (artifacts) */
     size_t first_before_len;
     struct timespec t0;
-    double seconds;          /* measured time, pauses excluded */
+    double seconds; /* measured time, pauses excluded */
 };
 
 struct leakgate_gate {
@@ -66,7 +66,8 @@ struct leakgate_gate {
 /* Build the verdict of the closed scope `gate->cur` (its acc is consumed).
  * Returns 0 or LEAKGATE_ENOMEM; *out is the caller's. */
 int leakgate_gate__judge(struct leakgate_verdict **out,
-                         struct leakgate_gate *gate, bool judged);
+                         struct leakgate_gate *gate,
+                         bool judged);
 
 /* Symbolizer, created on first use.  Returns 0 or a symbolize error. */
 int leakgate_gate__symbolizer(struct leakgate_symbolizer **out,
@@ -79,7 +80,6 @@ int leakgate_gate__write_artifacts(struct leakgate_gate *gate,
 
 /* Write `len` bytes to `path` atomically (temporary file + rename).
  * Returns 0 or LEAKGATE_EIO naming the path. */
-int leakgate_gate__write_file(const char *path, const char *data,
-                              size_t len);
+int leakgate_gate__write_file(const char *path, const char *data, size_t len);
 
 #endif

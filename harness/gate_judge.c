@@ -61,30 +61,21 @@ is_runner_frame(const struct leakgate_frame *f)
 static bool
 is_start_frame(const struct leakgate_frame *f)
 {
-    static const char *const names[] = {
-        "_start",
-        "__libc_start_main",
-        "__libc_start_call_main",
-        "start_thread",
-        "clone",
-        "clone3",
-    };
-    const char *base = basename_of(f->module);
-
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
-        if (f->function && strcmp(f->function, names[i]) == 0)
-            return true;
-    }
-    return !f->function &&
-           (has_prefix(base, "libc.so") || has_prefix(base, "ld-linux"));
+    return leakgate_verdict__system_frame(f) ||
+           (f->function && strcmp(f->function, "_start") == 0);
 }
 
-/* Choose frames[shown_begin, shown_end): everything up to (not including)
- * the innermost runner frame, minus trailing start frames. */
+/*
+ * Choose frames[shown_begin, shown_end), the user's code: cut at the
+ * innermost runner frame, drop the process/thread start frames after the
+ * user's outermost frame, and of the system-library frames before the
+ * user's innermost frame keep only the last (the API the user called,
+ * e.g. strdup or pthread_create).  Falls back to every frame.
+ */
 static void
 trim(struct leakgate_vstack *s)
 {
-    size_t end = s->nframes;
+    size_t begin = 0, end = s->nframes;
 
     for (size_t i = 0; i < s->nframes; i++) {
         if (is_runner_frame(&s->frames[i])) {
@@ -94,8 +85,12 @@ trim(struct leakgate_vstack *s)
     }
     while (end > 0 && is_start_frame(&s->frames[end - 1]))
         end--;
-    s->shown_begin = 0;
-    s->shown_end = end > 0 ? end : s->nframes;
+    while (begin + 1 < end &&
+           leakgate_verdict__system_frame(&s->frames[begin]) &&
+           leakgate_verdict__system_frame(&s->frames[begin + 1]))
+        begin++;
+    s->shown_begin = end > begin ? begin : 0;
+    s->shown_end = end > begin ? end : s->nframes;
 }
 
 /* Move the diff's entries into v->stacks (they are stolen from acc). */

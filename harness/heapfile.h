@@ -35,11 +35,11 @@ struct leakgate_heap_stack {
 
 /* One line of MAPPED_LIBRARIES (a /proc/self/maps line). */
 struct leakgate_heap_mapping {
-    uintptr_t start;   /* inclusive */
-    uintptr_t end;     /* exclusive */
-    uint64_t offset;   /* file offset of start */
-    char perms[5];     /* "r-xp" */
-    const char *path;  /* "" for anonymous mappings */
+    uintptr_t start;  /* inclusive */
+    uintptr_t end;    /* exclusive */
+    uint64_t offset;  /* file offset of start */
+    char perms[5];    /* "r-xp" */
+    const char *path; /* "" for anonymous mappings */
 };
 
 struct leakgate_heap {
@@ -70,8 +70,10 @@ struct leakgate_heap_limits {
  * LEAKGATE_ETOOBIG naming the limit; LEAKGATE_ENOMEM.  *out is NULL on
  * failure.  The text need not be NUL-terminated and may be freed after.
  */
-int leakgate_heapfile__parse(struct leakgate_heap **out, const char *text,
-                             size_t len, const char *name,
+int leakgate_heapfile__parse(struct leakgate_heap **out,
+                             const char *text,
+                             size_t len,
+                             const char *name,
                              const struct leakgate_heap_limits *limits);
 
 /* Free a parsed heap; NULL is a no-op. */

@@ -27,11 +27,11 @@
 #include "config.h"
 
 struct leakgate_policy_settings {
-    uint64_t stack_limit;  /* bytes */
+    uint64_t stack_limit; /* bytes */
     bool total_unlimited;
-    uint64_t total_limit;  /* bytes when !total_unlimited */
+    uint64_t total_limit; /* bytes when !total_unlimited */
     unsigned int warmup;
-    bool suite_scope;      /* suites entry says scope: suite */
+    bool suite_scope; /* suites entry says scope: suite */
     const struct leakgate_config_entry *test_entry;  /* winner or NULL */
     const struct leakgate_config_entry *suite_entry; /* winner or NULL */
 };
@@ -43,7 +43,8 @@ struct leakgate_policy_settings {
  */
 void leakgate_policy__resolve(struct leakgate_policy_settings *out,
                               const struct leakgate_config *cfg,
-                              const char *suite, const char *test);
+                              const char *suite,
+                              const char *test);
 
 /* Input: one grown stack, its function names innermost first (NULL
  * entries = unknown function, never matched by a glob). */
@@ -56,20 +57,20 @@ struct leakgate_policy_stack {
 
 /* Output per stack. */
 struct leakgate_policy_stack_verdict {
-    bool judged;         /* bytes > 0 */
-    bool ignored;        /* an ignore rule matched */
-    const struct leakgate_config_ignore *ignore; /* when ignored */
+    bool judged;                                   /* bytes > 0 */
+    bool ignored;                                  /* an ignore rule matched */
+    const struct leakgate_config_ignore *ignore;   /* when ignored */
     const struct leakgate_config_stack_rule *rule; /* limit source or NULL */
-    uint64_t limit;      /* bytes allowed */
-    bool over;           /* judged && !ignored && bytes > limit */
+    uint64_t limit;                                /* bytes allowed */
+    bool over; /* judged && !ignored && bytes > limit */
 };
 
 struct leakgate_policy_verdict {
-    uint64_t total_bytes;  /* sum of bytes of judged, non-ignored stacks */
+    uint64_t total_bytes; /* sum of bytes of judged, non-ignored stacks */
     uint64_t total_objs;
-    bool total_over;       /* total_bytes > total_limit */
-    size_t nover;          /* stacks over their limit */
-    bool failed;           /* nover > 0 || total_over */
+    bool total_over; /* total_bytes > total_limit */
+    size_t nover;    /* stacks over their limit */
+    bool failed;     /* nover > 0 || total_over */
 };
 
 /*
@@ -85,7 +86,8 @@ void leakgate_policy__judge(struct leakgate_policy_verdict *out,
 
 /* True when the frame globs match `functions` (innermost first) as an
  * outer-to-inner subsequence. Cannot fail. */
-bool leakgate_policy__frames_match(char *const *globs, size_t nglobs,
+bool leakgate_policy__frames_match(char *const *globs,
+                                   size_t nglobs,
                                    const char *const *functions,
                                    size_t nfunctions);
 

@@ -23,9 +23,9 @@
 
 /* What jemalloc says about profiling in this process. */
 struct leakgate_profile_info {
-    unsigned int lg_sample;   /* opt.lg_prof_sample: 0 = every allocation */
-    bool unbias;              /* opt.prof_unbias (exact counts need false) */
-    const char *version;      /* jemalloc's version string (static) */
+    unsigned int lg_sample; /* opt.lg_prof_sample: 0 = every allocation */
+    bool unbias;            /* opt.prof_unbias (exact counts need false) */
+    const char *version;    /* jemalloc's version string (static) */
 };
 
 /*
@@ -41,11 +41,11 @@ int leakgate_profile__set_active(bool on);
 
 /* An in-memory dump target and the buffer its text is read into. */
 struct leakgate_dumpfile {
-    int fd;          /* memfd or unlinked temp file; -1 when closed */
-    char path[64];   /* "/proc/self/fd/N" handed to prof.dump */
-    char *text;      /* last dump read back (owned), not NUL-terminated */
-    size_t len;      /* bytes of text */
-    size_t cap;      /* bytes allocated for text */
+    int fd;        /* memfd or unlinked temp file; -1 when closed */
+    char path[64]; /* "/proc/self/fd/N" handed to prof.dump */
+    char *text;    /* last dump read back (owned), not NUL-terminated */
+    size_t len;    /* bytes of text */
+    size_t cap;    /* bytes allocated for text */
 };
 
 /* Open the target.  Returns 0 or LEAKGATE_EIO (detail names the cause). */
@@ -68,12 +68,12 @@ void leakgate_profile__dumpfile_close(struct leakgate_dumpfile *d);
  * (may be NULL with *n 0 when nothing matched).  Returns 0 or
  * LEAKGATE_ENOMEM.
  */
-int leakgate_profile__module_ranges(struct leakgate_range **out, size_t *n,
+int leakgate_profile__module_ranges(struct leakgate_range **out,
+                                    size_t *n,
                                     const char *basename_prefix,
                                     const void *addr);
 
 /* The segments of jemalloc itself (for stripping allocator frames). */
-int leakgate_profile__allocator_ranges(struct leakgate_range **out,
-                                       size_t *n);
+int leakgate_profile__allocator_ranges(struct leakgate_range **out, size_t *n);
 
 #endif

@@ -797,6 +797,17 @@ rule_for(struct yrule *out, const struct leakgate_vstack *s)
     if (!s->frames)
         return;
     shown_range(s, &begin, &end);
+    /* Prefer the user's functions: a system library's internal names
+     * (__GI___strdup) differ between machines with and without its debug
+     * information, so a rule naming them would not be portable. */
+    for (size_t k = end; k-- > begin && !out->outer;) {
+        if (!leakgate_verdict__system_frame(&s->frames[k]))
+            out->outer = s->frames[k].function;
+    }
+    for (size_t k = begin; k < end && !out->inner; k++) {
+        if (!leakgate_verdict__system_frame(&s->frames[k]))
+            out->inner = s->frames[k].function;
+    }
     for (size_t k = end; k-- > begin && !out->outer;)
         out->outer = s->frames[k].function;
     for (size_t k = begin; k < end && !out->inner; k++)

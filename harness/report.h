@@ -49,7 +49,8 @@ char *leakgate_report__yaml(const struct leakgate_verdict *v);
  * leakgate.stack.N.bytes / .objects / .frames.  NULL on ENOMEM.
  */
 char *leakgate_report__junit(const struct leakgate_verdict *const *v,
-                             size_t n, const struct leakgate_report_env *env);
+                             size_t n,
+                             const struct leakgate_report_env *env);
 
 /*
  * JSON results (docs/results-format.md, "leakgate-results" version 1):
@@ -57,6 +58,7 @@ char *leakgate_report__junit(const struct leakgate_verdict *const *v,
  * ENOMEM.
  */
 char *leakgate_report__json(const struct leakgate_verdict *const *v,
-                            size_t n, const struct leakgate_report_env *env);
+                            size_t n,
+                            const struct leakgate_report_env *env);
 
 #endif

@@ -23,13 +23,13 @@
 #include "heapfile.h"
 
 struct leakgate_frame {
-    uintptr_t pc;          /* the return address this frame came from */
-    const char *function;  /* demangled if C++; NULL when unknown */
-    const char *file;      /* source path as in DWARF; NULL when unknown */
-    unsigned int line;     /* 0 when unknown */
-    const char *module;    /* path of the ELF object; NULL when unknown */
+    uintptr_t pc;            /* the return address this frame came from */
+    const char *function;    /* demangled if C++; NULL when unknown */
+    const char *file;        /* source path as in DWARF; NULL when unknown */
+    unsigned int line;       /* 0 when unknown */
+    const char *module;      /* path of the ELF object; NULL when unknown */
     uintptr_t module_offset; /* pc - the module's load bias */
-    bool inlined;          /* inlined into the next (outer) frame */
+    bool inlined;            /* inlined into the next (outer) frame */
 };
 
 struct leakgate_symbolizer;
@@ -50,7 +50,8 @@ int leakgate_symbolize__new_self(struct leakgate_symbolizer **out);
  */
 int leakgate_symbolize__new_maps(struct leakgate_symbolizer **out,
                                  const struct leakgate_heap_mapping *maps,
-                                 size_t nmaps, const char *exe);
+                                 size_t nmaps,
+                                 const char *exe);
 
 /*
  * Symbolize npcs return addresses (innermost first) into frames, innermost
@@ -61,7 +62,8 @@ int leakgate_symbolize__new_maps(struct leakgate_symbolizer **out,
  */
 int leakgate_symbolize__frames(struct leakgate_symbolizer *sym,
                                struct leakgate_frame **frames_out,
-                               size_t *nframes_out, const uintptr_t *pcs,
+                               size_t *nframes_out,
+                               const uintptr_t *pcs,
                                size_t npcs);
 
 /*

@@ -35,14 +35,17 @@ struct leakgate_buf {
     size_t cap;  /* bytes allocated */
     bool failed; /* an allocation failed */
 };
-#define LEAKGATE_BUF_INIT {NULL, 0, 0, false}
+#define LEAKGATE_BUF_INIT                                                      \
+    {                                                                          \
+        NULL, 0, 0, false                                                      \
+    }
 
 void leakgate_buf__put(struct leakgate_buf *b, const char *s, size_t n);
 void leakgate_buf__puts(struct leakgate_buf *b, const char *s);
 void leakgate_buf__printf(struct leakgate_buf *b, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
-void leakgate_buf__vprintf(struct leakgate_buf *b, const char *fmt,
-                           va_list ap) __attribute__((format(printf, 2, 0)));
+void leakgate_buf__vprintf(struct leakgate_buf *b, const char *fmt, va_list ap)
+    __attribute__((format(printf, 2, 0)));
 /* Append s with XML escaping (& < > " ') / JSON string escaping (no quotes
  * added). */
 void leakgate_buf__put_xml(struct leakgate_buf *b, const char *s);
@@ -59,7 +62,8 @@ struct leakgate_range {
 };
 
 /* True when pc lies in any of the n ranges.  Cannot fail. */
-bool leakgate_util__in_ranges(const struct leakgate_range *ranges, size_t n,
+bool leakgate_util__in_ranges(const struct leakgate_range *ranges,
+                              size_t n,
                               uintptr_t pc);
 
 /*

@@ -8,6 +8,8 @@
  */
 #include "verdict.h"
 
+#include <string.h>
+
 #include "util.h"
 
 static void
@@ -46,4 +48,19 @@ leakgate_verdict__free(struct leakgate_verdict *v)
     leakgate_util__free(v->heap_after);
     leakgate_util__free(v->json_path);
     leakgate_util__free(v);
+}
+
+bool
+leakgate_verdict__system_frame(const struct leakgate_frame *f)
+{
+    static const char *const dirs[] = {"/lib/", "/usr/lib/", "/lib64/",
+                                       "/usr/lib64/"};
+
+    if (!f->module)
+        return false;
+    for (size_t i = 0; i < sizeof dirs / sizeof dirs[0]; i++) {
+        if (strncmp(f->module, dirs[i], strlen(dirs[i])) == 0)
+            return true;
+    }
+    return false;
 }

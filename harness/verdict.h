@@ -19,7 +19,7 @@
 
 /* One stack whose live bytes changed in the window. */
 struct leakgate_vstack {
-    uintptr_t *pcs;   /* stripped raw stack, innermost first (owned) */
+    uintptr_t *pcs; /* stripped raw stack, innermost first (owned) */
     size_t npcs;
     struct leakgate_frame *frames; /* symbolized, innermost first (owned
                                       array; strings owned by the
@@ -52,16 +52,21 @@ struct leakgate_verdict {
     struct leakgate_policy_verdict policy;
     struct leakgate_vstack *stacks; /* bytes descending; grown first */
     size_t nstacks;
-    int64_t excluded_bytes; /* framework bookkeeping left out */
+    int64_t excluded_bytes;      /* framework bookkeeping left out */
     struct leakgate_note *notes; /* harness failures */
     size_t nnotes;
-    double seconds;       /* wall time of the window */
-    char *report;         /* SPEC §7 text, no colour; "" for a pass */
-    char *artifact_dir;   /* REPORT_DIR/SUITE/ or NULL */
-    char *heap_before;    /* artifact paths or NULL */
+    double seconds;     /* wall time of the window */
+    char *report;       /* SPEC §7 text, no colour; "" for a pass */
+    char *artifact_dir; /* REPORT_DIR/SUITE/ or NULL */
+    char *heap_before;  /* artifact paths or NULL */
     char *heap_after;
     char *json_path;
 };
+
+/* True when the frame's module is a system library (under /lib, /usr/lib,
+ * /lib64 or /usr/lib64): libc, ld.so and friends, never the user's code.
+ * Cannot fail. */
+bool leakgate_verdict__system_frame(const struct leakgate_frame *f);
 
 /* Free a verdict's contents and the verdict; NULL is a no-op. */
 void leakgate_verdict__free(struct leakgate_verdict *v);

@@ -28,10 +28,12 @@ static void
 test_options__values_and_flags(void)
 {
     struct leakgate_gate_options o;
-    char *argv[] = {(char[]){"prog"},          (char[]){"--thresholds"}, (char[]){"t.yaml"},
-                    (char[]){"--filter=a/*"},  (char[]){"--list"},       (char[]){"--report-dir"},
-                    (char[]){"out"},           (char[]){"--junit=j.xml"}, (char[]){"--json"},
-                    (char[]){"r.json"},        (char[]){"--no-color"},   (char[]){"--update-thresholds"}};
+    char *argv[] = {(char[]){"prog"},       (char[]){"--thresholds"},
+                    (char[]){"t.yaml"},     (char[]){"--filter=a/*"},
+                    (char[]){"--list"},     (char[]){"--report-dir"},
+                    (char[]){"out"},        (char[]){"--junit=j.xml"},
+                    (char[]){"--json"},     (char[]){"r.json"},
+                    (char[]){"--no-color"}, (char[]){"--update-thresholds"}};
 
     CU_ASSERT_EQUAL(leakgate_gate_options_parse(&o, 12, argv), 0);
     CU_ASSERT_STRING_EQUAL(o.thresholds_path, "t.yaml");
@@ -73,16 +75,15 @@ test_options__errors_name_the_option(void)
     CU_ASSERT_EQUAL(leakgate_gate_options_parse(&o, 2, missing),
                     LEAKGATE_EUSAGE);
     CU_ASSERT_PTR_NOT_NULL(strstr(leakgate_error_last(), "--thresholds"));
-    CU_ASSERT_EQUAL(leakgate_gate_options_parse(&o, 2, empty),
-                    LEAKGATE_EUSAGE);
+    CU_ASSERT_EQUAL(leakgate_gate_options_parse(&o, 2, empty), LEAKGATE_EUSAGE);
     CU_ASSERT_PTR_NOT_NULL(strstr(leakgate_error_last(), "--json"));
 }
 
 static void
 test_options__usage_and_strerror(void)
 {
-    CU_ASSERT_PTR_NOT_NULL(strstr(leakgate_gate_options_usage(),
-                                  "--thresholds FILE"));
+    CU_ASSERT_PTR_NOT_NULL(
+        strstr(leakgate_gate_options_usage(), "--thresholds FILE"));
     CU_ASSERT_STRING_EQUAL(leakgate_strerror(LEAKGATE_ECONFIG),
                            "invalid thresholds file");
     CU_ASSERT_STRING_EQUAL(leakgate_strerror(-999), "unknown error");

@@ -26,8 +26,8 @@ main(void)
     CU_basic_set_mode(CU_BRM_VERBOSE);
     CU_basic_run_tests();
     failures = CU_get_number_of_failures() + CU_get_number_of_failure_records();
-    printf("%u passed, %u failed\n", CU_get_number_of_tests_run() -
-                                         CU_get_number_of_tests_failed(),
+    printf("%u passed, %u failed\n",
+           CU_get_number_of_tests_run() - CU_get_number_of_tests_failed(),
            CU_get_number_of_tests_failed());
     CU_cleanup_registry();
     return failures ? 1 : 0;
