@@ -788,6 +788,13 @@ struct yrule {
     const char *inner;
 };
 
+static bool
+portable_name(const struct leakgate_frame *f)
+{
+    return f->function && !(leakgate_verdict__system_frame(f) &&
+                            strncmp(f->function, "__", 2) == 0);
+}
+
 static void
 rule_for(struct yrule *out, const struct leakgate_vstack *s)
 {
@@ -797,21 +804,17 @@ rule_for(struct yrule *out, const struct leakgate_vstack *s)
     if (!s->frames)
         return;
     shown_range(s, &begin, &end);
-    /* Prefer the user's functions: a system library's internal names
-     * (__GI___strdup) differ between machines with and without its debug
-     * information, so a rule naming them would not be portable. */
+    /* A system library's internal aliases (__GI___strdup) exist only
+     * where its debug information is installed: a rule naming them would
+     * not be portable, so they are skipped when naming the stack. */
     for (size_t k = end; k-- > begin && !out->outer;) {
-        if (!leakgate_verdict__system_frame(&s->frames[k]))
+        if (portable_name(&s->frames[k]))
             out->outer = s->frames[k].function;
     }
     for (size_t k = begin; k < end && !out->inner; k++) {
-        if (!leakgate_verdict__system_frame(&s->frames[k]))
+        if (portable_name(&s->frames[k]))
             out->inner = s->frames[k].function;
     }
-    for (size_t k = end; k-- > begin && !out->outer;)
-        out->outer = s->frames[k].function;
-    for (size_t k = begin; k < end && !out->inner; k++)
-        out->inner = s->frames[k].function;
     if (out->outer && strcmp(out->outer, out->inner) == 0)
         out->inner = NULL;
 }
