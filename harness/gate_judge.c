@@ -264,6 +264,25 @@ leakgate_gate__judge(struct leakgate_verdict **out,
     return 0;
 }
 
+/* The first frame of s with a source file, preferring the user's code. */
+static const struct leakgate_frame *
+located_frame(const struct leakgate_vstack *s)
+{
+    const struct leakgate_frame *any = NULL;
+
+    for (size_t k = s->shown_begin; k < s->shown_end; k++) {
+        const struct leakgate_frame *f = &s->frames[k];
+
+        if (!f->file)
+            continue;
+        if (!leakgate_verdict__system_frame(f))
+            return f;
+        if (!any)
+            any = f;
+    }
+    return any;
+}
+
 void
 leakgate_verdict_location(const leakgate_verdict *v,
                           const char **file_out,
@@ -273,15 +292,16 @@ leakgate_verdict_location(const leakgate_verdict *v,
     *line_out = 0;
     for (size_t i = 0; i < v->nstacks; i++) {
         const struct leakgate_vstack *s = &v->stacks[i];
+        const struct leakgate_frame *f;
 
-        if (!s->judgement.over && !(v->policy.total_over && s->bytes > 0))
+        if (!s->frames ||
+            (!s->judgement.over && !(v->policy.total_over && s->bytes > 0)))
             continue;
-        for (size_t k = s->shown_begin; k < s->shown_end; k++) {
-            if (s->frames[k].file) {
-                *file_out = s->frames[k].file;
-                *line_out = s->frames[k].line;
-                return;
-            }
+        f = located_frame(s);
+        if (f) {
+            *file_out = f->file;
+            *line_out = f->line;
+            return;
         }
     }
 }

@@ -146,26 +146,43 @@ strtab_remove(struct strtab *tab, const char *s)
     return 1;
 }
 
+/* A copy of s without leading and trailing blanks; NULL on ENOMEM. */
+static char *
+trimmed_copy(const char *s)
+{
+    size_t len;
+    char *copy;
+
+    while (*s == ' ' || *s == '\t')
+        s++;
+    len = strlen(s);
+    while (len > 0 && (s[len - 1] == ' ' || s[len - 1] == '\t'))
+        len--;
+    copy = malloc(len + 1);
+    if (copy) {
+        memcpy(copy, s, len);
+        copy[len] = '\0';
+    }
+    return copy;
+}
+
 const char *
 strtab_rename(struct strtab *tab, const char *from, const char *to)
 {
-    struct entry **link = find(tab, from);
-    struct entry *e = *link;
-    char *copy;
+    char *key = trimmed_copy(to);
+    const char *result;
 
-    if (!e || strtab_lookup(tab, to))
+    if (!key)
         return NULL;
-    copy = strdup(to);
-    if (!copy)
+    if (strtab_lookup(tab, key) || !strtab_remove(tab, from)) {
+        free(key);
         return NULL;
-    *link = e->next;
-    /* The deliberate bug of this example: the old text is never freed.
-     * leakgate's demo catches it; the fix is `free(e->text);` here. */
-    e->text = copy;
-    link = find(tab, to);
-    e->next = NULL;
-    *link = e;
-    return copy;
+    }
+    result = strtab_intern(tab, key);
+    /* The deliberate bug of this example: `key` is freed on the error path
+     * above but not here.  leakgate's demo catches it; the fix is
+     * `free(key);` before the return. */
+    return result;
 }
 
 size_t

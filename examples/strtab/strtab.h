@@ -20,7 +20,8 @@ const char *strtab_intern(struct strtab *tab, const char *s);
 const char *strtab_lookup(const struct strtab *tab, const char *s);
 /* Remove s; returns 1 when it was there. */
 int strtab_remove(struct strtab *tab, const char *s);
-/* Replace the entry `from` by `to`; returns the new copy or NULL. */
+/* Replace the entry `from` by `to` (blanks around `to` trimmed); returns
+ * the new copy or NULL. */
 const char *strtab_rename(struct strtab *tab, const char *from, const char *to);
 size_t strtab_count(const struct strtab *tab);
 

@@ -60,7 +60,7 @@ static void
 test_rename(void)
 {
     strtab_intern(tab, "old-name");
-    CU_ASSERT_PTR_NOT_NULL(strtab_rename(tab, "old-name", "new-name"));
+    CU_ASSERT_PTR_NOT_NULL(strtab_rename(tab, "old-name", " new-name "));
     CU_ASSERT_PTR_NULL(strtab_lookup(tab, "old-name"));
     CU_ASSERT_STRING_EQUAL(strtab_lookup(tab, "new-name"), "new-name");
 }
