@@ -32,6 +32,8 @@
 #define DEFAULT_MAX_SIZE ((size_t)4 << 20)
 #define DEFAULT_MAX_DEPTH ((size_t)32)
 #define MAX_WARMUP 1000u
+#define MAX_REPEAT 100u
+#define MAX_SETTLE_MS 60000u
 #define MAX_SUGGEST_LEN 64 /* longer keys get no "did you mean" */
 #define MAX_FRACTION_DIGITS 10
 
@@ -60,14 +62,15 @@ struct loader {
 };
 
 /* Where each key is valid, for "did you mean" and misplaced-key hints. */
-static const char *const top_keys[] = {"version", "defaults", "suites",
-                                       "tests",   "ignore",   NULL};
-static const char *const defaults_keys[] = {"stack_limit", "total_limit",
-                                            "warmup", NULL};
+static const char *const top_keys[] = {
+    "version", "defaults", "suites", "tests", "ignore", "builtin_ignore", NULL};
+static const char *const defaults_keys[] = {
+    "stack_limit", "total_limit", "warmup", "repeat", "settle", NULL};
 static const char *const suite_keys[] = {"scope",  "stack_limit", "total_limit",
-                                         "warmup", "stacks",      NULL};
-static const char *const test_keys[] = {"stack_limit", "total_limit", "warmup",
-                                        "stacks", NULL};
+                                         "warmup", "repeat",      "settle",
+                                         "stacks", NULL};
+static const char *const test_keys[] = {
+    "stack_limit", "total_limit", "warmup", "repeat", "settle", "stacks", NULL};
 static const char *const rule_keys[] = {"frames", "limit", NULL};
 static const char *const ignore_keys[] = {"frames", "reason", NULL};
 
@@ -692,26 +695,32 @@ size_value(uint64_t *out,
     }
 }
 
+/* A whole number from `min` to `max` for `key` (runs or milliseconds). */
 static int
-warmup_value(unsigned int *out, const struct loader *ld, const struct node *v)
+count_value(unsigned int *out,
+            const struct loader *ld,
+            const struct node *v,
+            const char *key,
+            unsigned int min,
+            unsigned int max)
 {
+    const char *unit = strcmp(key, "settle") == 0 ? "milliseconds" : "runs";
     uint64_t n = 0;
     bool overflow = false;
     const char *p;
 
     if (v->kind != NODE_SCALAR || is_null(v))
-        return fail_node(ld, v,
-                         "expected a number of runs for 'warmup', got %s",
-                         kind_name(v));
+        return fail_node(ld, v, "expected a number of %s for '%s', got %s",
+                         unit, key, kind_name(v));
     p = v->text;
     if (scan_digits(&n, &overflow, &p) == 0 || *p != '\0')
         return fail_node(ld, v,
-                         "invalid warmup '%s' (expected a whole number of "
-                         "runs from 0 to %u)",
-                         v->text, MAX_WARMUP);
-    if (overflow || n > MAX_WARMUP)
-        return fail_node(ld, v, "warmup %s is too large (at most %u)", v->text,
-                         MAX_WARMUP);
+                         "invalid %s '%s' (expected a whole number of %s "
+                         "from %u to %u)",
+                         key, v->text, unit, min, max);
+    if (overflow || n > max || n < min)
+        return fail_node(ld, v, "%s %s is out of range (%u to %u)", key,
+                         v->text, min, max);
     *out = (unsigned int)n;
     return 0;
 }
@@ -888,7 +897,17 @@ entry_limits(struct leakgate_config_entry *e,
     v = get(map, "warmup");
     if (rc == 0 && v) {
         e->has_warmup = true;
-        rc = warmup_value(&e->warmup, ld, v);
+        rc = count_value(&e->warmup, ld, v, "warmup", 0, MAX_WARMUP);
+    }
+    v = get(map, "repeat");
+    if (rc == 0 && v) {
+        e->has_repeat = true;
+        rc = count_value(&e->repeat, ld, v, "repeat", 1, MAX_REPEAT);
+    }
+    v = get(map, "settle");
+    if (rc == 0 && v) {
+        e->has_settle = true;
+        rc = count_value(&e->settle_ms, ld, v, "settle", 0, MAX_SETTLE_MS);
     }
     return rc;
 }
@@ -1035,6 +1054,23 @@ parse_ignores(struct leakgate_config *cfg,
 }
 
 static int
+bool_value(bool *out,
+           const struct loader *ld,
+           const struct node *v,
+           const char *key)
+{
+    if (v->kind == NODE_SCALAR && !is_null(v) && strcmp(v->text, "true") == 0)
+        *out = true;
+    else if (v->kind == NODE_SCALAR && !is_null(v) &&
+             strcmp(v->text, "false") == 0)
+        *out = false;
+    else
+        return fail_node(ld, v, "expected true or false for '%s', got %s", key,
+                         v->kind == NODE_SCALAR ? v->text : kind_name(v));
+    return 0;
+}
+
+static int
 check_version(const struct loader *ld, const struct node *top)
 {
     const struct node *v = get(top, "version");
@@ -1079,6 +1115,9 @@ parse_top(struct leakgate_config *cfg,
     v = get(top, "ignore");
     if (rc == 0 && v)
         rc = parse_ignores(cfg, ld, v);
+    v = get(top, "builtin_ignore");
+    if (rc == 0 && v)
+        rc = bool_value(&cfg->builtin_ignore, ld, v, "builtin_ignore");
     return rc;
 }
 
@@ -1128,6 +1167,7 @@ leakgate_config__new_default(struct leakgate_config **out)
     *out = leakgate_util__calloc(1, sizeof **out);
     if (!*out)
         return leakgate_error__set(LEAKGATE_ENOMEM, "default thresholds");
+    (*out)->builtin_ignore = true;
     return 0;
 }
 
@@ -1146,6 +1186,7 @@ parse_document(struct leakgate_config **out, const struct loader *ld)
     cfg = leakgate_util__calloc(1, sizeof *cfg);
     if (!cfg)
         return no_memory(ld);
+    cfg->builtin_ignore = true;
     cfg->path = leakgate_util__strdup(ld->name);
     rc = cfg->path ? parse_top(cfg, ld, top) : no_memory(ld);
     if (rc < 0) {

@@ -47,7 +47,11 @@ struct leakgate_config_entry {
     bool total_unlimited; /* `total_limit: ~` */
     uint64_t total_limit; /* bytes, when !total_unlimited */
     bool has_warmup;
-    unsigned int warmup;              /* runs */
+    unsigned int warmup; /* runs */
+    bool has_repeat;
+    unsigned int repeat; /* measured runs, 1..100 */
+    bool has_settle;
+    unsigned int settle_ms;           /* milliseconds, 0..60000 */
     enum leakgate_config_scope scope; /* suites only */
     struct leakgate_config_stack_rule *stacks;
     size_t nstacks;
@@ -62,6 +66,8 @@ struct leakgate_config {
     size_t ntests;
     struct leakgate_config_ignore *ignores;
     size_t nignores;
+    bool builtin_ignore; /* apply leakgate's built-in ignore list
+                            (default true) */
 };
 
 /* Limits for the loader; 0 = default in brackets. */

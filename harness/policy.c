@@ -92,6 +92,10 @@ apply(struct leakgate_policy_settings *out,
     }
     if (e->has_warmup)
         out->warmup = e->warmup;
+    if (e->has_repeat)
+        out->repeat = e->repeat;
+    if (e->has_settle)
+        out->settle_ms = e->settle_ms;
     if (e->scope != LEAKGATE_CONFIG_SCOPE_UNSET)
         out->suite_scope = e->scope == LEAKGATE_CONFIG_SCOPE_SUITE;
 }
@@ -104,6 +108,7 @@ leakgate_policy__resolve(struct leakgate_policy_settings *out,
 {
     memset(out, 0, sizeof *out);
     out->total_unlimited = true;
+    out->repeat = 1;
     if (!cfg)
         return;
     apply(out, &cfg->defaults);
@@ -137,18 +142,100 @@ leakgate_policy__frames_match(char *const *globs,
     return g == nglobs;
 }
 
+/*
+ * The built-in ignore list: one-time allocations of the C runtime that
+ * land in whichever test first needs them (docs/thresholds.md lists each
+ * with the test that shows it happens once, tests/integration/
+ * runtime_once.c).  Globs name the public entry points, which resolve
+ * with or without the C library's debug information.  line 0 marks them.
+ */
+#define BUILTIN(name, reason, ...)                                             \
+    {                                                                          \
+        (char *[]){__VA_ARGS__},                                               \
+            sizeof((char *[]){__VA_ARGS__}) / sizeof(char *),                  \
+            (char[]){reason}, 0                                                \
+    }
+
+static const struct leakgate_config_ignore builtin_ignores[] = {
+    BUILTIN(stdio,
+            "built-in: glibc stdio buffer, allocated on a stream's "
+            "first I/O and kept until fclose",
+            (char[]){"*_IO_file_doallocate"}),
+    BUILTIN(tz,
+            "built-in: glibc time-zone data, loaded once by the first "
+            "localtime/mktime/tzset",
+            (char[]){"*tzset*"}),
+    BUILTIN(localtime,
+            "built-in: glibc time-zone data, loaded once by the "
+            "first localtime/mktime/tzset",
+            (char[]){"localtime*"}),
+    BUILTIN(mktime,
+            "built-in: glibc time-zone data, loaded once by the "
+            "first localtime/mktime/tzset",
+            (char[]){"mktime"}),
+    BUILTIN(dtv,
+            "built-in: glibc thread descriptor (DTV) kept with the "
+            "cached stack of a joined thread",
+            (char[]){"*pthread_create*"}),
+    BUILTIN(dtv_tls,
+            "built-in: glibc thread descriptor (DTV) kept with the "
+            "cached stack of a joined thread",
+            (char[]){"*_dl_allocate_tls*"}),
+    BUILTIN(locale,
+            "built-in: glibc locale data, loaded once by setlocale",
+            (char[]){"setlocale"}),
+    BUILTIN(dlerror,
+            "built-in: glibc dlerror state, kept per thread until "
+            "the next dlerror",
+            (char[]){"*dlerror*"}),
+    BUILTIN(nss,
+            "built-in: glibc NSS modules and their static results, "
+            "loaded once by the first getpw*/getgr* lookup",
+            (char[]){"getp[uw]*"}),
+    BUILTIN(nss_gr,
+            "built-in: glibc NSS modules and their static results, "
+            "loaded once by the first getpw*/getgr* lookup",
+            (char[]){"getgr*"}),
+};
+
+#undef BUILTIN
+
+const struct leakgate_config_ignore *
+leakgate_policy__builtin_ignores(size_t *n)
+{
+    *n = sizeof builtin_ignores / sizeof builtin_ignores[0];
+    return builtin_ignores;
+}
+
+static const struct leakgate_config_ignore *
+match_ignores(const struct leakgate_config_ignore *list,
+              size_t n,
+              const struct leakgate_policy_stack *s)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (leakgate_policy__frames_match(list[i].frames, list[i].nframes,
+                                          s->functions, s->nfunctions))
+            return &list[i];
+    }
+    return NULL;
+}
+
 static const struct leakgate_config_ignore *
 find_ignore(const struct leakgate_config *cfg,
             const struct leakgate_policy_stack *s)
 {
-    for (size_t i = 0; cfg && i < cfg->nignores; i++) {
-        const struct leakgate_config_ignore *ig = &cfg->ignores[i];
+    const struct leakgate_config_ignore *ig = NULL;
+    size_t nbuiltin;
 
-        if (leakgate_policy__frames_match(ig->frames, ig->nframes, s->functions,
-                                          s->nfunctions))
-            return ig;
+    if (cfg)
+        ig = match_ignores(cfg->ignores, cfg->nignores, s);
+    if (!ig && (!cfg || cfg->builtin_ignore)) {
+        const struct leakgate_config_ignore *builtin =
+            leakgate_policy__builtin_ignores(&nbuiltin);
+
+        ig = match_ignores(builtin, nbuiltin, s);
     }
-    return NULL;
+    return ig;
 }
 
 static const struct leakgate_config_stack_rule *

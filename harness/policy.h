@@ -31,7 +31,9 @@ struct leakgate_policy_settings {
     bool total_unlimited;
     uint64_t total_limit; /* bytes when !total_unlimited */
     unsigned int warmup;
-    bool suite_scope; /* suites entry says scope: suite */
+    unsigned int repeat;    /* measured runs (>= 1) */
+    unsigned int settle_ms; /* wait for live bytes to stop falling */
+    bool suite_scope;       /* suites entry says scope: suite */
     const struct leakgate_config_entry *test_entry;  /* winner or NULL */
     const struct leakgate_config_entry *suite_entry; /* winner or NULL */
 };
@@ -83,6 +85,12 @@ void leakgate_policy__judge(struct leakgate_policy_verdict *out,
                             const struct leakgate_policy_settings *settings,
                             const struct leakgate_policy_stack *stacks,
                             size_t n);
+
+/* The built-in ignore list (applied unless `builtin_ignore: false`); its
+ * entries have line 0 and a reason starting with "built-in:".  Static
+ * storage; cannot fail. */
+const struct leakgate_config_ignore *
+leakgate_policy__builtin_ignores(size_t *n);
 
 /* True when the frame globs match `functions` (innermost first) as an
  * outer-to-inner subsequence. Cannot fail. */

@@ -637,6 +637,11 @@ put_ignored(struct text *t,
         if (v->stacks[i].bytes <= 0 || !v->stacks[i].judgement.ignored ||
             ignore_seen_before(v, i))
             continue;
+        if (ig && ig->line == 0) {
+            leakgate_buf__printf(t->b, "%s%s", sep, ig->reason);
+            sep = "; ";
+            continue;
+        }
         leakgate_buf__printf(t->b, "%signore rule", sep);
         if (ig)
             leakgate_buf__printf(t->b, " %s:%u", path_or(env), ig->line);

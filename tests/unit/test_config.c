@@ -331,10 +331,10 @@ test_config__warmup_and_scope(void)
 {
     static const struct error_case cases[] = {
         {"version: 1\ndefaults:\n  warmup: 1001\n", LEAKGATE_ECONFIG,
-         NAME ":3:11: warmup 1001 is too large (at most 1000)"},
+         NAME ":3:11: warmup 1001 is out of range (0 to 1000)"},
         {"version: 1\ndefaults:\n  warmup: 99999999999999999999999\n",
          LEAKGATE_ECONFIG,
-         NAME ":3:11: warmup 99999999999999999999999 is too large (at most "
+         NAME ":3:11: warmup 99999999999999999999999 is out of range (0 to "
               "1000)"},
         {"version: 1\ndefaults:\n  warmup: -1\n", LEAKGATE_ECONFIG,
          NAME ":3:11: invalid warmup '-1' (expected a whole number of runs "
@@ -399,10 +399,10 @@ test_config__unknown_keys(void)
               "in defaults)"},
         {"version: 1\ncolour: red\n", LEAKGATE_ECONFIG,
          NAME ":2:1: unknown key 'colour' in the top level (valid keys: "
-              "version, defaults, suites, tests, ignore)"},
+              "version, defaults, suites, tests, ignore, builtin_ignore)"},
         {"version: 1\ndefaults: {x: 1}\n", LEAKGATE_ECONFIG,
          NAME ":2:12: unknown key 'x' in defaults (valid keys: stack_limit, "
-              "total_limit, warmup)"},
+              "total_limit, warmup, repeat, settle)"},
     };
 
     CHECK_ERRORS(cases);
@@ -818,7 +818,43 @@ test_config__robustness(void)
 }
 
 const char *const unit_suite = "config";
+static void
+test_config__repeat_settle_builtin_ignore(void)
+{
+    static const struct error_case cases[] = {
+        {"version: 1\ndefaults:\n  repeat: 0\n", LEAKGATE_ECONFIG,
+         NAME ":3:11: repeat 0 is out of range (1 to 100)"},
+        {"version: 1\ndefaults:\n  settle: 60001\n", LEAKGATE_ECONFIG,
+         NAME ":3:11: settle 60001 is out of range (0 to 60000)"},
+        {"version: 1\ndefaults:\n  settle: soon\n", LEAKGATE_ECONFIG,
+         NAME ":3:11: invalid settle 'soon' (expected a whole number of "
+              "milliseconds from 0 to 60000)"},
+        {"version: 1\nbuiltin_ignore: maybe\n", LEAKGATE_ECONFIG,
+         NAME ":2:17: expected true or false for 'builtin_ignore', got "
+              "maybe"},
+    };
+    struct leakgate_config *cfg;
+
+    CHECK_ERRORS(cases);
+    cfg = parse_ok("version: 1\ndefaults:\n  repeat: 3\n  settle: 50\n"
+                   "tests:\n  \"a/b\":\n    repeat: 100\n");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(cfg);
+    CU_ASSERT(cfg->builtin_ignore);
+    CU_ASSERT(cfg->defaults.has_repeat);
+    CU_ASSERT_EQUAL(cfg->defaults.repeat, 3);
+    CU_ASSERT_EQUAL(cfg->defaults.settle_ms, 50);
+    CU_ASSERT_EQUAL(cfg->tests[0].repeat, 100);
+    CU_ASSERT_FALSE(cfg->tests[0].has_settle);
+    leakgate_config__free(cfg);
+    cfg = parse_ok("version: 1\nbuiltin_ignore: false\n");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(cfg);
+    CU_ASSERT_FALSE(cfg->builtin_ignore);
+    leakgate_config__free(cfg);
+}
+
 const struct unit_case unit_cases[] = {
+    {"test_config__repeat_settle_builtin_ignore",
+     test_config__repeat_settle_builtin_ignore},
     {"test_config__spec_example", test_config__spec_example},
     {"test_config__every_key", test_config__every_key},
     {"test_config__minimal_and_null_sections",

@@ -412,8 +412,45 @@ test_policy__judge_without_config(void)
     CU_ASSERT_EQUAL(v.nover, 4);
 }
 
+static void
+test_policy__builtin_ignores(void)
+{
+    const struct leakgate_policy_stack in[] = {
+        STACK(4096, 1, "_IO_file_doallocate"),
+        STACK(320, 1, "__pthread_create_2_1"),
+        STACK(64, 1, "tzset_internal"),
+        STACK(8, 1, "my_leak"),
+    };
+    struct leakgate_policy_stack_verdict per[N(in)];
+    struct leakgate_config *on = load("version: 1\n");
+    struct leakgate_config *off = load("version: 1\nbuiltin_ignore: false\n");
+    struct leakgate_policy_settings s = resolve(on, "s", "t");
+    struct leakgate_policy_verdict v;
+    size_t n;
+    const struct leakgate_config_ignore *list =
+        leakgate_policy__builtin_ignores(&n);
+
+    CU_ASSERT(n >= 8);
+    for (size_t i = 0; i < n; i++) {
+        CU_ASSERT_EQUAL(list[i].line, 0);
+        CU_ASSERT_EQUAL(strncmp(list[i].reason, "built-in:", 9), 0);
+    }
+    leakgate_policy__judge(&v, per, on, &s, in, N(in));
+    CU_ASSERT(per[0].ignored && per[1].ignored && per[2].ignored);
+    CU_ASSERT_FALSE(per[3].ignored);
+    CU_ASSERT_EQUAL(v.total_bytes, 8);
+    leakgate_policy__judge(&v, per, NULL, &s, in, 3);
+    CU_ASSERT_FALSE(v.failed); /* no config: built-ins apply */
+    leakgate_policy__judge(&v, per, off, &s, in, N(in));
+    CU_ASSERT_FALSE(per[0].ignored || per[1].ignored || per[2].ignored);
+    CU_ASSERT_EQUAL(v.nover, 4);
+    leakgate_config__free(on);
+    leakgate_config__free(off);
+}
+
 const char *const unit_suite = "policy";
 const struct unit_case unit_cases[] = {
+    {"test_policy__builtin_ignores", test_policy__builtin_ignores},
     {"test_policy__resolve_without_config",
      test_policy__resolve_without_config},
     {"test_policy__resolve_defaults", test_policy__resolve_defaults},

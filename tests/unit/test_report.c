@@ -281,7 +281,7 @@ test_report__limit_sources(void)
     leakgate_util__free(text);
     fx.env.thresholds_path = NULL;
     fx.v.settings =
-        (struct leakgate_policy_settings){0, true, 0, 0, false, NULL, NULL};
+        (struct leakgate_policy_settings){.total_unlimited = true, .repeat = 1};
     fx.stacks[1].judgement.rule = NULL;
     text = text_of(&fx, false);
     CU_ASSERT(contains(text, "limit 0 B (no thresholds file: every limit "
