@@ -168,11 +168,11 @@ static const struct leakgate_config_ignore builtin_ignores[] = {
     BUILTIN(localtime,
             "built-in: glibc time-zone data, loaded once by the "
             "first localtime/mktime/tzset",
-            (char[]){"localtime*"}),
+            (char[]){"*localtime*"}),
     BUILTIN(mktime,
             "built-in: glibc time-zone data, loaded once by the "
             "first localtime/mktime/tzset",
-            (char[]){"mktime"}),
+            (char[]){"*mktime"}),
     BUILTIN(dtv,
             "built-in: glibc thread descriptor (DTV) kept with the "
             "cached stack of a joined thread",
@@ -183,7 +183,7 @@ static const struct leakgate_config_ignore builtin_ignores[] = {
             (char[]){"*_dl_allocate_tls*"}),
     BUILTIN(locale,
             "built-in: glibc locale data, loaded once by setlocale",
-            (char[]){"setlocale"}),
+            (char[]){"*setlocale"}),
     BUILTIN(dlerror,
             "built-in: glibc dlerror state, kept per thread until "
             "the next dlerror",
@@ -191,11 +191,11 @@ static const struct leakgate_config_ignore builtin_ignores[] = {
     BUILTIN(nss,
             "built-in: glibc NSS modules and their static results, "
             "loaded once by the first getpw*/getgr* lookup",
-            (char[]){"getp[uw]*"}),
+            (char[]){"*getp[uw]*"}),
     BUILTIN(nss_gr,
             "built-in: glibc NSS modules and their static results, "
             "loaded once by the first getpw*/getgr* lookup",
-            (char[]){"getgr*"}),
+            (char[]){"*getgr*"}),
 };
 
 #undef BUILTIN
