@@ -207,6 +207,9 @@ piece_start(struct leakgate_gate *gate)
     if (rc < 0)
         return rc;
     clock_gettime(CLOCK_MONOTONIC, &gate->cur.t0);
+    if (gate->cur.settle_ms > 0 &&
+        leakgate_profile__live_bytes(&gate->cur.start_live) < 0)
+        gate->cur.start_live = 0;
     return leakgate_profile__set_active(true);
 }
 
@@ -256,11 +259,46 @@ piece_add(struct leakgate_gate *gate)
     return rc;
 }
 
+/*
+ * `settle`: give threads that free after the test returns (a pool, a
+ * deferred free) up to settle_ms to do so, still recording.  Stops early
+ * once live bytes are back at the window's starting level, or once they
+ * have fallen and then held still for a tenth of settle_ms (at least 5 ms).
+ */
+static void
+settle(const struct leakgate_gate *gate)
+{
+    const struct timespec step = {0, 1000000}; /* 1 ms */
+    unsigned int quiet_needed = gate->cur.settle_ms / 10, quiet = 0;
+    uint64_t live, last = UINT64_MAX;
+    bool fell = false;
+
+    if (quiet_needed < 5)
+        quiet_needed = 5;
+    for (unsigned int ms = 0; ms < gate->cur.settle_ms; ms++) {
+        if (leakgate_profile__live_bytes(&live) < 0)
+            return;
+        if (live <= gate->cur.start_live)
+            return;
+        if (live < last && last != UINT64_MAX) {
+            fell = true;
+            quiet = 0;
+        } else if (fell && ++quiet >= quiet_needed) {
+            return;
+        }
+        last = live;
+        nanosleep(&step, NULL);
+    }
+}
+
 /* Stop recording a piece: deactivate, dump "after", diff. */
 static int
 piece_stop(struct leakgate_gate *gate)
 {
-    int rc = leakgate_profile__set_active(false);
+    int rc;
+
+    settle(gate);
+    rc = leakgate_profile__set_active(false);
 
     gate->cur.seconds += elapsed_since(&gate->cur.t0);
     if (rc == 0)
@@ -268,6 +306,16 @@ piece_stop(struct leakgate_gate *gate)
     if (rc == 0)
         rc = piece_add(gate);
     return rc;
+}
+
+static unsigned int
+settle_of(const struct leakgate_gate *gate, const char *suite, const char *test)
+{
+    struct leakgate_policy_settings st;
+
+    leakgate_policy__resolve(&st, gate->config, suite,
+                             strcmp(test, "[suite]") == 0 ? NULL : test);
+    return st.settle_ms;
 }
 
 int
@@ -289,6 +337,7 @@ leakgate_gate_begin(leakgate_gate *gate, const char *suite, const char *test)
                                    test, s->suite, s->test);
     s->suite = leakgate_util__strdup(suite);
     s->test = leakgate_util__strdup(test);
+    s->settle_ms = settle_of(gate, suite, test);
     rc = leakgate_diff__new_empty(&s->acc);
     if (rc == 0 && (!s->suite || !s->test))
         rc = leakgate_error__set(LEAKGATE_ENOMEM, "scope names");
@@ -359,6 +408,70 @@ push_verdict(struct leakgate_gate *gate, struct leakgate_verdict *v)
     return 0;
 }
 
+static bool
+same_stack(const struct leakgate_vstack *a, const struct leakgate_vstack *b)
+{
+    return a->npcs == b->npcs &&
+           (a->npcs == 0 ||
+            memcmp(a->pcs, b->pcs, a->npcs * sizeof *a->pcs) == 0);
+}
+
+/* Did the suite window `sv` free a stack that test verdict `tv` kept? */
+static bool
+released_by(const struct leakgate_verdict *tv,
+            const struct leakgate_verdict *sv)
+{
+    for (size_t i = 0; i < tv->nstacks; i++) {
+        if (!tv->stacks[i].judgement.over)
+            continue;
+        for (size_t k = 0; k < sv->nstacks; k++) {
+            if (sv->stacks[k].bytes < 0 &&
+                same_stack(&tv->stacks[i], &sv->stacks[k]))
+                return true;
+        }
+    }
+    return false;
+}
+
+/*
+ * A suite window that frees what its failing tests retained points at a
+ * shared fixture: say so, and that `scope: suite` judges it at suite end.
+ */
+static int
+hint_shared_fixture(struct leakgate_gate *gate, struct leakgate_verdict *sv)
+{
+    struct leakgate_buf names = LEAKGATE_BUF_INIT;
+    size_t n = 0;
+
+    for (size_t i = 0; i < gate->nverdicts; i++) {
+        const struct leakgate_verdict *tv = gate->verdicts[i];
+
+        if (tv->status != LEAKGATE_STATUS_FAIL ||
+            strcmp(tv->suite, sv->suite) != 0 || !released_by(tv, sv))
+            continue;
+        leakgate_buf__printf(&names, "%s%s", n++ ? ", " : "", tv->test);
+    }
+    if (n > 0) {
+        struct leakgate_buf b = LEAKGATE_BUF_INIT;
+
+        leakgate_buf__printf(&b,
+                             "the suite cleanup freed what %zu failing "
+                             "test%s retained (%s): they add to a shared "
+                             "fixture. To judge the suite once, from init to "
+                             "cleanup, add to the thresholds file:\n"
+                             "  suites:\n    '%s':\n      scope: suite\n",
+                             n, n == 1 ? "" : "s", names.ptr, sv->suite);
+        sv->hint = leakgate_buf__take(&b);
+        leakgate_util__free(sv->report);
+        sv->report =
+            sv->hint ? leakgate_report__text(sv, &gate->env, false) : NULL;
+    }
+    leakgate_buf__dispose(&names);
+    return n > 0 && !sv->report
+               ? leakgate_error__set(LEAKGATE_ENOMEM, "fixture hint")
+               : 0;
+}
+
 int
 leakgate_gate_end(leakgate_gate *gate, int judged, const leakgate_verdict **out)
 {
@@ -373,6 +486,8 @@ leakgate_gate_end(leakgate_gate *gate, int judged, const leakgate_verdict **out)
         rc = piece_stop(gate);
     if (rc == 0)
         rc = leakgate_gate__judge(&v, gate, judged != 0);
+    if (rc == 0 && strcmp(v->test, "[suite]") == 0)
+        rc = hint_shared_fixture(gate, v);
     if (rc == 0 && v->status == LEAKGATE_STATUS_FAIL && gate->opts.report_dir)
         rc = leakgate_gate__write_artifacts(gate, v);
     if (rc == 0)

@@ -37,7 +37,9 @@ struct gate_scope {
     char *first_before;        /* text of the first "before" dump (artifacts) */
     size_t first_before_len;
     struct timespec t0;
-    double seconds; /* measured time, pauses excluded */
+    double seconds;         /* measured time, pauses excluded */
+    unsigned int settle_ms; /* `settle` of this window */
+    uint64_t start_live;    /* live bytes when recording started */
 };
 
 struct leakgate_gate {

@@ -107,6 +107,20 @@ leakgate_profile__set_active(bool on)
     return 0;
 }
 
+int
+leakgate_profile__live_bytes(uint64_t *out)
+{
+    uint64_t epoch = 1;
+    size_t allocated = 0, sz = sizeof allocated;
+
+    if (mallctl("epoch", NULL, NULL, &epoch, sizeof epoch) != 0 ||
+        mallctl("stats.allocated", &allocated, &sz, NULL, 0) != 0)
+        return leakgate_error__set(LEAKGATE_ENOPROF,
+                                   "mallctl(\"stats.allocated\") failed");
+    *out = allocated;
+    return 0;
+}
+
 static int
 open_tempfile(void)
 {

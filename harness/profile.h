@@ -39,6 +39,11 @@ int leakgate_profile__check(struct leakgate_profile_info *out);
  * Returns 0 or LEAKGATE_ENOPROF. */
 int leakgate_profile__set_active(bool on);
 
+/* Bytes the application holds now (mallctl "stats.allocated" after
+ * refreshing "epoch"; objects in thread caches count as held).
+ * Returns 0 or LEAKGATE_ENOPROF. */
+int leakgate_profile__live_bytes(uint64_t *out);
+
 /* An in-memory dump target and the buffer its text is read into. */
 struct leakgate_dumpfile {
     int fd;        /* memfd or unlinked temp file; -1 when closed */

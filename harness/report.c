@@ -781,6 +781,8 @@ leakgate_report__text(const struct leakgate_verdict *v,
         text_artifacts(&t, v, env);
         text_yaml(&t, v, env);
     }
+    if (v->hint)
+        leakgate_buf__printf(&b, "leakgate: NOTE %s: %s\n", v->name, v->hint);
     return leakgate_buf__take(&b);
 }
 

@@ -43,6 +43,7 @@ leakgate_verdict__free(struct leakgate_verdict *v)
     leakgate_util__free(v->name);
     leakgate_util__free(v->not_judged_why);
     leakgate_util__free(v->report);
+    leakgate_util__free(v->hint);
     leakgate_util__free(v->artifact_dir);
     leakgate_util__free(v->heap_before);
     leakgate_util__free(v->heap_after);

@@ -57,6 +57,8 @@ struct leakgate_verdict {
     size_t nnotes;
     double seconds;     /* wall time of the window */
     char *report;       /* SPEC §7 text, no colour; "" for a pass */
+    char *hint;         /* advice found after judging (a shared fixture:
+                           try scope: suite), or NULL */
     char *artifact_dir; /* REPORT_DIR/SUITE/ or NULL */
     char *heap_before;  /* artifact paths or NULL */
     char *heap_after;

@@ -17,6 +17,16 @@ void corpus_register_leaks(void);
 void corpus_register_fixtures(void);
 void corpus_register_rules(void);
 void corpus_register_clean(void);
+void corpus_register_real(void);
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+/* corpus_cxx.cpp: leaks through C++ new. */
+void corpus_cxx_leak(void);
+#ifdef __cplusplus
+}
+#endif
 
 /* corpus_inline.c (built with -O2): leaks through an inlined helper. */
 void corpus_inline_caller(void);

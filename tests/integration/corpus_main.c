@@ -14,6 +14,7 @@ main(int argc, char **argv)
     corpus_register_leaks();
     corpus_register_fixtures();
     corpus_register_rules();
+    corpus_register_real();
     corpus_register_clean();
     return leakgate_cunit_main(argc, argv);
 }
