@@ -125,6 +125,10 @@ scope_reset(struct gate_scope *s)
     leakgate_util__free(s->test);
     leakgate_util__free(s->first_before);
     leakgate_diff__free(s->acc);
+    leakgate_diff__free(s->run_acc);
+    for (size_t i = 0; i < s->nruns; i++)
+        leakgate_diff__free(s->runs[i]);
+    leakgate_util__free(s->runs);
     memset(s, 0, sizeof *s);
 }
 
@@ -253,6 +257,8 @@ piece_add(struct leakgate_gate *gate)
         rc = leakgate_diff__compute(&piece, before, after, &dopts);
     if (rc == 0)
         rc = leakgate_diff__accumulate(gate->cur.acc, piece);
+    if (rc == 0)
+        rc = leakgate_diff__accumulate(gate->cur.run_acc, piece);
     leakgate_diff__free(piece);
     leakgate_heapfile__free(after);
     leakgate_heapfile__free(before);
@@ -339,6 +345,8 @@ leakgate_gate_begin(leakgate_gate *gate, const char *suite, const char *test)
     s->test = leakgate_util__strdup(test);
     s->settle_ms = settle_of(gate, suite, test);
     rc = leakgate_diff__new_empty(&s->acc);
+    if (rc == 0)
+        rc = leakgate_diff__new_empty(&s->run_acc);
     if (rc == 0 && (!s->suite || !s->test))
         rc = leakgate_error__set(LEAKGATE_ENOMEM, "scope names");
     if (rc == 0)
@@ -377,6 +385,37 @@ leakgate_gate_resume(leakgate_gate *gate)
     rc = piece_start(gate);
     if (rc == 0)
         gate->cur.paused = false;
+    return rc;
+}
+
+/* Close the current run of the open scope and start the next one. */
+static int
+push_run(struct gate_scope *s)
+{
+    struct leakgate_diff **runs =
+        leakgate_util__realloc(s->runs, (s->nruns + 1) * sizeof *runs);
+
+    if (!runs)
+        return leakgate_error__set(LEAKGATE_ENOMEM, "runs");
+    s->runs = runs;
+    s->runs[s->nruns++] = s->run_acc;
+    s->run_acc = NULL;
+    return leakgate_diff__new_empty(&s->run_acc);
+}
+
+int
+leakgate_gate_next_run(leakgate_gate *gate)
+{
+    int rc;
+
+    if (!gate->cur.open || gate->cur.paused)
+        return leakgate_error__set(LEAKGATE_ESTATE,
+                                   "next run: no running scope");
+    rc = piece_stop(gate);
+    if (rc == 0)
+        rc = push_run(&gate->cur);
+    if (rc == 0)
+        rc = piece_start(gate);
     return rc;
 }
 
@@ -484,6 +523,8 @@ leakgate_gate_end(leakgate_gate *gate, int judged, const leakgate_verdict **out)
         return leakgate_error__set(LEAKGATE_ESTATE, "end: no open scope");
     if (!gate->cur.paused)
         rc = piece_stop(gate);
+    if (rc == 0 && gate->cur.nruns > 0)
+        rc = push_run(&gate->cur);
     if (rc == 0)
         rc = leakgate_gate__judge(&v, gate, judged != 0);
     if (rc == 0 && strcmp(v->test, "[suite]") == 0)

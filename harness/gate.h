@@ -31,10 +31,13 @@ struct gate_scope {
     bool paused;
     char *suite;
     char *test;
-    bool aborted;              /* set by leakgate_gate_mark_aborted */
-    char aborted_why[256];     /* fixed: it is set while recording */
-    struct leakgate_diff *acc; /* sum of the pieces measured so far */
-    char *first_before;        /* text of the first "before" dump (artifacts) */
+    bool aborted;                  /* set by leakgate_gate_mark_aborted */
+    char aborted_why[256];         /* fixed: it is set while recording */
+    struct leakgate_diff *acc;     /* sum of the pieces measured so far */
+    struct leakgate_diff *run_acc; /* pieces of the current run (repeat) */
+    struct leakgate_diff **runs;   /* finished runs, with `repeat` */
+    size_t nruns;
+    char *first_before; /* text of the first "before" dump (artifacts) */
     size_t first_before_len;
     struct timespec t0;
     double seconds;         /* measured time, pauses excluded */
@@ -64,6 +67,11 @@ struct leakgate_gate {
     size_t nverdicts;
     size_t cap;
 };
+
+/* With `repeat`: replace cur.acc by the growth that recurred after the
+ * first run, and describe one-time growth in *note_out (caller frees;
+ * NULL when there is none).  Returns 0 or LEAKGATE_ENOMEM. */
+int leakgate_gate__classify_runs(struct leakgate_gate *gate, char **note_out);
 
 /* Build the verdict of the closed scope `gate->cur` (its acc is consumed).
  * Returns 0 or LEAKGATE_ENOMEM; *out is the caller's. */

@@ -185,6 +185,113 @@ cleanup:
     return rc;
 }
 
+static bool
+same_pcs(const struct leakgate_diff_entry *a,
+         const struct leakgate_diff_entry *b)
+{
+    return a->npcs == b->npcs &&
+           (a->npcs == 0 ||
+            memcmp(a->pcs, b->pcs, a->npcs * sizeof *a->pcs) == 0);
+}
+
+static const struct leakgate_diff_entry *
+find_entry(const struct leakgate_diff *d, const struct leakgate_diff_entry *e)
+{
+    for (size_t i = 0; i < d->nentries; i++) {
+        if (same_pcs(&d->entries[i], e))
+            return &d->entries[i];
+    }
+    return NULL;
+}
+
+/* The largest growth of e's stack in runs 1..n-1 (NULL: none grew). */
+static const struct leakgate_diff_entry *
+largest_later(const struct gate_scope *s, const struct leakgate_diff_entry *e)
+{
+    const struct leakgate_diff_entry *best = NULL;
+
+    for (size_t k = 1; k < s->nruns; k++) {
+        const struct leakgate_diff_entry *x = find_entry(s->runs[k], e);
+
+        if (x && x->delta_bytes > 0 &&
+            (!best || x->delta_bytes > best->delta_bytes))
+            best = x;
+    }
+    return best;
+}
+
+static void
+pick_recurring(struct leakgate_diff *view,
+               size_t cap,
+               const struct gate_scope *s)
+{
+    for (size_t k = 1; k < s->nruns; k++) {
+        for (size_t i = 0; i < s->runs[k]->nentries; i++) {
+            const struct leakgate_diff_entry *e = &s->runs[k]->entries[i];
+
+            if (e->delta_bytes <= 0 || find_entry(view, e) ||
+                view->nentries == cap)
+                continue;
+            view->entries[view->nentries++] = *largest_later(s, e);
+        }
+    }
+}
+
+static char *
+one_time_note(const struct gate_scope *s, const struct leakgate_diff *view)
+{
+    struct leakgate_buf b = LEAKGATE_BUF_INIT;
+    int64_t bytes = 0;
+    size_t n = 0;
+
+    for (size_t i = 0; i < s->runs[0]->nentries; i++) {
+        const struct leakgate_diff_entry *e = &s->runs[0]->entries[i];
+
+        if (e->delta_bytes > 0 && !find_entry(view, e)) {
+            n++;
+            bytes += e->delta_bytes;
+        }
+    }
+    if (n == 0)
+        return NULL;
+    leakgate_buf__printf(&b,
+                         "repeat: %zu runs; %lld B in %zu stack%s grew in "
+                         "the first run only (one-time growth, e.g. lazy "
+                         "initialisation: not counted)",
+                         s->nruns, (long long)bytes, n, n == 1 ? "" : "s");
+    return leakgate_buf__take(&b);
+}
+
+int
+leakgate_gate__classify_runs(struct leakgate_gate *gate, char **note_out)
+{
+    struct gate_scope *s = &gate->cur;
+    struct leakgate_diff view = {0};
+    struct leakgate_diff *recurring = NULL;
+    size_t cap = 0;
+    int rc;
+
+    *note_out = NULL;
+    for (size_t k = 1; k < s->nruns; k++)
+        cap += s->runs[k]->nentries;
+    view.entries = leakgate_util__calloc(cap, sizeof *view.entries);
+    if (!view.entries)
+        return leakgate_error__set(LEAKGATE_ENOMEM, "runs");
+    pick_recurring(&view, cap, s);
+    rc = leakgate_diff__new_empty(&recurring);
+    if (rc == 0)
+        rc = leakgate_diff__accumulate(recurring, &view);
+    if (rc == 0) {
+        *note_out = one_time_note(s, &view);
+        leakgate_diff__free(s->acc);
+        s->acc = recurring;
+        recurring = NULL;
+    }
+    leakgate_diff__free(recurring);
+    leakgate_util__free(view.entries);
+    return rc;
+}
+
 static int
 name_verdict(struct leakgate_verdict *v, const struct gate_scope *s)
 {
@@ -220,7 +327,7 @@ decide(struct leakgate_gate *gate, struct leakgate_verdict *v, bool judged)
         v->status =
             v->policy.failed ? LEAKGATE_STATUS_FAIL : LEAKGATE_STATUS_PASS;
     }
-    if (v->status == LEAKGATE_STATUS_FAIL ||
+    if (v->status == LEAKGATE_STATUS_FAIL || v->hint ||
         (v->status == LEAKGATE_STATUS_NOT_JUDGED && grew))
         v->report = leakgate_report__text(v, &gate->env, false);
     else
@@ -248,6 +355,8 @@ leakgate_gate__judge(struct leakgate_verdict **out,
     test = strcmp(s->test, "[suite]") == 0 ? NULL : s->test;
     leakgate_policy__resolve(&v->settings, gate->config, s->suite, test);
     rc = name_verdict(v, s);
+    if (rc == 0 && s->nruns >= 2)
+        rc = leakgate_gate__classify_runs(gate, &v->hint);
     if (rc == 0)
         rc = take_stacks(v, s->acc);
     if (rc == 0)

@@ -204,9 +204,8 @@ LEAKGATE_API int leakgate_gate_selected(const leakgate_gate *gate,
  * @param[in] test  the test, "[suite]" for a suite's own window
  * @return 0; LEAKGATE_EDUMP; LEAKGATE_ESTATE if a scope is already open.
  */
-LEAKGATE_API int leakgate_gate_begin(leakgate_gate *gate,
-                                     const char *suite,
-                                     const char *test);
+LEAKGATE_API int
+leakgate_gate_begin(leakgate_gate *gate, const char *suite, const char *test);
 
 /**
  * Exclude a region from the open scope (e.g. a suite's tests between its
@@ -232,6 +231,16 @@ LEAKGATE_API int leakgate_gate_resume(leakgate_gate *gate);
 LEAKGATE_API int leakgate_gate_end(leakgate_gate *gate,
                                    int judged,
                                    const leakgate_verdict **out);
+
+/**
+ * With `repeat: N`: end the current measured run of the open scope and
+ * start the next (the harness runs the test again in between).  At
+ * leakgate_gate_end() a stack that grew only in the first run is one-time
+ * growth (a note, not counted); one that grew again in a later run is a
+ * leak, reported with its largest growth in one run.
+ * @return 0; LEAKGATE_EDUMP; LEAKGATE_ESTATE if no scope is running.
+ */
+LEAKGATE_API int leakgate_gate_next_run(leakgate_gate *gate);
 
 /**
  * Mark the open scope as aborted (the test left through a fatal assertion):

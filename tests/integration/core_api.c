@@ -1,0 +1,156 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * core_api: the framework-agnostic API (include/leakgate/leakgate.h) used
+ * directly by a hand-written main, as a cmocka or Unity harness would:
+ * scopes, pause/resume, repeat runs, misuse errors, and results files.
+ * Prints "N passed, N failed"; exit 0 when every check passes.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "leakgate/leakgate.h"
+
+static void *volatile sink[16];
+static void *lazy_cache;
+static size_t checks, failures;
+
+#define CHECK(cond)                                                            \
+    do {                                                                       \
+        checks++;                                                              \
+        if (!(cond)) {                                                         \
+            failures++;                                                        \
+            fprintf(stderr, "core_api.c:%d: check failed: %s\n", __LINE__,     \
+                    #cond);                                                    \
+        }                                                                      \
+    } while (0)
+
+__attribute__((noinline)) static void
+leak(size_t n)
+{
+    static unsigned int next;
+
+    sink[next++ % 16] = malloc(n);
+}
+
+__attribute__((noinline)) static void
+lazy_lookup(void)
+{
+    if (!lazy_cache)
+        lazy_cache = malloc(2048);
+}
+
+static const leakgate_verdict *
+scope(leakgate_gate *gate, const char *test, void (*body)(void))
+{
+    const leakgate_verdict *v = NULL;
+
+    CHECK(leakgate_gate_begin(gate, "core", test) == 0);
+    body();
+    CHECK(leakgate_gate_end(gate, 1, &v) == 0);
+    return v;
+}
+
+static void
+body_clean(void)
+{
+    free(malloc(100));
+}
+
+static void
+body_leak(void)
+{
+    leak(24);
+}
+
+static void
+check_scopes(leakgate_gate *gate)
+{
+    const leakgate_verdict *v = scope(gate, "clean", body_clean);
+
+    CHECK(v && leakgate_verdict_status(v) == LEAKGATE_STATUS_PASS);
+    CHECK(v && leakgate_verdict_stack_count(v) == 0);
+    CHECK(v && strcmp(leakgate_verdict_report(v), "") == 0);
+    v = scope(gate, "leak", body_leak);
+    CHECK(v && leakgate_verdict_status(v) == LEAKGATE_STATUS_FAIL);
+    CHECK(v && leakgate_verdict_retained_bytes(v) == 32);
+    CHECK(v && strstr(leakgate_verdict_report(v), "core_api.c:"));
+    CHECK(v && strcmp(leakgate_verdict_name(v), "core/leak") == 0);
+}
+
+static void
+check_pause(leakgate_gate *gate)
+{
+    const leakgate_verdict *v = NULL;
+
+    CHECK(leakgate_gate_begin(gate, "core", "paused") == 0);
+    CHECK(leakgate_gate_pause(gate) == 0);
+    leak(500); /* not counted: between pause and resume */
+    CHECK(leakgate_gate_resume(gate) == 0);
+    CHECK(leakgate_gate_end(gate, 1, &v) == 0);
+    CHECK(v && leakgate_verdict_status(v) == LEAKGATE_STATUS_PASS);
+}
+
+static void
+check_repeat(leakgate_gate *gate)
+{
+    const leakgate_verdict *v = NULL;
+
+    /* Lazy initialisation grows in the first run only: a note. */
+    CHECK(leakgate_gate_begin(gate, "core", "repeat_lazy") == 0);
+    lazy_lookup();
+    CHECK(leakgate_gate_next_run(gate) == 0);
+    lazy_lookup();
+    CHECK(leakgate_gate_next_run(gate) == 0);
+    lazy_lookup();
+    CHECK(leakgate_gate_end(gate, 1, &v) == 0);
+    CHECK(v && leakgate_verdict_status(v) == LEAKGATE_STATUS_PASS);
+    CHECK(v && strstr(leakgate_verdict_report(v), "one-time growth"));
+    /* A leak grows in every run: reported with its bytes per run. */
+    CHECK(leakgate_gate_begin(gate, "core", "repeat_leak") == 0);
+    leak(100);
+    CHECK(leakgate_gate_next_run(gate) == 0);
+    leak(100);
+    CHECK(leakgate_gate_end(gate, 1, &v) == 0);
+    CHECK(v && leakgate_verdict_status(v) == LEAKGATE_STATUS_FAIL);
+    CHECK(v && leakgate_verdict_retained_bytes(v) == 112);
+}
+
+static void
+check_misuse(leakgate_gate *gate)
+{
+    CHECK(leakgate_gate_end(gate, 1, NULL) == LEAKGATE_ESTATE);
+    CHECK(leakgate_gate_pause(gate) == LEAKGATE_ESTATE);
+    CHECK(leakgate_gate_resume(gate) == LEAKGATE_ESTATE);
+    CHECK(leakgate_gate_next_run(gate) == LEAKGATE_ESTATE);
+    CHECK(leakgate_gate_begin(gate, "core", "a") == 0);
+    CHECK(leakgate_gate_begin(gate, "core", "b") == LEAKGATE_ESTATE);
+    CHECK(strstr(leakgate_error_last(), "core/a is still open") != NULL);
+    CHECK(leakgate_gate_end(gate, 0, NULL) == 0);
+}
+
+int
+main(int argc, char **argv)
+{
+    struct leakgate_gate_options opts = LEAKGATE_GATE_OPTIONS_INIT;
+    leakgate_gate *gate;
+
+    if (argc > 1)
+        opts.json_path = argv[1];
+    opts.color = 0;
+    if (leakgate_gate_new(&gate, &opts) < 0) {
+        fprintf(stderr, "core_api: %s\n", leakgate_error_last());
+        return 3;
+    }
+    check_scopes(gate);
+    check_pause(gate);
+    check_repeat(gate);
+    check_misuse(gate);
+    CHECK(leakgate_gate_note_failure(gate, "core", "clean", "x.c", 3,
+                                     "an assertion") == 0);
+    CHECK(leakgate_gate_failures(gate) == 2);
+    CHECK(leakgate_gate_write_results(gate) == 0);
+    leakgate_gate_free(gate);
+    printf("%zu passed, %zu failed\n", checks - failures, failures);
+    return failures ? 1 : 0;
+}
