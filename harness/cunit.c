@@ -18,6 +18,13 @@
  * and the tests are not windows of their own.  Trampolines carry the
  * "leakgate_" prefix although static: the report trims every stack at the
  * first leakgate_ frame, so they must be recognisable by name.
+ *
+ * Records are completed as the run goes: at each trampoline that runs with
+ * recording off (a checkpoint), CUnit's failure records added since the
+ * last checkpoint become notes of their tests' verdicts, and the records
+ * of the tests and suites that are over are handed to the hooks
+ * (cunit_hooks.h).  A run started while another one is running (CUnit's
+ * CU_basic_run_tests() calls CU_run_all_tests()) is not wrapped again.
  */
 #include "leakgate/cunit.h"
 
@@ -28,6 +35,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "cunit_hooks.h"
 
 #define SUITE_WINDOW "[suite]"
 
@@ -41,6 +50,7 @@ struct wsuite {
     bool window_selected; /* "<suite>/[suite]" matches the filter */
     bool suite_scope;
     bool window_open;
+    bool init_called; /* CUnit started this suite in this run */
 };
 
 struct wtest {
@@ -49,7 +59,14 @@ struct wtest {
     CU_BOOL active;
     struct wsuite *ws;
     bool selected;
+    bool reported; /* its record was handed to the hooks */
     unsigned int warmup;
+};
+
+/* A record that is over but not yet handed to the hooks. */
+struct pending {
+    struct wsuite *ws;
+    struct wtest *wt; /* NULL: the suite's own window */
 };
 
 static struct {
@@ -62,7 +79,23 @@ static struct {
     jmp_buf abort_jmp;
     int error; /* first gate error during the run, 0 if none */
     char error_text[512];
+    struct pending *pending; /* room for every test and suite */
+    size_t npending;
+    size_t pending_cap;
+    CU_pFailureRecord seen; /* last failure record made a note */
 } run;
+
+static struct leakgate_cunit_hooks hooks;
+static unsigned int run_depth; /* > 0 while a leakgate_cunit_run() runs */
+
+void
+leakgate_cunit__set_hooks(const struct leakgate_cunit_hooks *h)
+{
+    if (h)
+        hooks = *h;
+    else
+        memset(&hooks, 0, sizeof hooks);
+}
 
 static void
 gate_error(int rc, const char *what)
@@ -133,6 +166,72 @@ end_window(int judged)
 }
 
 static void
+started(const struct wsuite *ws, const char *test, const char *phase)
+{
+    if (hooks.started)
+        hooks.started(ws->suite->pName, test, phase, hooks.payload);
+}
+
+static void
+push_pending(struct wsuite *ws, struct wtest *wt)
+{
+    if (run.npending < run.pending_cap) {
+        run.pending[run.npending].ws = ws;
+        run.pending[run.npending].wt = wt;
+        run.npending++;
+    }
+}
+
+/* Hand one failure record (an assertion, a suite init failure) to the gate
+ * as a note of its test, for JUnit/JSON. */
+static void
+note_failure(CU_pFailureRecord f)
+{
+    const char *suite = f->pSuite ? f->pSuite->pName : "";
+    const char *test = f->pTest ? f->pTest->pName : SUITE_WINDOW;
+    const char *msg = f->strCondition ? f->strCondition : "";
+
+    if (strncmp(msg, "leakgate: ", 10) == 0)
+        return; /* the gate's own failure, already in its verdict */
+    leakgate_gate_note_failure(run.gate, suite, test, f->strFileName,
+                               f->uiLineNumber, msg);
+}
+
+/* The record of a test or suite is over: every test that ran has a record
+ * (a note-only one when it had no window); tell the hooks. */
+static void
+finish_record(struct wsuite *ws, struct wtest *wt)
+{
+    const char *test = wt ? wt->test->pName : SUITE_WINDOW;
+
+    if (!ws)
+        return;
+    if (wt) {
+        wt->reported = true;
+        leakgate_gate_note_failure(run.gate, ws->suite->pName, test, NULL, 0,
+                                   NULL);
+    }
+    if (hooks.finished)
+        hooks.finished(ws->suite->pName, test, hooks.payload);
+}
+
+/* Attach the failure records CUnit added since the last checkpoint, then
+ * complete the pending records.  Allocates: only with recording off. */
+static void
+checkpoint(void)
+{
+    CU_pFailureRecord f = run.seen ? run.seen->pNext : CU_get_failure_list();
+
+    for (; f; f = f->pNext) {
+        note_failure(f);
+        run.seen = f;
+    }
+    for (size_t i = 0; i < run.npending; i++)
+        finish_record(run.pending[i].ws, run.pending[i].wt);
+    run.npending = 0;
+}
+
+static void
 leakgate_cunit_run_protected(CU_TestFunc fn)
 {
     CU_pTest t = CU_get_current_test();
@@ -178,6 +277,10 @@ leakgate_cunit_setup(void)
 
     if (!wt)
         return;
+    /* A `scope: suite` window records here: no checkpoint. */
+    if (!wt->ws->suite_scope)
+        checkpoint();
+    started(wt->ws, wt->test->pName, "test");
     if (!wt->ws->suite_scope) {
         leakgate_cunit_warmup(wt);
         rc = leakgate_gate_begin(run.gate, wt->ws->suite->pName,
@@ -200,6 +303,8 @@ leakgate_cunit_teardown(void)
         run.test_open = false;
         end_window(1);
     }
+    if (wt)
+        push_pending(wt->ws, wt);
 }
 
 static int
@@ -210,6 +315,9 @@ leakgate_cunit_init(void)
 
     if (!ws)
         return 0;
+    ws->init_called = true;
+    checkpoint();
+    started(ws, SUITE_WINDOW, "init");
     rc = leakgate_gate_begin(run.gate, ws->suite->pName, SUITE_WINDOW);
     gate_error(rc, "opening a suite window");
     ws->window_open = rc == 0;
@@ -220,6 +328,7 @@ leakgate_cunit_init(void)
             /* CUnit skips the tests and the cleanup of this suite. */
             ws->window_open = false;
             end_window(ws->window_selected);
+            push_pending(ws, NULL);
         } else {
             gate_error(leakgate_gate_pause(run.gate), "pausing a window");
         }
@@ -235,6 +344,9 @@ leakgate_cunit_cleanup(void)
 
     if (!ws)
         return 0;
+    if (!ws->window_open || !ws->suite_scope)
+        checkpoint(); /* recording is off (the window is paused) */
+    started(ws, SUITE_WINDOW, "cleanup");
     if (ws->window_open && !ws->suite_scope)
         gate_error(leakgate_gate_resume(run.gate), "resuming a window");
     if (ws->cleanup)
@@ -243,6 +355,7 @@ leakgate_cunit_cleanup(void)
         ws->window_open = false;
         if (end_window(ws->window_selected) && result == 0)
             result = 1; /* CUnit records "Suite cleanup failed." */
+        push_pending(ws, NULL);
     }
     return result;
 }
@@ -319,7 +432,9 @@ wrap_registry(void)
     run.ntests = count_tests(reg);
     run.suites = calloc(run.nsuites + 1, sizeof *run.suites);
     run.tests = calloc(run.ntests + 1, sizeof *run.tests);
-    if (!run.suites || !run.tests)
+    run.pending_cap = run.nsuites + run.ntests + 1;
+    run.pending = calloc(run.pending_cap, sizeof *run.pending);
+    if (!run.suites || !run.tests || !run.pending)
         return LEAKGATE_ENOMEM;
     for (CU_pSuite s = reg->pSuite; s && si < run.nsuites; s = s->pNext)
         wrap_suite(&run.suites[si++], s, &ti);
@@ -345,41 +460,39 @@ unwrap_registry(void)
     }
     free(run.suites);
     free(run.tests);
+    free(run.pending);
     run.suites = NULL;
     run.tests = NULL;
+    run.pending = NULL;
     run.nsuites = run.ntests = 0;
+    run.npending = run.pending_cap = 0;
 }
 
-/* Hand CUnit's failure records (assertions, suite init failures) to the
- * gate for JUnit/JSON, and make sure every test that ran has a record. */
+/* The run is over: complete the last records, and give a record to every
+ * selected test of the suites CUnit started, including the tests it
+ * skipped because their suite's init failed. */
 static void
-collect_failures(void)
+finish_run(void)
 {
-    for (CU_pFailureRecord f = CU_get_failure_list(); f; f = f->pNext) {
-        const char *suite = f->pSuite ? f->pSuite->pName : "";
-        const char *test = f->pTest ? f->pTest->pName : SUITE_WINDOW;
-        const char *msg = f->strCondition ? f->strCondition : "";
-
-        if (strncmp(msg, "leakgate: ", 10) == 0)
-            continue; /* the gate's own failure, already in its verdict */
-        leakgate_gate_note_failure(run.gate, suite, test, f->strFileName,
-                                   f->uiLineNumber, msg);
-    }
+    checkpoint();
     for (size_t i = 0; i < run.ntests; i++) {
-        const struct wtest *wt = &run.tests[i];
+        struct wtest *wt = &run.tests[i];
 
-        if (wt->selected && wt->active && wt->ws->suite->fActive)
-            leakgate_gate_note_failure(run.gate, wt->ws->suite->pName,
-                                       wt->test->pName, NULL, 0, NULL);
+        if (!wt->reported && wt->selected && wt->active &&
+            wt->ws->suite->fActive && wt->ws->init_called)
+            finish_record(wt->ws, wt);
     }
 }
 
 int
 leakgate_cunit_run(leakgate_gate *gate, int (*fn)(void *payload), void *payload)
 {
-    CU_BOOL fail_on_inactive = CU_get_fail_on_inactive();
+    CU_BOOL fail_on_inactive;
     int result;
 
+    if (run_depth > 0)
+        return fn(payload); /* the outer run has wrapped the registry */
+    fail_on_inactive = CU_get_fail_on_inactive();
     memset(&run, 0, sizeof run);
     run.gate = gate;
     if (wrap_registry() < 0) {
@@ -389,9 +502,11 @@ leakgate_cunit_run(leakgate_gate *gate, int (*fn)(void *payload), void *payload)
     }
     /* Tests left out by --filter are deactivated; they are not failures. */
     CU_set_fail_on_inactive(CU_FALSE);
+    run_depth++;
     result = fn(payload);
+    run_depth--;
     CU_set_fail_on_inactive(fail_on_inactive);
-    collect_failures();
+    finish_run();
     unwrap_registry();
     return result;
 }

@@ -34,6 +34,10 @@ LEAKGATE_API int leakgate_cunit_main(int argc, char **argv);
  * Run the current registry under an existing gate (the engine behind
  * leakgate_cunit_main() and `leakgate run`).  @p run is called once, with
  * every test wrapped, to start CUnit's run (e.g. CU_basic_run_tests).
+ * Records are completed test by test: CUnit's failure records of a test
+ * become notes of its verdict as soon as the test is over.  A call made
+ * while another leakgate_cunit_run() is running (say from inside @p run)
+ * only calls @p run: the registry is wrapped once.
  *
  * @param[in] gate    the gate
  * @param[in] run     starts the run; its return value is passed back

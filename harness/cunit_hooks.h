@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * cunit_hooks: what the CUnit glue (cunit.c) tells an observer while it
+ * runs a registry, for `leakgate run`'s interposer (preload.c), which
+ * streams each finished record to the `leakgate` process so that verdicts
+ * survive a program that crashes or exits in a later test.
+ *
+ * Order for one suite: started(init), started(test) for each test,
+ * started(cleanup); finished() for a test once its window is closed and
+ * CUnit's failure records of it are attached, which is at the next
+ * trampoline (before the next started()) or at the end of the run; the
+ * suite's own record after its cleanup (or its failed init) the same way.
+ */
+#ifndef LEAKGATE_CUNIT_HOOKS_H
+#define LEAKGATE_CUNIT_HOOKS_H
+
+#include "leakgate/leakgate.h"
+
+struct leakgate_cunit_hooks {
+    /*
+     * A test (phase "test"), or a suite's init or cleanup (phase "init" /
+     * "cleanup", test "[suite]"), is about to run.  May be called while a
+     * window records (a `scope: suite` suite): must not allocate.
+     */
+    void (*started)(const char *suite,
+                    const char *test,
+                    const char *phase,
+                    void *payload);
+    /*
+     * The record of suite/test in the gate is complete: its verdict (or,
+     * for a test without a window, its note-only record) will not change
+     * during this run.  Called with recording off.
+     */
+    void (*finished)(const char *suite, const char *test, void *payload);
+    void *payload;
+};
+
+/* Install hooks for later leakgate_cunit_run() calls (copied); NULL
+ * removes them.  Cannot fail. */
+void leakgate_cunit__set_hooks(const struct leakgate_cunit_hooks *hooks);
+
+#endif

@@ -1,0 +1,418 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * preload: leakgate's CUnit interposer, the heart of
+ * libleakgate-preload.so, which `leakgate run` preloads (ahead of
+ * libjemalloc) into an unmodified CUnit program.  The library carries the
+ * whole gate, the CUnit glue (cunit.c) and `malloc_conf` (profile.c), so
+ * exact profiling is on from the program's first allocation.
+ *
+ * It defines CUnit's run functions.  The outermost call made by the
+ * program (CU_basic_run_tests, CU_automated_run_tests, CU_run_all_tests,
+ * CU_run_suite, CU_run_test, CU_basic_run_suite, CU_basic_run_test) runs
+ * the real one (dlsym(RTLD_NEXT)) under leakgate_cunit_run(); calls made
+ * inside it, and every call when the program was not started by
+ * `leakgate run`, go straight to CUnit.  CU_console_run_tests is passed
+ * through: the runs it starts are wrapped one by one.
+ *
+ * Every finished record is streamed to `leakgate run` over the socket in
+ * $LEAKGATE_RUN_FD (run_proto.h) as soon as it is complete, so that a
+ * crash or an exit() in a later test loses nothing.  Only the one exported
+ * CUnit interface is touched: CUnit headers are included here and in
+ * cunit.c, nowhere else.
+ */
+#include <CUnit/Automated.h>
+#include <CUnit/Basic.h>
+#include <CUnit/CUnit.h>
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cunit_hooks.h"
+#include "error.h"
+#include "gate.h"
+#include "leakgate/cunit.h"
+#include "run_proto.h"
+
+static struct {
+    int fd;              /* the channel, -1 when not under leakgate run */
+    bool claimed;        /* this process runs the tests */
+    unsigned int depth;  /* nesting of interposed calls */
+    leakgate_gate *gate; /* created at the first run */
+    char *json_env;      /* the environment last sent (N record) */
+    bool list;           /* --list */
+    int color;           /* --color 1, --no-color 0, -1 not given */
+} child = {-1, false, 0, NULL, NULL, false, -1};
+
+/* A record of short fields, built on the stack: no allocation, so it may
+ * be sent while a window records. */
+static void
+send_fixed(const char *type, const char *const *fields, size_t n)
+{
+    char line[2048];
+    size_t len = 0;
+
+    leakgate_run__put_field_fixed(line, sizeof line, &len, type);
+    for (size_t i = 0; i < n; i++) {
+        if (len + 3 >= sizeof line)
+            break; /* names this long: a short record, which is ignored */
+        line[len++] = '\t';
+        leakgate_run__put_field_fixed(line, sizeof line, &len, fields[i]);
+    }
+    line[len++] = '\n';
+    if (child.fd >= 0 && leakgate_run__send(child.fd, line, len) < 0)
+        child.fd = -1; /* leakgate run is gone: run the tests unobserved */
+}
+
+static void
+send_buf(struct leakgate_buf *b)
+{
+    leakgate_buf__puts(b, "\n");
+    if (!b->failed && child.fd >= 0 &&
+        leakgate_run__send(child.fd, b->ptr, b->len) < 0)
+        child.fd = -1;
+    leakgate_buf__dispose(b);
+}
+
+/* The gate cannot run: tell leakgate run, which prints the message, and
+ * stop the program (its output so far is flushed). */
+static _Noreturn void
+fail(int status, const char *message)
+{
+    const char *fields[2] = {status == 2 ? "2" : "3", message};
+
+    send_fixed("E", fields, 2);
+    fflush(NULL);
+    _exit(status);
+}
+
+__attribute__((constructor)) static void
+preload_loaded(void)
+{
+    const char *env = getenv(LEAKGATE_RUN_ENV_FD);
+    char *end = NULL, pid[32];
+    long fd;
+    const char *fields[1] = {pid};
+
+    if (!env || !*env)
+        return;
+    errno = 0;
+    fd = strtol(env, &end, 10);
+    if (errno || *end || fd < 0 || fd > INT_MAX || fcntl((int)fd, F_GETFD) < 0)
+        return;
+    child.fd = (int)fd;
+    snprintf(pid, sizeof pid, "%ld", (long)getpid());
+    send_fixed("H", fields, 1);
+}
+
+/* This process runs CUnit tests: keep the channel from the programs it
+ * starts, and give them the environment the user had. */
+static void
+claim(void)
+{
+    const char *saved = getenv(LEAKGATE_RUN_ENV_SAVED_PRELOAD);
+    const char *list = getenv(LEAKGATE_RUN_ENV_LIST);
+    const char *color = getenv(LEAKGATE_RUN_ENV_COLOR);
+
+    child.claimed = true;
+    child.list = list && strcmp(list, "1") == 0;
+    if (color && *color)
+        child.color = strcmp(color, "1") == 0;
+    fcntl(child.fd, F_SETFD, FD_CLOEXEC);
+    if (saved)
+        setenv("LD_PRELOAD", saved, 1);
+    else
+        unsetenv("LD_PRELOAD");
+    unsetenv(LEAKGATE_RUN_ENV_SAVED_PRELOAD);
+    unsetenv(LEAKGATE_RUN_ENV_FD);
+    unsetenv(LEAKGATE_RUN_ENV_LIST);
+    unsetenv(LEAKGATE_RUN_ENV_COLOR);
+}
+
+static void
+send_env(const struct leakgate_run_pieces *p)
+{
+    struct leakgate_buf b = LEAKGATE_BUF_INIT;
+
+    if (child.json_env && strcmp(child.json_env, p->json_env) == 0)
+        return;
+    leakgate_util__free(child.json_env);
+    child.json_env = leakgate_util__strdup(p->json_env);
+    leakgate_buf__puts(&b, "N\t");
+    leakgate_run__put_field(&b, p->junit_env);
+    leakgate_buf__puts(&b, "\t");
+    leakgate_run__put_field(&b, p->json_env);
+    send_buf(&b);
+}
+
+/* A program linked with leakgate (or carrying its own malloc_conf) has a
+ * gate of its own, or a configuration jemalloc reads instead of ours: the
+ * malloc_conf jemalloc sees is not in this library. */
+static void
+check_not_linked(void)
+{
+    void *seen = dlsym(RTLD_DEFAULT, "malloc_conf");
+    Dl_info theirs, ours;
+
+    if (seen && dladdr(seen, &theirs) && dladdr(&child, &ours) &&
+        theirs.dli_fbase != ours.dli_fbase)
+        fail(3, "the program defines its own malloc_conf: it is linked "
+                "with leakgate (run it directly, without leakgate run) or "
+                "configures jemalloc itself");
+}
+
+static void
+start_gate(void)
+{
+    static char name[] = "leakgate-run";
+    char *const argv[] = {name, NULL};
+    struct leakgate_gate_options opts;
+    struct leakgate_run_pieces env;
+    char message[1200];
+    int rc = leakgate_gate_options_parse(&opts, 1, argv);
+
+    /* leakgate run writes --junit and --json from the records. */
+    opts.junit_path = opts.json_path = NULL;
+    check_not_linked();
+    if (child.color >= 0)
+        opts.color = child.color;
+    if (rc == 0)
+        rc = leakgate_gate_new(&child.gate, &opts);
+    if (rc < 0) {
+        snprintf(message, sizeof message, "in the program: %s%s: %s",
+                 leakgate_strerror(rc),
+                 rc == LEAKGATE_ENOPROF ? " (jemalloc was not preloaded as "
+                                          "its allocator, or profiling is "
+                                          "off)"
+                                        : "",
+                 leakgate_error_last());
+        fail(rc == LEAKGATE_ECONFIG || rc == LEAKGATE_EUSAGE ? 2 : 3, message);
+    }
+    if (leakgate_run__pieces(&env, NULL, &child.gate->env) < 0)
+        fail(3, leakgate_error_last());
+    send_env(&env);
+    leakgate_run__pieces_dispose(&env);
+}
+
+static void
+on_started(const char *suite, const char *test, const char *phase, void *p)
+{
+    const char *fields[3] = {suite, test, phase};
+
+    (void)p;
+    send_fixed("S", fields, 3);
+}
+
+static void
+put_verdict(struct leakgate_buf *b,
+            const struct leakgate_verdict *v,
+            const struct leakgate_run_pieces *p)
+{
+    static const char *const status[] = {"pass", "fail", "not_judged"};
+    bool failed = v->status == LEAKGATE_STATUS_FAIL || v->nnotes > 0;
+
+    leakgate_buf__puts(b, "V\t");
+    leakgate_run__put_field(b, v->suite);
+    leakgate_buf__puts(b, "\t");
+    leakgate_run__put_field(b, v->test);
+    /* %.17g: the parent sums the same doubles report.c would. */
+    leakgate_buf__printf(b, "\t%s\t%d\t%.17g\t",
+                         (unsigned int)v->status < 3 ? status[v->status]
+                                                     : "not_judged",
+                         failed ? 1 : 0, v->seconds > 0 ? v->seconds : 0.0);
+    leakgate_run__put_field(b, p->suite_tag);
+    leakgate_buf__puts(b, "\t");
+    leakgate_run__put_field(b, p->junit_case);
+    leakgate_buf__puts(b, "\t");
+    leakgate_run__put_field(b, p->json_test);
+}
+
+static void
+on_finished(const char *suite, const char *test, void *p)
+{
+    const struct leakgate_verdict *v =
+        leakgate_run__find_verdict(child.gate, suite, test);
+    struct leakgate_run_pieces pieces;
+    struct leakgate_buf b = LEAKGATE_BUF_INIT;
+
+    (void)p;
+    if (!v)
+        return; /* its window could not open: the run's error says why */
+    if (leakgate_run__pieces(&pieces, v, &child.gate->env) < 0)
+        fail(3, leakgate_error_last());
+    send_env(&pieces);
+    put_verdict(&b, v, &pieces);
+    leakgate_run__pieces_dispose(&pieces);
+    if (b.failed)
+        fail(3, "out of memory while sending a record to leakgate run");
+    send_buf(&b);
+}
+
+/* ---- the interposed functions ------------------------------------------ */
+
+enum call_kind { CALL_VOID, CALL_VOID_SUITE, CALL_VOID_TEST, CALL_PLAIN };
+
+struct call {
+    const char *name;
+    enum call_kind kind;
+    CU_pSuite suite;
+    CU_pTest test;
+    CU_ErrorCode result;
+};
+
+/* Call CUnit's own definition of c->name. */
+static int
+call_real(void *payload)
+{
+    struct call *c = payload;
+    void *sym = dlsym(RTLD_NEXT, c->name);
+    CU_ErrorCode (*run0)(void);
+    CU_ErrorCode (*run1)(CU_pSuite);
+    CU_ErrorCode (*run2)(CU_pSuite, CU_pTest);
+    void (*plain)(void);
+
+    if (!sym)
+        fail(3, "CUnit's run functions are not in a shared libcunit");
+    /* ISO C has no cast between object and function pointers. */
+    if (c->kind == CALL_VOID) {
+        memcpy(&run0, &sym, sizeof sym);
+        c->result = run0();
+    } else if (c->kind == CALL_VOID_SUITE) {
+        memcpy(&run1, &sym, sizeof sym);
+        c->result = run1(c->suite);
+    } else if (c->kind == CALL_VOID_TEST) {
+        memcpy(&run2, &sym, sizeof sym);
+        c->result = run2(c->suite, c->test);
+    } else {
+        memcpy(&plain, &sym, sizeof sym);
+        plain();
+        c->result = CUE_SUCCESS;
+    }
+    return (int)c->result;
+}
+
+static void
+list_and_exit(void)
+{
+    int rc = leakgate_cunit_list();
+
+    if (rc == 0)
+        send_fixed("L", NULL, 0);
+    fflush(NULL);
+    _exit(rc == 0 ? 0 : 3);
+}
+
+static void
+send_end(void)
+{
+    const char *text;
+    char failures[32];
+    const char *fields[1] = {failures};
+
+    if (leakgate_cunit_run_error(&text) < 0) {
+        const char *err[2] = {"3", text};
+
+        send_fixed("E", err, 2);
+    }
+    /* With --report-dir: index.html (junit/json are leakgate run's). */
+    if (leakgate_gate_write_results(child.gate) < 0) {
+        const char *err[2] = {"3", leakgate_error_last()};
+
+        send_fixed("E", err, 2);
+    }
+    snprintf(failures, sizeof failures, "%u",
+             CU_get_number_of_failure_records());
+    send_fixed("D", fields, 1);
+}
+
+static CU_ErrorCode
+intercept(struct call *c)
+{
+    struct leakgate_cunit_hooks hooks = {on_started, on_finished, NULL};
+    const char *fields[1] = {c->name};
+
+    if (child.fd < 0 || child.depth > 0) {
+        call_real(c);
+        return c->result;
+    }
+    if (!child.claimed)
+        claim();
+    if (child.list)
+        list_and_exit();
+    if (!child.gate)
+        start_gate();
+    child.depth++;
+    send_fixed("B", fields, 1);
+    leakgate_cunit__set_hooks(&hooks);
+    leakgate_cunit_run(child.gate, call_real, c);
+    send_end();
+    child.depth--;
+    return c->result;
+}
+
+/* The interposers are the library's only exports besides malloc_conf
+ * (preload.map). */
+#define LEAKGATE_PRELOAD_EXPORT __attribute__((visibility("default")))
+
+LEAKGATE_PRELOAD_EXPORT CU_ErrorCode
+CU_basic_run_tests(void)
+{
+    struct call c = {"CU_basic_run_tests", CALL_VOID, NULL, NULL, CUE_SUCCESS};
+
+    return intercept(&c);
+}
+
+LEAKGATE_PRELOAD_EXPORT CU_ErrorCode
+CU_basic_run_suite(CU_pSuite suite)
+{
+    struct call c = {"CU_basic_run_suite", CALL_VOID_SUITE, suite, NULL,
+                     CUE_SUCCESS};
+
+    return intercept(&c);
+}
+
+LEAKGATE_PRELOAD_EXPORT CU_ErrorCode
+CU_basic_run_test(CU_pSuite suite, CU_pTest test)
+{
+    struct call c = {"CU_basic_run_test", CALL_VOID_TEST, suite, test,
+                     CUE_SUCCESS};
+
+    return intercept(&c);
+}
+
+LEAKGATE_PRELOAD_EXPORT void
+CU_automated_run_tests(void)
+{
+    struct call c = {"CU_automated_run_tests", CALL_PLAIN, NULL, NULL,
+                     CUE_SUCCESS};
+
+    intercept(&c);
+}
+
+LEAKGATE_PRELOAD_EXPORT CU_ErrorCode
+CU_run_all_tests(void)
+{
+    struct call c = {"CU_run_all_tests", CALL_VOID, NULL, NULL, CUE_SUCCESS};
+
+    return intercept(&c);
+}
+
+LEAKGATE_PRELOAD_EXPORT CU_ErrorCode
+CU_run_suite(CU_pSuite suite)
+{
+    struct call c = {"CU_run_suite", CALL_VOID_SUITE, suite, NULL, CUE_SUCCESS};
+
+    return intercept(&c);
+}
+
+LEAKGATE_PRELOAD_EXPORT CU_ErrorCode
+CU_run_test(CU_pSuite suite, CU_pTest test)
+{
+    struct call c = {"CU_run_test", CALL_VOID_TEST, suite, test, CUE_SUCCESS};
+
+    return intercept(&c);
+}

@@ -1,0 +1,351 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * run: `leakgate run`, the parent side of gating an unmodified CUnit
+ * program.  Starts the program (run_env.c prepares its path and
+ * environment) with one end of a socket pair inherited, reads the records
+ * its interposer (preload.c) streams while it runs (run_proto.h), and
+ * decides the outcome from those records and from how the program ended
+ * (a signal, exit() during a test), never from its exit status.  The
+ * program's stdin, stdout and stderr are the caller's: nothing is
+ * captured.  While the program runs SIGINT and SIGQUIT are ignored here
+ * (the program gets them from the terminal and its death is reported)
+ * and SIGTERM and SIGHUP are passed on to it.
+ */
+#include "leakgate/run.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "error.h"
+#include "run_proto.h"
+#include "util.h"
+
+static volatile sig_atomic_t forward_pid;
+
+static void
+forward_signal(int sig)
+{
+    if (forward_pid > 0)
+        kill((pid_t)forward_pid, sig);
+}
+
+struct saved_signals {
+    struct sigaction intr, quit, term, hup;
+};
+
+static void
+signals_take(struct saved_signals *s)
+{
+    struct sigaction ign, fwd;
+
+    memset(&ign, 0, sizeof ign);
+    memset(&fwd, 0, sizeof fwd);
+    ign.sa_handler = SIG_IGN;
+    fwd.sa_handler = forward_signal;
+    fwd.sa_flags = SA_RESTART;
+    sigemptyset(&ign.sa_mask);
+    sigemptyset(&fwd.sa_mask);
+    sigaction(SIGINT, &ign, &s->intr);
+    sigaction(SIGQUIT, &ign, &s->quit);
+    sigaction(SIGTERM, &fwd, &s->term);
+    sigaction(SIGHUP, &fwd, &s->hup);
+}
+
+static void
+signals_restore(const struct saved_signals *s)
+{
+    sigaction(SIGINT, &s->intr, NULL);
+    sigaction(SIGQUIT, &s->quit, NULL);
+    sigaction(SIGTERM, &s->term, NULL);
+    sigaction(SIGHUP, &s->hup, NULL);
+}
+
+static int
+spawn(pid_t *pid_out, const char *path, char *const *argv, char *const *envp)
+{
+    posix_spawnattr_t attr;
+    sigset_t def, none;
+    int rc;
+
+    sigemptyset(&def);
+    sigaddset(&def, SIGINT);
+    sigaddset(&def, SIGQUIT);
+    sigaddset(&def, SIGTERM);
+    sigaddset(&def, SIGHUP);
+    sigaddset(&def, SIGPIPE);
+    sigemptyset(&none);
+    posix_spawnattr_init(&attr);
+    posix_spawnattr_setsigdefault(&attr, &def);
+    posix_spawnattr_setsigmask(&attr, &none);
+    posix_spawnattr_setflags(&attr,
+                             POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK);
+    rc = posix_spawn(pid_out, path, NULL, &attr, argv, envp);
+    posix_spawnattr_destroy(&attr);
+    if (rc != 0)
+        return leakgate_error__set(LEAKGATE_ENOTFOUND, "cannot execute %s: %s",
+                                   path, strerror(rc));
+    return 0;
+}
+
+/* Take every complete line of in; keep the rest.  *scanned: bytes of in
+ * already known to hold no newline. */
+static int
+take_lines(struct leakgate_run *r, struct leakgate_buf *in, size_t *scanned)
+{
+    size_t start = 0;
+    int rc = 0;
+
+    for (size_t i = *scanned; i < in->len && rc == 0; i++) {
+        if (in->ptr[i] != '\n')
+            continue;
+        in->ptr[i] = '\0';
+        rc = leakgate_run__take_record(r, in->ptr + start);
+        start = i + 1;
+    }
+    memmove(in->ptr, in->ptr + start, in->len - start + 1);
+    in->len -= start;
+    *scanned = in->len;
+    return rc;
+}
+
+/* Read records until the channel closes, or until the program has exited
+ * and nothing more is waiting (a process it started may hold the socket
+ * open).  *exited: the program was reaped into r->wait_status. */
+static int
+pump(struct leakgate_run *r, int fd, pid_t pid, bool *exited)
+{
+    static char chunk[1 << 16];
+    struct leakgate_buf in = LEAKGATE_BUF_INIT;
+    size_t scanned = 0;
+    int rc = 0;
+
+    *exited = false;
+    while (rc == 0) {
+        struct pollfd p = {fd, POLLIN, 0};
+        int n = poll(&p, 1, *exited ? 0 : 250);
+        ssize_t got;
+
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n == 0 && !*exited) {
+            *exited = waitpid(pid, &r->wait_status, WNOHANG) == pid;
+            continue;
+        }
+        if (n <= 0)
+            break;
+        got = read(fd, chunk, sizeof chunk);
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got <= 0)
+            break;
+        leakgate_buf__put(&in, chunk, (size_t)got);
+        rc = in.failed ? leakgate_error__set(LEAKGATE_ENOMEM, "records")
+                       : take_lines(r, &in, &scanned);
+    }
+    leakgate_buf__dispose(&in);
+    return rc;
+}
+
+static void
+reap(pid_t pid, int *status, bool exited)
+{
+    while (!exited) {
+        pid_t w = waitpid(pid, status, 0);
+
+        exited = w == pid || (w < 0 && errno != EINTR);
+    }
+}
+
+static int
+run_child(struct leakgate_run *r,
+          char *const *argv,
+          char *const *envp,
+          int sv[2])
+{
+    struct saved_signals saved;
+    bool exited = false;
+    pid_t pid;
+    int rc;
+
+    signals_take(&saved);
+    rc = spawn(&pid, r->program, argv, envp);
+    close(sv[1]);
+    sv[1] = -1;
+    if (rc == 0) {
+        forward_pid = pid;
+        rc = pump(r, sv[0], pid, &exited);
+        /* Closed before waiting: a program still writing gets EPIPE. */
+        close(sv[0]);
+        sv[0] = -1;
+        reap(pid, &r->wait_status, exited);
+        forward_pid = 0;
+    }
+    signals_restore(&saved);
+    return rc;
+}
+
+static int
+channel(int sv[2])
+{
+    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0 ||
+        fcntl(sv[1], F_SETFD, 0) != 0)
+        return leakgate_error__set(LEAKGATE_EIO, "socketpair: %s",
+                                   strerror(errno));
+    return 0;
+}
+
+int
+leakgate_run_program(leakgate_run **out,
+                     const struct leakgate_gate_options *opts,
+                     char *const *argv)
+{
+    struct leakgate_run *r;
+    struct leakgate_run_envp env = {NULL, 0, 0, false};
+    char *preload = NULL, *jemalloc = NULL;
+    int sv[2] = {-1, -1}, rc;
+
+    *out = NULL;
+    if (!argv || !argv[0])
+        return leakgate_error__set(LEAKGATE_EUSAGE, "no program to run");
+    r = leakgate_util__calloc(1, sizeof *r);
+    if (!r)
+        return leakgate_error__set(LEAKGATE_ENOMEM, "run");
+    r->opts = *opts;
+    rc = leakgate_run__find_program(&r->program, argv[0]);
+    if (rc == 0)
+        rc = leakgate_run__find_preload(&preload);
+    if (rc == 0)
+        rc = leakgate_run__find_jemalloc(&jemalloc);
+    if (rc == 0)
+        rc = channel(sv);
+    if (rc == 0)
+        rc = leakgate_run__build_env(&env, opts, preload, jemalloc, sv[1]);
+    if (rc == 0)
+        rc = run_child(r, argv, env.v, sv);
+    if (rc == 0)
+        rc = leakgate_run__decide(r);
+    for (int i = 0; i < 2; i++) {
+        if (sv[i] >= 0)
+            close(sv[i]);
+    }
+    leakgate_run__env_free(&env);
+    leakgate_util__free(preload);
+    leakgate_util__free(jemalloc);
+    if (rc < 0) {
+        leakgate_run_free(r);
+        return rc;
+    }
+    *out = r;
+    return 0;
+}
+
+int
+leakgate_run_status(const leakgate_run *run)
+{
+    return run->status;
+}
+
+size_t
+leakgate_run_message_count(const leakgate_run *run)
+{
+    return run->nmessages;
+}
+
+const char *
+leakgate_run_message(const leakgate_run *run, size_t i)
+{
+    return i < run->nmessages ? run->messages[i] : "";
+}
+
+size_t
+leakgate_run_failures(const leakgate_run *run)
+{
+    size_t n = 0;
+
+    for (size_t i = 0; i < run->ncases; i++)
+        n += run->cases[i].status == LEAKGATE_STATUS_FAIL;
+    return n;
+}
+
+void
+leakgate_run_free(leakgate_run *run)
+{
+    if (!run)
+        return;
+    for (size_t i = 0; i < run->ncases; i++)
+        leakgate_run__case_dispose(&run->cases[i]);
+    leakgate_util__free(run->cases);
+    for (size_t i = 0; i < run->nmessages; i++)
+        leakgate_util__free(run->messages[i]);
+    leakgate_util__free(run->messages);
+    for (size_t i = 0; i < 3; i++)
+        leakgate_util__free(run->running[i]);
+    leakgate_run__case_dispose(run->crash);
+    leakgate_util__free(run->crash);
+    leakgate_util__free(run->junit_env);
+    leakgate_util__free(run->json_env);
+    leakgate_util__free(run->error_text);
+    leakgate_util__free(run->program);
+    leakgate_util__free(run);
+}
+
+/* The options block of the test binaries' --help ("options ..." up to
+ * "exit status:"), so that both always list the same options. */
+static void
+put_gate_options(struct leakgate_buf *b)
+{
+    const char *text = leakgate_gate_options_usage();
+    const char *from = strstr(text, "\noptions");
+    const char *to = from ? strstr(from, "\nexit status:") : NULL;
+
+    if (from && to)
+        leakgate_buf__put(b, from + 1, (size_t)(to - from));
+}
+
+const char *
+leakgate_run_usage(void)
+{
+    static char text[4096];
+    struct leakgate_buf b = LEAKGATE_BUF_INIT;
+
+    if (text[0])
+        return text;
+    leakgate_buf__puts(
+        &b, "usage: leakgate run [options] -- PROGRAM [ARGS...]\n"
+            "\n"
+            "Runs an unmodified CUnit test program (dynamically linked to\n"
+            "libcunit) under the gate: jemalloc and leakgate's CUnit\n"
+            "interposer are preloaded, every test the program runs is\n"
+            "measured and reported as in a linked test binary, and the exit\n"
+            "status is the gate's, whatever the program returns.  The\n"
+            "program's own output is passed through.\n\n");
+    put_gate_options(&b);
+    leakgate_buf__puts(
+        &b, "environment:\n"
+            "  LEAKGATE_PRELOAD     path of libleakgate-preload.so (default:\n"
+            "                       ../lib next to the leakgate executable)\n"
+            "  LEAKGATE_JEMALLOC    path of libjemalloc.so.2 (default: the "
+            "one\n"
+            "                       leakgate itself runs on)\n"
+            "\n"
+            "exit status: 0 all tests passed; 1 a test failed (assertion,\n"
+            "gate, or the program died or exited in a test); 2 usage or\n"
+            "configuration error; 3 the gate could not run (no such program,\n"
+            "not executable, not a CUnit program, jemalloc or the interposer\n"
+            "cannot be preloaded, profiling unavailable).\n");
+    snprintf(text, sizeof text, "%s",
+             b.ptr && !b.failed ? b.ptr
+                                : "usage: leakgate run [options] -- "
+                                  "PROGRAM [ARGS...]\n");
+    leakgate_buf__dispose(&b);
+    return text;
+}

@@ -1,0 +1,279 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * run_env: what `leakgate run` needs before it starts the program: the
+ * program's path (as execvp() would find it, with a clear error when it
+ * does not exist or is not executable), the interposer
+ * libleakgate-preload.so ($LEAKGATE_PRELOAD, else ../lib next to the
+ * leakgate executable, else the build tree), libjemalloc ($LEAKGATE_JEMALLOC,
+ * else the one this process runs on), and the program's environment:
+ * LD_PRELOAD = interposer, jemalloc, then the user's own LD_PRELOAD (the
+ * interposer first: it carries leakgate's malloc_conf, which must come
+ * before jemalloc's empty one in lookup order), the gate options in their
+ * LEAKGATE_* twins, and the channel's descriptor.
+ */
+#include "leakgate/run.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "error.h"
+#include "run_proto.h"
+#include "util.h"
+
+#ifndef LEAKGATE_RUN_LIBDIR_REL
+#define LEAKGATE_RUN_LIBDIR_REL "../lib"
+#endif
+#define PRELOAD_NAME "libleakgate-preload.so"
+
+extern char **environ;
+
+static int
+check_program(const char *path, const char *shown)
+{
+    struct stat st;
+
+    if (stat(path, &st) != 0)
+        return leakgate_error__set(LEAKGATE_ENOTFOUND, "cannot run %s: %s",
+                                   shown, strerror(errno));
+    if (S_ISDIR(st.st_mode))
+        return leakgate_error__set(LEAKGATE_ENOTFOUND,
+                                   "cannot run %s: it is a directory", shown);
+    if (access(path, X_OK) != 0)
+        return leakgate_error__set(LEAKGATE_ENOTFOUND,
+                                   "cannot run %s: not executable (mode "
+                                   "%04o): %s",
+                                   shown, (unsigned int)(st.st_mode & 07777),
+                                   strerror(errno));
+    return 0;
+}
+
+/* Resolve argv[0] as execvp() would, with a clear error. */
+int
+leakgate_run__find_program(char **out, const char *name)
+{
+    const char *path = getenv("PATH");
+    struct leakgate_buf b = LEAKGATE_BUF_INIT;
+
+    *out = NULL;
+    if (!*name)
+        return leakgate_error__set(LEAKGATE_ENOTFOUND,
+                                   "cannot run '': empty program name");
+    if (strchr(name, '/')) {
+        if (check_program(name, name) < 0)
+            return LEAKGATE_ENOTFOUND;
+        *out = leakgate_util__strdup(name);
+        return *out ? 0 : leakgate_error__set(LEAKGATE_ENOMEM, "path");
+    }
+    for (const char *p = path ? path : "/usr/bin:/bin"; p;) {
+        const char *colon = strchr(p, ':');
+        size_t n = colon ? (size_t)(colon - p) : strlen(p);
+
+        leakgate_buf__printf(&b, "%.*s/%s", (int)(n ? n : 1), n ? p : ".",
+                             name);
+        if (b.ptr && access(b.ptr, X_OK) == 0 &&
+            check_program(b.ptr, name) == 0) {
+            *out = leakgate_buf__take(&b);
+            return *out ? 0 : leakgate_error__set(LEAKGATE_ENOMEM, "path");
+        }
+        leakgate_buf__dispose(&b);
+        p = colon ? colon + 1 : NULL;
+    }
+    return leakgate_error__set(LEAKGATE_ENOTFOUND,
+                               "cannot run %s: no such program in PATH", name);
+}
+
+static int
+preload_candidate(char **out, struct leakgate_buf *tried, const char *path)
+{
+    leakgate_buf__printf(tried, "%s%s", tried->len ? ", " : "", path);
+    if (access(path, R_OK) != 0)
+        return LEAKGATE_ENOTFOUND;
+    *out = leakgate_util__strdup(path);
+    return *out ? 0 : leakgate_error__set(LEAKGATE_ENOMEM, "path");
+}
+
+/* $LEAKGATE_PRELOAD, else ../lib next to the leakgate executable, else the
+ * build tree this library was built in. */
+int
+leakgate_run__find_preload(char **out)
+{
+    const char *env = getenv("LEAKGATE_PRELOAD");
+    struct leakgate_buf tried = LEAKGATE_BUF_INIT, p = LEAKGATE_BUF_INIT;
+    char exe[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    int rc = LEAKGATE_ENOTFOUND;
+
+    *out = NULL;
+    if (env && *env) {
+        rc = preload_candidate(out, &tried, env);
+        if (rc == LEAKGATE_ENOTFOUND)
+            rc = leakgate_error__set(rc,
+                                     "cannot find leakgate's interposer: "
+                                     "LEAKGATE_PRELOAD=%s: %s",
+                                     env, strerror(errno));
+        leakgate_buf__dispose(&tried);
+        return rc;
+    }
+    if (n > 0) {
+        exe[n] = '\0';
+        n = strrchr(exe, '/') ? strrchr(exe, '/') - exe : 0;
+        leakgate_buf__printf(&p, "%.*s/%s/%s", (int)n, exe,
+                             LEAKGATE_RUN_LIBDIR_REL, PRELOAD_NAME);
+        if (p.ptr)
+            rc = preload_candidate(out, &tried, p.ptr);
+    }
+#ifdef LEAKGATE_RUN_BUILD_PRELOAD
+    if (rc == LEAKGATE_ENOTFOUND)
+        rc = preload_candidate(out, &tried, LEAKGATE_RUN_BUILD_PRELOAD);
+#endif
+    if (rc == LEAKGATE_ENOTFOUND)
+        rc = leakgate_error__set(rc,
+                                 "cannot find leakgate's interposer %s "
+                                 "(looked for %s); set LEAKGATE_PRELOAD to "
+                                 "its path",
+                                 PRELOAD_NAME, tried.ptr ? tried.ptr : "-");
+    leakgate_buf__dispose(&tried);
+    leakgate_buf__dispose(&p);
+    return rc;
+}
+
+/* $LEAKGATE_JEMALLOC, else the libjemalloc this process runs on. */
+int
+leakgate_run__find_jemalloc(char **out)
+{
+    const char *env = getenv("LEAKGATE_JEMALLOC");
+    void *sym = dlsym(RTLD_DEFAULT, "mallctl");
+    Dl_info info;
+    const char *path = env && *env ? env : NULL;
+
+    *out = NULL;
+    if (!path && sym && dladdr(sym, &info) && info.dli_fname &&
+        strstr(info.dli_fname, ".so"))
+        path = info.dli_fname;
+    if (!path)
+        return leakgate_error__set(
+            LEAKGATE_ENOTFOUND,
+            "cannot preload jemalloc: this leakgate does not run on a shared "
+            "libjemalloc; set LEAKGATE_JEMALLOC to libjemalloc.so.2");
+    if (access(path, R_OK) != 0)
+        return leakgate_error__set(LEAKGATE_ENOTFOUND,
+                                   "cannot preload jemalloc: %s: %s", path,
+                                   strerror(errno));
+    *out = leakgate_util__strdup(path);
+    return *out ? 0 : leakgate_error__set(LEAKGATE_ENOMEM, "path");
+}
+
+static const char *const replaced[] = {
+    "LD_PRELOAD=",      "LEAKGATE_RUN_",        "LEAKGATE_THRESHOLDS=",
+    "LEAKGATE_FILTER=", "LEAKGATE_REPORT_DIR=", "LEAKGATE_JUNIT=",
+    "LEAKGATE_JSON=",   "LEAKGATE_SLACK=",      "LEAKGATE_TIGHTEN=",
+};
+
+static bool
+is_replaced(const char *kv)
+{
+    for (size_t i = 0; i < sizeof replaced / sizeof replaced[0]; i++) {
+        if (strncmp(kv, replaced[i], strlen(replaced[i])) == 0)
+            return true;
+    }
+    return false;
+}
+
+static void
+env_add(struct leakgate_run_envp *e, const char *name, const char *value)
+{
+    struct leakgate_buf b = LEAKGATE_BUF_INIT;
+
+    if (!value || e->failed)
+        return;
+    if (e->n + 2 > e->cap) {
+        size_t cap = e->cap ? e->cap * 2 : 64;
+        char **v = leakgate_util__realloc(e->v, cap * sizeof *v);
+
+        if (!v) {
+            e->failed = true;
+            return;
+        }
+        e->v = v;
+        e->cap = cap;
+    }
+    leakgate_buf__printf(&b, "%s%s", name, value);
+    e->v[e->n] = leakgate_buf__take(&b);
+    e->failed |= !e->v[e->n];
+    e->n += e->v[e->n] != NULL;
+    e->v[e->n] = NULL;
+}
+
+void
+leakgate_run__env_free(struct leakgate_run_envp *e)
+{
+    for (size_t i = 0; i < e->n; i++)
+        leakgate_util__free(e->v[i]);
+    leakgate_util__free(e->v);
+}
+
+static void
+env_gate(struct leakgate_run_envp *e,
+         const struct leakgate_gate_options *o,
+         int fd)
+{
+    char num[32];
+
+    snprintf(num, sizeof num, "%d", fd);
+    env_add(e, LEAKGATE_RUN_ENV_FD "=", num);
+    env_add(e, "LEAKGATE_THRESHOLDS=", o->thresholds_path);
+    env_add(e, "LEAKGATE_FILTER=", o->filter);
+    env_add(e, "LEAKGATE_REPORT_DIR=", o->report_dir);
+    env_add(e, "LEAKGATE_SLACK=", o->slack);
+    if (o->tighten)
+        env_add(e, "LEAKGATE_TIGHTEN=", "1");
+    if (o->list)
+        env_add(e, LEAKGATE_RUN_ENV_LIST "=", "1");
+    if (o->color >= 0)
+        env_add(e, LEAKGATE_RUN_ENV_COLOR "=", o->color ? "1" : "0");
+}
+
+int
+leakgate_run__build_env(struct leakgate_run_envp *e,
+                        const struct leakgate_gate_options *o,
+                        const char *preload,
+                        const char *jemalloc,
+                        int fd)
+{
+    const char *user = getenv("LD_PRELOAD");
+    struct leakgate_buf ld = LEAKGATE_BUF_INIT;
+
+    memset(e, 0, sizeof *e);
+    if (strpbrk(preload, ": ") || strpbrk(jemalloc, ": "))
+        return leakgate_error__set(LEAKGATE_ENOTFOUND,
+                                   "cannot preload %s and %s: LD_PRELOAD "
+                                   "paths cannot contain ':' or ' '",
+                                   preload, jemalloc);
+    for (char **kv = environ; kv && *kv; kv++) {
+        if (!is_replaced(*kv))
+            env_add(e, "", *kv);
+    }
+    leakgate_buf__printf(&ld, "%s:%s%s%s", preload, jemalloc,
+                         user && *user ? ":" : "", user ? user : "");
+    env_add(e, "LD_PRELOAD=", ld.ptr ? ld.ptr : "");
+    env_add(e, LEAKGATE_RUN_ENV_SAVED_PRELOAD "=", user);
+    env_gate(e, o, fd);
+    e->failed |= ld.failed;
+    leakgate_buf__dispose(&ld);
+    if (e->failed) {
+        leakgate_run__env_free(e);
+        return leakgate_error__set(LEAKGATE_ENOMEM, "environment");
+    }
+    return 0;
+}

@@ -1,0 +1,295 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * run_outcome: what `leakgate run` concludes.  Takes the records the
+ * interposer sent (run_proto.h) into struct leakgate_run, then decides the
+ * exit status of SPEC §5 and the diagnostic lines from them and from how
+ * the program ended: a signal or an exit() while a test ran fails the run
+ * and names the test; a program that never ran a CUnit test is exit 3
+ * with the likely reason (static binary, CUnit linked statically, not a
+ * CUnit program), from run_elf.c.
+ */
+#include <signal.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#include "error.h"
+#include "run_proto.h"
+#include "util.h"
+
+static int
+replace(char **slot, const char *value)
+{
+    char *copy = value ? leakgate_util__strdup(value) : NULL;
+
+    if (value && !copy)
+        return leakgate_error__set(LEAKGATE_ENOMEM, "record");
+    leakgate_util__free(*slot);
+    *slot = copy;
+    return 0;
+}
+
+static void
+clear_running(struct leakgate_run *r)
+{
+    for (size_t i = 0; i < 3; i++)
+        replace(&r->running[i], NULL);
+}
+
+static leakgate_status
+parse_status(const char *s)
+{
+    if (strcmp(s, "fail") == 0)
+        return LEAKGATE_STATUS_FAIL;
+    return strcmp(s, "pass") == 0 ? LEAKGATE_STATUS_PASS
+                                  : LEAKGATE_STATUS_NOT_JUDGED;
+}
+
+static int
+take_case(struct leakgate_run *r, char **f)
+{
+    struct leakgate_run_case *c;
+
+    if (r->ncases == r->cap) {
+        size_t cap = r->cap ? r->cap * 2 : 64;
+        struct leakgate_run_case *p =
+            leakgate_util__realloc(r->cases, cap * sizeof *p);
+
+        if (!p)
+            return leakgate_error__set(LEAKGATE_ENOMEM, "records");
+        r->cases = p;
+        r->cap = cap;
+    }
+    c = &r->cases[r->ncases];
+    memset(c, 0, sizeof *c);
+    c->status = parse_status(f[3]);
+    c->failed = strcmp(f[4], "1") == 0;
+    c->seconds = strtod(f[5], NULL);
+    if (replace(&c->suite, f[1]) < 0 || replace(&c->test, f[2]) < 0 ||
+        replace(&c->pieces.suite_tag, f[6]) < 0 ||
+        replace(&c->pieces.junit_case, f[7]) < 0 ||
+        replace(&c->pieces.json_test, f[8]) < 0) {
+        leakgate_run__case_dispose(c);
+        return LEAKGATE_ENOMEM;
+    }
+    r->ncases++;
+    if (r->running[0] && strcmp(r->running[0], f[1]) == 0 &&
+        strcmp(r->running[1], f[2]) == 0)
+        clear_running(r);
+    return 0;
+}
+
+static int
+take_error(struct leakgate_run *r, char **f)
+{
+    if (r->error_status)
+        return 0; /* the first error is the cause */
+    r->error_status = strcmp(f[1], "2") == 0 ? 2 : 3;
+    return replace(&r->error_text, f[2]);
+}
+
+int
+leakgate_run__take_record(struct leakgate_run *r, char *line)
+{
+    char *f[LEAKGATE_RUN_FIELDS_MAX];
+    size_t n = leakgate_run__split(f, LEAKGATE_RUN_FIELDS_MAX, line);
+    char type = '?';
+    int rc = 0;
+
+    if (strlen(f[0]) == 1)
+        type = f[0][0];
+    if (type == 'H')
+        r->hello = true;
+    else if (type == 'B')
+        r->began = r->in_run = true;
+    else if (type == 'L')
+        r->listed = true;
+    else if (type == 'D' && n >= 2) {
+        r->in_run = false;
+        r->failure_records += strtoul(f[1], NULL, 10);
+        clear_running(r);
+    } else if (type == 'S' && n >= 4) {
+        for (size_t i = 0; i < 3 && rc == 0; i++)
+            rc = replace(&r->running[i], f[i + 1]);
+    } else if (type == 'N' && n >= 3) {
+        rc = replace(&r->junit_env, f[1]);
+        if (rc == 0)
+            rc = replace(&r->json_env, f[2]);
+    } else if (type == 'V' && n >= 9) {
+        rc = take_case(r, f);
+    } else if (type == 'E' && n >= 3) {
+        rc = take_error(r, f);
+    }
+    return rc;
+}
+
+/* ---- deciding ----------------------------------------------------------- */
+
+static int say(struct leakgate_run *r, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+static int
+say(struct leakgate_run *r, const char *fmt, ...)
+{
+    struct leakgate_buf b = LEAKGATE_BUF_INIT;
+    char **m =
+        leakgate_util__realloc(r->messages, (r->nmessages + 1) * sizeof *m);
+    va_list ap;
+
+    if (!m)
+        return leakgate_error__set(LEAKGATE_ENOMEM, "message");
+    r->messages = m;
+    va_start(ap, fmt);
+    leakgate_buf__vprintf(&b, fmt, ap);
+    va_end(ap);
+    m[r->nmessages] = leakgate_buf__take(&b);
+    if (!m[r->nmessages])
+        return leakgate_error__set(LEAKGATE_ENOMEM, "message");
+    r->nmessages++;
+    return 0;
+}
+
+/* "died of SIGSEGV (Segmentation fault)" or "exited with status N". */
+static void
+put_ending(struct leakgate_buf *b, int ws)
+{
+    if (WIFSIGNALED(ws)) {
+        const char *abbrev = sigabbrev_np(WTERMSIG(ws));
+
+        if (abbrev)
+            leakgate_buf__printf(b, "died of SIG%s (%s)", abbrev,
+                                 strsignal(WTERMSIG(ws)));
+        else
+            leakgate_buf__printf(b, "died of signal %d", WTERMSIG(ws));
+    } else {
+        leakgate_buf__printf(b, "exited with status %d", WEXITSTATUS(ws));
+    }
+}
+
+static void
+put_where(struct leakgate_buf *b, const struct leakgate_run *r)
+{
+    const char *const *run = (const char *const *)r->running;
+
+    if (r->in_run && run[0] && strcmp(run[2], "test") == 0)
+        leakgate_buf__printf(b, "in %s/%s", run[0], run[1]);
+    else if (r->in_run && run[0])
+        leakgate_buf__printf(b, "in the %s function of suite %s (%s/%s)",
+                             run[2], run[0], run[0], run[1]);
+    else if (r->in_run)
+        leakgate_buf__puts(b, "during its CUnit run, between tests");
+    else if (r->began)
+        leakgate_buf__puts(b, "after its CUnit run had returned");
+    else
+        leakgate_buf__puts(b, "before running any CUnit test");
+}
+
+/* The program died, or exited while CUnit was running: status 1, and a
+ * failed record for the test it was in. */
+static int
+abnormal_end(struct leakgate_run *r)
+{
+    struct leakgate_buf b = LEAKGATE_BUF_INIT;
+    bool in_test = r->in_run && r->running[0];
+    int rc;
+
+    leakgate_buf__puts(&b, "the program ");
+    put_ending(&b, r->wait_status);
+    leakgate_buf__puts(&b, " ");
+    put_where(&b, r);
+    if (WIFEXITED(r->wait_status) && in_test &&
+        strcmp(r->running[2], "test") == 0)
+        leakgate_buf__puts(&b, " (the test called exit())");
+    if (b.failed)
+        return leakgate_error__set(LEAKGATE_ENOMEM, "message");
+    rc = say(r, "%s", b.ptr);
+    if (rc == 0 && in_test)
+        rc = leakgate_run__crash_case(r, b.ptr);
+    leakgate_buf__dispose(&b);
+    r->status = 1;
+    return rc;
+}
+
+static int
+no_test_ran(struct leakgate_run *r)
+{
+    const char *p = r->program;
+    const struct leakgate_run_elf *e = &r->elf;
+
+    r->status = 3;
+    leakgate_run__inspect_elf(&r->elf, p);
+    if (e->is_elf && !e->is_dynamic)
+        return say(r,
+                   "%s is statically linked: nothing can be preloaded into "
+                   "it, so no CUnit test can be gated; link it dynamically "
+                   "(with the shared libcunit), or link it with "
+                   "leakgate::cunit",
+                   p);
+    if (!r->hello)
+        return say(r,
+                   "leakgate's interposer was not loaded into %s (see the "
+                   "dynamic linker's message above, if any): no CUnit test "
+                   "could be gated",
+                   p);
+    if (e->is_elf && !e->needs_cunit && e->has_cunit_symbols)
+        return say(r,
+                   "%s has CUnit linked statically (it defines CUnit's "
+                   "functions and loads no libcunit), so leakgate cannot "
+                   "interpose CUnit's run functions: link it with the "
+                   "shared libcunit (-lcunit), or link it with "
+                   "leakgate::cunit",
+                   p);
+    if (e->is_elf && !e->needs_cunit)
+        return say(r,
+                   "%s is not a CUnit program: it ran no CUnit test and "
+                   "loads no libcunit (if CUnit is linked statically into "
+                   "it, nothing can be interposed: link the shared libcunit)",
+                   p);
+    return say(r,
+               "%s ran no CUnit test: it called none of CU_basic_run_tests, "
+               "CU_automated_run_tests, CU_console_run_tests, "
+               "CU_run_all_tests, CU_run_suite, CU_run_test (it exited "
+               "with status %d)",
+               p, WEXITSTATUS(r->wait_status));
+}
+
+static bool
+any_failed(const struct leakgate_run *r)
+{
+    for (size_t i = 0; i < r->ncases; i++) {
+        if (r->cases[i].failed)
+            return true;
+    }
+    return r->failure_records > 0;
+}
+
+int
+leakgate_run__decide(struct leakgate_run *r)
+{
+    bool died = WIFSIGNALED(r->wait_status);
+    bool early = WIFEXITED(r->wait_status) && r->in_run;
+    size_t failures;
+    int rc = 0;
+
+    if (r->error_status) {
+        r->status = r->error_status;
+        return say(r, "%s", r->error_text ? r->error_text : "");
+    }
+    if (r->opts.list && r->listed)
+        return 0;
+    if (died || early)
+        rc = abnormal_end(r);
+    else if (!r->began)
+        return no_test_ran(r);
+    else
+        r->status = any_failed(r) ? 1 : 0;
+    failures = leakgate_run_failures(r);
+    if (rc == 0 && r->began && r->ncases == 0 && !r->crash)
+        rc = say(r, "the program's CUnit run had no test to run (an empty "
+                    "registry, or --filter matched nothing)");
+    if (rc == 0 && r->began)
+        rc = say(r, "%zu window%s over the limits", failures,
+                 failures == 1 ? "" : "s");
+    return rc;
+}

@@ -1,0 +1,186 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * run_proto: the channel between `leakgate run` (run.c, the parent) and
+ * its interposer in the program (preload.c, the child), and the parent's
+ * record of what it heard.
+ *
+ * The channel is a stream socket inherited by the program; its number is
+ * in $LEAKGATE_RUN_FD.  Each record is one line: a one-letter type and
+ * fields separated by tabs, every field escaped (backslash, tab and
+ * newline as \\, \t, \n), so no record needs a parser beyond split():
+ *
+ *   H pid                        the interposer loaded in a process
+ *   B function                   a CUnit run began (outermost run call)
+ *   S suite test phase           a test / suite init / cleanup starts
+ *   N junit_env json_env         the report environment (rendered)
+ *   V suite test status failed seconds suite_tag junit_case json_test
+ *                                a finished record, rendered by report.c
+ *   L                            --list printed the tests
+ *   E exit_status message        the gate could not run (2 or 3)
+ *   D failure_records            the run returned
+ *
+ * The JUnit and JSON pieces are cut out of documents that report.c
+ * renders for one verdict, so each testcase and test object is exactly
+ * what a linked binary writes; run_results.c puts them back together.
+ */
+#ifndef LEAKGATE_RUN_PROTO_H
+#define LEAKGATE_RUN_PROTO_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "leakgate/leakgate.h"
+#include "leakgate/run.h"
+#include "report.h"
+#include "util.h"
+
+/* Environment of the program (private to leakgate run). */
+#define LEAKGATE_RUN_ENV_FD "LEAKGATE_RUN_FD"
+#define LEAKGATE_RUN_ENV_LIST "LEAKGATE_RUN_LIST"
+#define LEAKGATE_RUN_ENV_COLOR "LEAKGATE_RUN_COLOR"
+#define LEAKGATE_RUN_ENV_SAVED_PRELOAD "LEAKGATE_RUN_SAVED_PRELOAD"
+
+#define LEAKGATE_RUN_FIELDS_MAX 10
+
+/* The pieces of one verdict's JUnit and JSON, each owned. */
+struct leakgate_run_pieces {
+    char *suite_tag;  /* `  <testsuite name="..."` (escaped, no counts) */
+    char *junit_case; /* `    <testcase ...>...</testcase>\n` */
+    char *json_test;  /* `    {...}` (no trailing newline) */
+    char *junit_env;  /* `  <properties>...</properties>\n` */
+    char *json_env;   /* `{...}` of "environment" */
+};
+
+/* One finished record as the parent keeps it (strings owned). */
+struct leakgate_run_case {
+    char *suite;
+    char *test;
+    leakgate_status status;
+    bool failed; /* the gate failed it or it carries notes */
+    double seconds;
+    struct leakgate_run_pieces pieces;
+};
+
+/* What a program is, from its ELF headers (run_elf.c). */
+struct leakgate_run_elf {
+    bool is_elf;
+    bool is_dynamic;        /* has a dynamic section: LD_PRELOAD applies */
+    bool needs_cunit;       /* a DT_NEEDED entry names libcunit */
+    bool has_cunit_symbols; /* its symbol table defines CU_* functions */
+};
+
+struct leakgate_run {
+    struct leakgate_gate_options opts;
+    char *program;                   /* resolved path */
+    struct leakgate_run_elf elf;     /* of the program */
+    struct leakgate_run_case *cases; /* V records, in order */
+    size_t ncases;
+    size_t cap;
+    char *junit_env; /* the last N record */
+    char *json_env;
+    bool hello;                    /* an H record arrived */
+    bool began;                    /* a B record arrived */
+    bool listed;                   /* an L record arrived */
+    bool in_run;                   /* a B without its D */
+    unsigned long failure_records; /* from D records */
+    char *running[3]; /* suite, test, phase of the last S; NULL: none */
+    int error_status; /* from the first E record, 0 if none */
+    char *error_text;
+    int wait_status; /* waitpid()'s */
+    int status;      /* the outcome, SPEC §5 */
+    char **messages;
+    size_t nmessages;
+    struct leakgate_run_case *crash; /* the test the program died in */
+};
+
+/* Append s escaped for one field.  Never fails (b->failed on ENOMEM). */
+void leakgate_run__put_field(struct leakgate_buf *b, const char *s);
+
+/* Append s escaped to dst[*len], truncated to leave room for "\n" and the
+ * NUL within cap; never allocates (for records sent while recording). */
+void leakgate_run__put_field_fixed(char *dst,
+                                   size_t cap,
+                                   size_t *len,
+                                   const char *s);
+
+/* Split a record (no newline) into fields, unescaping in place.  Returns
+ * the number of fields (at most max).  Cannot fail. */
+size_t leakgate_run__split(char **fields, size_t max, char *line);
+
+/* Send len bytes on the channel, never raising SIGPIPE.  Returns 0 or
+ * LEAKGATE_EIO. */
+int leakgate_run__send(int fd, const char *data, size_t len);
+
+/* Render v through report.c and cut out its pieces (env may be zeroed when
+ * only the testcase and test object are wanted).  Returns 0,
+ * LEAKGATE_ENOMEM, or LEAKGATE_EFORMAT when the rendered layout is not
+ * the expected one. */
+int leakgate_run__pieces(struct leakgate_run_pieces *out,
+                         const struct leakgate_verdict *v,
+                         const struct leakgate_report_env *env);
+
+void leakgate_run__pieces_dispose(struct leakgate_run_pieces *p);
+
+/* The latest verdict of suite/test in the gate, or NULL. */
+const struct leakgate_verdict *leakgate_run__find_verdict(
+    const leakgate_gate *gate, const char *suite, const char *test);
+
+/* Inspect the ELF file at path; a file that is not ELF (a script) gives
+ * is_elf false.  Cannot fail. */
+void leakgate_run__inspect_elf(struct leakgate_run_elf *out, const char *path);
+
+/* Take one record line (no newline, modified in place) into run.  Returns
+ * 0 or LEAKGATE_ENOMEM; unknown or short records are ignored. */
+int leakgate_run__take_record(struct leakgate_run *run, char *line);
+
+/* Decide r->status and r->messages once the program has ended (run
+ * records taken, r->wait_status set).  Returns 0 or LEAKGATE_ENOMEM. */
+int leakgate_run__decide(struct leakgate_run *r);
+
+/* Build run->crash for the test that was running when the program died
+ * (message: what happened).  Returns 0 or LEAKGATE_ENOMEM. */
+int leakgate_run__crash_case(struct leakgate_run *run, const char *message);
+
+void leakgate_run__case_dispose(struct leakgate_run_case *c);
+
+/* The JUnit XML / JSON results of the run (run_results.c): the records in
+ * order plus the test the program died in, in report.c's layout.  NULL
+ * on ENOMEM or when no environment record arrived.  Caller frees. */
+char *leakgate_run__junit(const struct leakgate_run *r);
+char *leakgate_run__json(const struct leakgate_run *r);
+
+/* ---- run_env.c --------------------------------------------------------- */
+
+/* The program's path, resolved as execvp() would.  Returns 0,
+ * LEAKGATE_ENOTFOUND (missing, a directory, not executable: the detail
+ * says which) or LEAKGATE_ENOMEM.  *out is the caller's. */
+int leakgate_run__find_program(char **out, const char *name);
+
+/* The interposer's path.  Returns 0, LEAKGATE_ENOTFOUND naming every
+ * place looked at, or LEAKGATE_ENOMEM. */
+int leakgate_run__find_preload(char **out);
+
+/* libjemalloc's path.  Returns 0, LEAKGATE_ENOTFOUND or LEAKGATE_ENOMEM. */
+int leakgate_run__find_jemalloc(char **out);
+
+/* A NULL-terminated environment (strings owned). */
+struct leakgate_run_envp {
+    char **v;
+    size_t n;
+    size_t cap;
+    bool failed;
+};
+
+/* This process's environment with LD_PRELOAD, the gate's LEAKGATE_*
+ * twins and the channel set for the program.  Returns 0,
+ * LEAKGATE_ENOTFOUND (a path LD_PRELOAD cannot carry) or LEAKGATE_ENOMEM. */
+int leakgate_run__build_env(struct leakgate_run_envp *e,
+                            const struct leakgate_gate_options *o,
+                            const char *preload,
+                            const char *jemalloc,
+                            int fd);
+
+void leakgate_run__env_free(struct leakgate_run_envp *e);
+
+#endif
