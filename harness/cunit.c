@@ -61,6 +61,7 @@ struct wtest {
     bool selected;
     bool reported; /* its record was handed to the hooks */
     unsigned int warmup;
+    unsigned int repeat; /* measured runs: all but the last run here */
 };
 
 /* A record that is over but not yet handed to the hooks. */
@@ -231,6 +232,12 @@ checkpoint(void)
     run.npending = 0;
 }
 
+static bool
+repeats(const struct wtest *wt)
+{
+    return wt->repeat >= 2 && !wt->ws->suite_scope;
+}
+
 static void
 leakgate_cunit_run_protected(CU_TestFunc fn)
 {
@@ -253,7 +260,7 @@ leakgate_cunit_test(void)
 {
     struct wtest *wt = current_test();
 
-    if (wt)
+    if (wt && !repeats(wt))
         leakgate_cunit_run_protected(wt->fn);
 }
 
@@ -266,6 +273,26 @@ leakgate_cunit_warmup(struct wtest *wt)
         leakgate_cunit_run_protected(wt->fn);
         if (wt->ws->teardown)
             wt->ws->teardown();
+    }
+}
+
+/*
+ * `repeat: N` (N >= 2): all N measured runs (setUp, test, tearDown) happen
+ * here, separated by next_run, so that every run allocates through the
+ * same call path and its stacks compare equal across runs.  CUnit's own
+ * calls of the test and of tearDown then only close the window.
+ */
+static void
+leakgate_cunit_repeat(struct wtest *wt)
+{
+    for (unsigned int i = 1; i <= wt->repeat && run.test_open; i++) {
+        if (wt->ws->setup)
+            wt->ws->setup();
+        leakgate_cunit_run_protected(wt->fn);
+        if (wt->ws->teardown)
+            wt->ws->teardown();
+        if (i < wt->repeat)
+            gate_error(leakgate_gate_next_run(run.gate), "starting a run");
     }
 }
 
@@ -288,6 +315,10 @@ leakgate_cunit_setup(void)
         gate_error(rc, "opening a test window");
         run.test_open = rc == 0;
     }
+    if (repeats(wt)) {
+        leakgate_cunit_repeat(wt);
+        return;
+    }
     if (wt->ws->setup)
         wt->ws->setup();
 }
@@ -297,7 +328,7 @@ leakgate_cunit_teardown(void)
 {
     struct wtest *wt = current_test();
 
-    if (wt && wt->ws->teardown)
+    if (wt && wt->ws->teardown && !repeats(wt))
         wt->ws->teardown();
     if (run.test_open) {
         run.test_open = false;
@@ -384,6 +415,7 @@ wrap_test(struct wtest *wt, struct wsuite *ws, CU_pTest t)
     wt->ws = ws;
     leakgate_gate_settings(&settings, run.gate, suite, t->pName);
     wt->warmup = settings.warmup;
+    wt->repeat = settings.repeat;
     wt->selected = leakgate_gate_selected(run.gate, suite, t->pName) ||
                    (ws->suite_scope && ws->window_selected);
     t->pTestFunc = leakgate_cunit_test;

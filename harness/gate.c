@@ -169,6 +169,7 @@ leakgate_gate_settings(struct leakgate_window_settings *out,
     leakgate_policy__resolve(&s, gate->config, suite, test);
     out->warmup = s.warmup;
     out->suite_scope = s.suite_scope;
+    out->repeat = s.repeat;
 }
 
 int

@@ -237,8 +237,9 @@ pick_recurring(struct leakgate_diff *view,
     }
 }
 
+/* "repeat: N runs; ..." describing per-run and one-time growth. */
 static char *
-one_time_note(const struct gate_scope *s, const struct leakgate_diff *view)
+runs_note(const struct gate_scope *s, const struct leakgate_diff *view)
 {
     struct leakgate_buf b = LEAKGATE_BUF_INIT;
     int64_t bytes = 0;
@@ -252,13 +253,21 @@ one_time_note(const struct gate_scope *s, const struct leakgate_diff *view)
             bytes += e->delta_bytes;
         }
     }
-    if (n == 0)
+    if (n == 0 && view->nentries == 0)
         return NULL;
-    leakgate_buf__printf(&b,
-                         "repeat: %zu runs; %lld B in %zu stack%s grew in "
-                         "the first run only (one-time growth, e.g. lazy "
-                         "initialisation: not counted)",
-                         s->nruns, (long long)bytes, n, n == 1 ? "" : "s");
+    leakgate_buf__printf(&b, "repeat: %zu runs", s->nruns);
+    if (view->nentries > 0)
+        leakgate_buf__printf(&b,
+                             "; %zu stack%s grew again after the first run "
+                             "(per-run growth: a leak; bytes shown are its "
+                             "largest growth in one run)",
+                             view->nentries, view->nentries == 1 ? "" : "s");
+    if (n > 0)
+        leakgate_buf__printf(&b,
+                             "; %lld B in %zu stack%s grew in the first run "
+                             "only (one-time growth, e.g. lazy "
+                             "initialisation: not counted)",
+                             (long long)bytes, n, n == 1 ? "" : "s");
     return leakgate_buf__take(&b);
 }
 
@@ -282,7 +291,7 @@ leakgate_gate__classify_runs(struct leakgate_gate *gate, char **note_out)
     if (rc == 0)
         rc = leakgate_diff__accumulate(recurring, &view);
     if (rc == 0) {
-        *note_out = one_time_note(s, &view);
+        *note_out = runs_note(s, &view);
         leakgate_diff__free(s->acc);
         s->acc = recurring;
         recurring = NULL;

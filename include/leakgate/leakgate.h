@@ -122,13 +122,15 @@ struct leakgate_gate_options {
     int help;                    /**< --help was given */
     int show_version;            /**< --version was given */
     int color;                   /**< 1 always, 0 never, -1 if a tty */
+    int tighten;                 /**< --tighten: lower loose limits */
+    const char *slack;           /**< --slack: "25%" or a size; NULL: 25% */
 };
 
 /** Static initializer for struct leakgate_gate_options. */
 #define LEAKGATE_GATE_OPTIONS_INIT                                             \
     {                                                                          \
         LEAKGATE_GATE_OPTIONS_VERSION, NULL, NULL, NULL, NULL, NULL, 0, 0, 0,  \
-            0, -1                                                              \
+            0, -1, 0, NULL                                                     \
     }
 
 /**
@@ -136,7 +138,9 @@ struct leakgate_gate_options {
  *
  * Recognised options (SPEC §5) are consumed; the environment twins
  * (LEAKGATE_THRESHOLDS, LEAKGATE_FILTER, LEAKGATE_REPORT_DIR,
- * LEAKGATE_JUNIT, LEAKGATE_JSON) fill what the command line left unset.
+ * LEAKGATE_JUNIT, LEAKGATE_JSON, LEAKGATE_SLACK) fill what the command
+ * line left unset; LEAKGATE_UPDATE_THRESHOLDS and LEAKGATE_TIGHTEN set to
+ * a value other than "" or "0" turn their flags on.
  *
  * @param[out] opts    filled in; strings point into argv or environ
  * @param[in]  argc    argument count
@@ -172,6 +176,8 @@ LEAKGATE_API void leakgate_gate_free(leakgate_gate *gate);
 struct leakgate_window_settings {
     unsigned int warmup; /**< unmeasured runs before the measured one */
     int suite_scope;     /**< the suite is judged as one window */
+    unsigned int repeat; /**< measured runs (>= 1), see
+                              leakgate_gate_next_run() */
 };
 
 /**

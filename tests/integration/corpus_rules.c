@@ -62,6 +62,7 @@ test_rules_total_over(void)
 
 static void *lazy_cache_a;
 static void *lazy_cache_b;
+static void *lazy_cache_c;
 
 static NOINLINE void
 lazy_lookup(void **cache)
@@ -82,6 +83,26 @@ test_warmup_lazy_without_warmup(void)
     lazy_lookup(&lazy_cache_b);
 }
 
+static void
+test_repeat_lazy_is_one_time(void)
+{
+    lazy_lookup(&lazy_cache_c);
+}
+
+static NOINLINE void
+repeat_leak(void)
+{
+    static unsigned int next;
+
+    corpus_sink[30 + next++ % 8] = malloc(72); /* MARK:repeat_leak */
+}
+
+static void
+test_repeat_leak_every_run(void)
+{
+    repeat_leak();
+}
+
 void
 corpus_register_rules(void)
 {
@@ -96,4 +117,7 @@ corpus_register_rules(void)
     s = CU_add_suite("warmup", NULL, NULL);
     CU_add_test(s, "lazy_with_warmup", test_warmup_lazy_with_warmup);
     CU_add_test(s, "lazy_without_warmup", test_warmup_lazy_without_warmup);
+    s = CU_add_suite("repeat", NULL, NULL);
+    CU_add_test(s, "lazy_is_one_time", test_repeat_lazy_is_one_time);
+    CU_add_test(s, "leak_every_run", test_repeat_leak_every_run);
 }
