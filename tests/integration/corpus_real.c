@@ -101,6 +101,29 @@ test_assert_and_leak(void)
     leak_after_assert();
 }
 
+static volatile int detached_done;
+
+static void *
+detached_leaker(void *arg)
+{
+    corpus_sink[21] = malloc(300); /* MARK:detached */
+    __atomic_store_n(&detached_done, 1, __ATOMIC_RELEASE);
+    return arg;
+}
+
+static void
+test_detached_thread_leak(void)
+{
+    const struct timespec ms = {0, 1000000};
+    pthread_t t;
+
+    CU_ASSERT_FATAL(pthread_create(&t, NULL, detached_leaker, NULL) == 0);
+    pthread_detach(t);
+    for (int i = 0;
+         i < 5000 && !__atomic_load_n(&detached_done, __ATOMIC_ACQUIRE); i++)
+        nanosleep(&ms, NULL);
+}
+
 static void
 test_cxx_new(void)
 {
@@ -159,6 +182,7 @@ corpus_register_real(void)
     CU_add_test(s, "unbounded_cache", test_cache_unbounded);
     CU_add_test(s, "assert_and_leak", test_assert_and_leak);
     CU_add_test(s, "cxx_new", test_cxx_new);
+    CU_add_test(s, "detached_thread_leak", test_detached_thread_leak);
     s = CU_add_suite("runtime", NULL, NULL);
     CU_add_test(s, "localtime", test_runtime_localtime);
     CU_add_test(s, "printf", test_runtime_printf);
