@@ -791,16 +791,65 @@ frames_value(char ***out,
     return 0;
 }
 
-static bool
-same_frames(char *const *a, size_t na, char *const *b, size_t nb)
+/* One parsed rule's frames, for finding duplicates by sorting. */
+struct frames_ref {
+    char *const *frames;
+    size_t nframes;
+    size_t index;      /* in the rules sequence */
+    unsigned int line; /* of the rule */
+};
+
+static int
+cmp_frames(const struct frames_ref *x, const struct frames_ref *y)
 {
-    if (na != nb)
-        return false;
-    for (size_t i = 0; i < na; i++) {
-        if (strcmp(a[i], b[i]) != 0)
-            return false;
+    size_t n = x->nframes < y->nframes ? x->nframes : y->nframes;
+
+    for (size_t i = 0; i < n; i++) {
+        int c = strcmp(x->frames[i], y->frames[i]);
+
+        if (c)
+            return c;
     }
-    return true;
+    return (x->nframes > y->nframes) - (x->nframes < y->nframes);
+}
+
+/* By frames, then file order. */
+static int
+cmp_frames_refs(const void *a, const void *b)
+{
+    const struct frames_ref *x = a, *y = b;
+    int c = cmp_frames(x, y);
+
+    return c ? c : (x->index > y->index) - (x->index < y->index);
+}
+
+/* Fail at the earliest rule of seq (file order) whose frames an earlier
+ * rule has, naming the first such rule's line.  Sorting keeps this
+ * O(n log n): a file within the size limit may hold 100,000 rules, and
+ * comparing every pair took minutes.  refs are reordered. */
+static int
+check_unique_frames(const struct loader *ld,
+                    struct frames_ref *refs,
+                    size_t n,
+                    const struct node *seq,
+                    const char *what)
+{
+    size_t start = 0, first = 0, second = SIZE_MAX;
+
+    qsort(refs, n, sizeof *refs, cmp_frames_refs);
+    for (size_t i = 1; i < n; i++) {
+        if (cmp_frames(&refs[start], &refs[i]) != 0) {
+            start = i;
+        } else if (i == start + 1 && refs[i].index < second) {
+            first = start;
+            second = refs[i].index;
+        }
+    }
+    if (second == SIZE_MAX)
+        return 0;
+    return fail_node(ld, &seq->items[second],
+                     "duplicate %s rule: same frames as the rule at line %u",
+                     what, refs[first].line);
 }
 
 /* The value of a key the rule must have. */
@@ -847,7 +896,9 @@ parse_rules(struct leakgate_config_entry *e,
             const struct loader *ld,
             struct node *v)
 {
-    int rc = 0;
+    struct frames_ref *refs;
+    size_t nrefs = 0;
+    int rc = 0, dup;
 
     if (v->kind != NODE_SEQ)
         return fail_node(ld, v, "expected a list of rules for 'stacks', got %s",
@@ -855,23 +906,24 @@ parse_rules(struct leakgate_config_entry *e,
     if (v->n == 0)
         return 0;
     e->stacks = leakgate_util__calloc(v->n, sizeof *e->stacks);
-    if (!e->stacks)
+    refs = leakgate_util__calloc(v->n, sizeof *refs);
+    if (!e->stacks || !refs) {
+        leakgate_util__free(refs);
         return no_memory(ld);
+    }
     for (size_t i = 0; rc == 0 && i < v->n; i++) {
         struct leakgate_config_stack_rule *r = &e->stacks[i];
 
         e->nstacks = i + 1;
         rc = parse_rule(r, ld, &v->items[i]);
-        for (size_t j = 0; rc == 0 && j < i; j++) {
-            if (same_frames(r->frames, r->nframes, e->stacks[j].frames,
-                            e->stacks[j].nframes))
-                rc = fail_node(ld, &v->items[i],
-                               "duplicate stacks rule: same frames as the "
-                               "rule at line %u",
-                               e->stacks[j].line);
-        }
+        if (rc == 0)
+            refs[nrefs++] =
+                (struct frames_ref){r->frames, r->nframes, i, r->line};
     }
-    return rc;
+    /* A duplicate before the first bad rule is reported first. */
+    dup = check_unique_frames(ld, refs, nrefs, v, "stacks");
+    leakgate_util__free(refs);
+    return dup ? dup : rc;
 }
 
 static int
@@ -1024,7 +1076,9 @@ parse_ignores(struct leakgate_config *cfg,
               const struct loader *ld,
               struct node *v)
 {
-    int rc = 0;
+    struct frames_ref *refs;
+    size_t nrefs = 0;
+    int rc = 0, dup;
 
     if (is_null(v))
         return 0;
@@ -1034,23 +1088,24 @@ parse_ignores(struct leakgate_config *cfg,
     if (v->n == 0)
         return 0;
     cfg->ignores = leakgate_util__calloc(v->n, sizeof *cfg->ignores);
-    if (!cfg->ignores)
+    refs = leakgate_util__calloc(v->n, sizeof *refs);
+    if (!cfg->ignores || !refs) {
+        leakgate_util__free(refs);
         return no_memory(ld);
+    }
     for (size_t i = 0; rc == 0 && i < v->n; i++) {
         struct leakgate_config_ignore *ig = &cfg->ignores[i];
 
         cfg->nignores = i + 1;
         rc = parse_ignore(ig, ld, &v->items[i]);
-        for (size_t j = 0; rc == 0 && j < i; j++) {
-            if (same_frames(ig->frames, ig->nframes, cfg->ignores[j].frames,
-                            cfg->ignores[j].nframes))
-                rc = fail_node(ld, &v->items[i],
-                               "duplicate ignore rule: same frames as the "
-                               "rule at line %u",
-                               cfg->ignores[j].line);
-        }
+        if (rc == 0)
+            refs[nrefs++] =
+                (struct frames_ref){ig->frames, ig->nframes, i, ig->line};
     }
-    return rc;
+    /* A duplicate before the first bad rule is reported first. */
+    dup = check_unique_frames(ld, refs, nrefs, v, "ignore");
+    leakgate_util__free(refs);
+    return dup ? dup : rc;
 }
 
 static int
