@@ -63,9 +63,11 @@ struct leakgate_gate {
     struct gate_scope cur;
     struct gate_scope held; /* a paused scope an inner scope interrupts */
     bool has_held;
+    char broken[256]; /* why the gate stopped measuring, "" while it works */
     struct leakgate_verdict **verdicts; /* the run, in order */
     size_t nverdicts;
     size_t cap;
+    int pictures; /* Graphviz: 0 not tried, 1 drawn, -1 no dot, -2 failed */
 };
 
 /* With `repeat`: replace cur.acc by the growth that recurred after the
@@ -83,10 +85,26 @@ int leakgate_gate__judge(struct leakgate_verdict **out,
 int leakgate_gate__symbolizer(struct leakgate_symbolizer **out,
                               struct leakgate_gate *gate);
 
-/* Write the heap pair, report and JSON of a failed verdict under
- * --report-dir.  Returns 0 or LEAKGATE_EIO. */
+/* Write the heap pair, report, JSON and call graph (DOT; SVG and PDF
+ * when Graphviz's dot is on PATH, else v->picture_note says so, once per
+ * gate) of a failed verdict under --report-dir.  Returns 0,
+ * LEAKGATE_EIO or LEAKGATE_ENOMEM; a picture dot cannot draw is not an
+ * error. */
 int leakgate_gate__write_artifacts(struct leakgate_gate *gate,
                                    struct leakgate_verdict *v);
+
+/*
+ * Write DIR/index.html for n verdicts (html.c): the SVG of each failing
+ * verdict is read back from its svg_path and inlined.  `pictures` says
+ * what became of the call graphs (NULL: not said).  The entry point for
+ * any aggregation of verdicts (a gate's run, or several runs merged).
+ * Returns 0, LEAKGATE_EIO (naming the path) or LEAKGATE_ENOMEM.
+ */
+int leakgate_gate__write_index(const char *dir,
+                               const struct leakgate_verdict *const *v,
+                               size_t n,
+                               const struct leakgate_report_env *env,
+                               const char *pictures);
 
 /* Write `len` bytes to `path` atomically (temporary file + rename).
  * Returns 0 or LEAKGATE_EIO naming the path. */

@@ -2,8 +2,11 @@
 /*
  * gate_results: the files a run leaves behind.  Per failing window under
  * --report-dir: SUITE/TEST.before.heap and .after.heap (jeprof-readable),
- * SUITE/TEST.txt (the report) and SUITE/TEST.json; for the run: --junit and
- * --json.  Every file is written to a temporary name and renamed, so a
+ * SUITE/TEST.txt (the report), SUITE/TEST.json, and the call graph of the
+ * growth: SUITE/TEST.dot always, SUITE/TEST.svg and .pdf when Graphviz's
+ * `dot` is on PATH (render.c; without it the report says so, once).  For
+ * the run: --junit, --json and, with --report-dir, DIR/index.html
+ * (html.c).  Every file is written to a temporary name and renamed, so a
  * crash never leaves a half-written file.  Names are sanitized with
  * leakgate_util__sanitize_name().
  */
@@ -11,12 +14,20 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "error.h"
 #include "gate.h"
+#include "graph.h"
+#include "html.h"
+#include "render.h"
 #include "report.h"
+#include "results.h"
 #include "util.h"
+
+/* The largest SVG read back to be inlined into index.html. */
+#define SVG_INLINE_MAX ((size_t)16 << 20)
 
 int
 leakgate_gate__write_file(const char *path, const char *data, size_t len)
@@ -124,18 +135,137 @@ write_heaps(struct leakgate_gate *gate, struct leakgate_verdict *v)
     return rc;
 }
 
-int
-leakgate_gate__write_artifacts(struct leakgate_gate *gate,
-                               struct leakgate_verdict *v)
+/* The DOT text of v's counted growth (shown frames only). */
+static int
+verdict_dot(char **out,
+            const struct leakgate_verdict *v,
+            const struct leakgate_report_env *env)
+{
+    struct leakgate_graph_opts o = LEAKGATE_GRAPH_OPTS_INIT;
+    struct leakgate_graph_stack *gs =
+        leakgate_util__calloc(v->nstacks ? v->nstacks : 1, sizeof *gs);
+    struct leakgate_buf title = LEAKGATE_BUF_INIT, note = LEAKGATE_BUF_INIT;
+    const char *notes[1];
+    size_t n = 0;
+    int rc;
+
+    *out = NULL;
+    for (size_t i = 0; gs && i < v->nstacks; i++) {
+        const struct leakgate_vstack *s = &v->stacks[i];
+
+        if (s->bytes <= 0 || !s->frames || s->judgement.ignored)
+            continue;
+        gs[n++] = (struct leakgate_graph_stack){s->frames + s->shown_begin,
+                                                s->shown_end - s->shown_begin,
+                                                s->bytes, s->objs};
+    }
+    leakgate_buf__printf(
+        &title, "leakgate: %s %s",
+        v->status == LEAKGATE_STATUS_FAIL ? "FAIL" : "growth of", v->name);
+    leakgate_buf__printf(&note, "binary %s",
+                         env->binary && *env->binary ? env->binary : "unknown");
+    notes[0] = note.ptr;
+    o.title = title.ptr;
+    o.notes = notes;
+    o.nnotes = 1;
+    if (!gs || title.failed || note.failed) {
+        leakgate_error__set(LEAKGATE_ENOMEM, "call graph");
+        rc = LEAKGATE_ENOMEM;
+    } else {
+        rc = leakgate_graph__dot(out, NULL, gs, n, &o);
+    }
+    leakgate_buf__dispose(&title);
+    leakgate_buf__dispose(&note);
+    leakgate_util__free(gs);
+    return rc;
+}
+
+/* What to tell once when dot cannot draw. */
+static int
+picture_failed(struct leakgate_gate *gate, struct leakgate_verdict *v, int rc)
+{
+    struct leakgate_buf b = LEAKGATE_BUF_INIT;
+
+    if (rc == LEAKGATE_ENOMEM)
+        return rc;
+    if (rc == LEAKGATE_ENOTFOUND) {
+        gate->pictures = -1;
+        leakgate_buf__printf(&b,
+                             "Graphviz's dot is not on PATH: only the DOT "
+                             "text was written (%s); install graphviz for "
+                             "SVG and PDF call graphs",
+                             v->dot_path);
+    } else {
+        gate->pictures = -2;
+        leakgate_buf__printf(&b, "dot could not draw the call graph: %s",
+                             leakgate_error_last());
+    }
+    v->picture_note = leakgate_buf__take(&b);
+    return v->picture_note ? 0 : leakgate_error__set(LEAKGATE_ENOMEM, "note");
+}
+
+/* Draw v's DOT file as SVG and PDF next to it.  Without dot (or after it
+ * failed once) the gate does not try again: one note per run. */
+static int
+draw(struct leakgate_gate *gate, struct leakgate_verdict *v)
+{
+    static const char *const formats[] = {"svg", "pdf"};
+    char **paths[] = {&v->svg_path, &v->pdf_path};
+    int rc = 0;
+
+    for (size_t i = 0; i < 2 && rc == 0 && gate->pictures >= 0; i++) {
+        struct leakgate_buf ext = LEAKGATE_BUF_INIT, tmp = LEAKGATE_BUF_INIT;
+        char *path;
+
+        leakgate_buf__printf(&ext, ".%s", formats[i]);
+        path = ext.failed ? NULL
+                          : artifact_path(v->artifact_dir, v->test, ext.ptr);
+        leakgate_buf__dispose(&ext);
+        leakgate_buf__printf(&tmp, "%s.tmp.%ld", path ? path : "",
+                             (long)getpid());
+        rc = path && !tmp.failed
+                 ? leakgate_render__file(v->dot_path, tmp.ptr, formats[i],
+                                         LEAKGATE_RENDER_TIMEOUT_MS)
+                 : leakgate_error__set(LEAKGATE_ENOMEM, "picture path");
+        if (rc == 0 && rename(tmp.ptr, path) != 0)
+            rc = leakgate_error__set(LEAKGATE_EIO, "cannot rename to %s: %s",
+                                     path, strerror(errno));
+        if (rc == 0) {
+            *paths[i] = path;
+            path = NULL;
+            gate->pictures = 1;
+        } else {
+            unlink(tmp.ptr ? tmp.ptr : "");
+            rc = picture_failed(gate, v, rc);
+        }
+        leakgate_util__free(path);
+        leakgate_buf__dispose(&tmp);
+    }
+    return rc;
+}
+
+static int
+write_picture(struct leakgate_gate *gate, struct leakgate_verdict *v)
+{
+    char *dot = NULL;
+    int rc = verdict_dot(&dot, v, &gate->env);
+
+    if (rc == 0)
+        rc = write_text(v->dot_path, dot);
+    if (rc == 0)
+        rc = draw(gate, v);
+    leakgate_util__free(dot);
+    return rc;
+}
+
+static int
+name_artifacts(struct leakgate_verdict *v, const char *report_dir)
 {
     struct leakgate_buf dir = LEAKGATE_BUF_INIT;
     char *safe_suite = leakgate_util__sanitize_name(v->suite);
-    const struct leakgate_verdict *one[1] = {v};
-    char *txt = NULL, *json = NULL;
-    int rc;
 
     if (safe_suite)
-        leakgate_buf__printf(&dir, "%s/%s", gate->opts.report_dir, safe_suite);
+        leakgate_buf__printf(&dir, "%s/%s", report_dir, safe_suite);
     leakgate_util__free(safe_suite);
     v->artifact_dir = leakgate_buf__take(&dir);
     if (!v->artifact_dir)
@@ -143,30 +273,145 @@ leakgate_gate__write_artifacts(struct leakgate_gate *gate,
     v->heap_before = artifact_path(v->artifact_dir, v->test, ".before.heap");
     v->heap_after = artifact_path(v->artifact_dir, v->test, ".after.heap");
     v->json_path = artifact_path(v->artifact_dir, v->test, ".json");
-    txt = artifact_path(v->artifact_dir, v->test, ".txt");
-    if (!v->heap_before || !v->heap_after || !v->json_path || !txt) {
-        rc = leakgate_error__set(LEAKGATE_ENOMEM, "artifact path");
-        goto cleanup;
-    }
-    rc = make_dirs(v->artifact_dir);
+    v->text_path = artifact_path(v->artifact_dir, v->test, ".txt");
+    v->dot_path = artifact_path(v->artifact_dir, v->test, ".dot");
+    if (!v->heap_before || !v->heap_after || !v->json_path || !v->text_path ||
+        !v->dot_path)
+        return leakgate_error__set(LEAKGATE_ENOMEM, "artifact path");
+    return 0;
+}
+
+int
+leakgate_gate__write_artifacts(struct leakgate_gate *gate,
+                               struct leakgate_verdict *v)
+{
+    const struct leakgate_verdict *one[1] = {v};
+    char *json = NULL;
+    int rc = name_artifacts(v, gate->opts.report_dir);
+
+    if (rc == 0)
+        rc = make_dirs(v->artifact_dir);
     if (rc == 0)
         rc = write_heaps(gate, v);
+    if (rc == 0)
+        rc = write_picture(gate, v);
     /* The report names the artifacts: render it again now they exist. */
     if (rc == 0) {
         leakgate_util__free(v->report);
         v->report = leakgate_report__text(v, &gate->env, false);
         json = leakgate_report__json(one, 1, &gate->env);
-        if (!v->report || !json)
-            rc = leakgate_error__set(LEAKGATE_ENOMEM, "report");
+        if (!v->report || !json) {
+            leakgate_error__set(LEAKGATE_ENOMEM, "report");
+            rc = LEAKGATE_ENOMEM;
+        }
     }
     if (rc == 0)
-        rc = write_text(txt, v->report);
+        rc = write_text(v->text_path, v->report);
     if (rc == 0)
         rc = write_text(v->json_path, json);
-cleanup:
     leakgate_util__free(json);
-    leakgate_util__free(txt);
     return rc;
+}
+
+/* "2025-12-02T09:07:46Z" into out (at least 32 bytes). */
+static const char *
+utc_now(char *out, size_t size)
+{
+    time_t now = time(NULL);
+    struct tm tm;
+
+    if (!gmtime_r(&now, &tm) ||
+        strftime(out, size, "%Y-%m-%dT%H:%M:%SZ", &tm) == 0)
+        snprintf(out, size, "unknown");
+    return out;
+}
+
+static const char *
+base_name(const char *path)
+{
+    const char *slash = path ? strrchr(path, '/') : NULL;
+
+    return slash ? slash + 1 : path;
+}
+
+/* The SVG text of every failing verdict that has one (NULL elsewhere). */
+static int
+read_svgs(char ***out, const struct leakgate_verdict *const *v, size_t n)
+{
+    char **svgs = leakgate_util__calloc(n ? n : 1, sizeof *svgs);
+    int rc = 0;
+
+    *out = svgs;
+    if (!svgs)
+        return leakgate_error__set(LEAKGATE_ENOMEM, "index");
+    for (size_t i = 0; i < n && rc != LEAKGATE_ENOMEM; i++) {
+        size_t len;
+
+        if (v[i]->status != LEAKGATE_STATUS_FAIL || !v[i]->svg_path)
+            continue;
+        /* A picture that cannot be read is linked instead of inlined. */
+        rc = leakgate_render__read_file(&svgs[i], &len, v[i]->svg_path,
+                                        SVG_INLINE_MAX);
+    }
+    return rc == LEAKGATE_ENOMEM ? rc : 0;
+}
+
+int
+leakgate_gate__write_index(const char *dir,
+                           const struct leakgate_verdict *const *v,
+                           size_t n,
+                           const struct leakgate_report_env *env,
+                           const char *pictures)
+{
+    struct leakgate_html_run run;
+    char date[64];
+    char **svgs = NULL;
+    char *page = NULL, *path = NULL;
+    int rc = read_svgs(&svgs, v, n);
+
+    run.title = env->binary && *env->binary ? base_name(env->binary) : NULL;
+    run.date = utc_now(date, sizeof date);
+    run.graphviz = pictures;
+    if (rc == 0) {
+        page = leakgate_html__index(v, (const char *const *)svgs, n, env, &run);
+        path = artifact_path(dir, "index", ".html");
+        if (!page || !path)
+            rc = leakgate_error__set(LEAKGATE_ENOMEM, "index.html");
+    }
+    if (rc == 0)
+        rc = make_dirs(dir);
+    if (rc == 0 && page && path)
+        rc = write_text(path, page);
+    for (size_t i = 0; svgs && i < n; i++)
+        leakgate_util__free(svgs[i]);
+    leakgate_util__free(svgs);
+    leakgate_util__free(page);
+    leakgate_util__free(path);
+    return rc;
+}
+
+static const char *
+pictures_said(const struct leakgate_gate *gate)
+{
+    switch (gate->pictures) {
+    case 1: return "call graphs drawn by Graphviz dot (SVG, PDF; DOT kept)";
+    case -1:
+        return "Graphviz dot not found on PATH: call graphs as DOT "
+               "text only (install graphviz)";
+    case -2:
+        return "Graphviz dot failed: call graphs as DOT text only (see "
+               "the failure's note)";
+    default: return "no failure, no call graph";
+    }
+}
+
+static int
+write_run_index(struct leakgate_gate *gate)
+{
+    return leakgate_gate__write_index(
+        gate->opts.report_dir,
+        (const struct leakgate_verdict *const *)gate->verdicts, gate->nverdicts,
+        &gate->env, pictures_said(gate));
 }
 
 int
@@ -174,21 +419,28 @@ leakgate_gate_write_results(leakgate_gate *gate)
 {
     const struct leakgate_verdict *const *all =
         (const struct leakgate_verdict *const *)gate->verdicts;
+    struct leakgate_symbolizer *sym;
     char *text;
     int rc = 0;
 
+    /* The environment names the binary even when no window needed
+     * symbols (the index page shows it); without it, it stays unknown. */
+    if (gate->opts.report_dir && (!gate->env.binary || !*gate->env.binary))
+        (void)leakgate_gate__symbolizer(&sym, gate);
     if (gate->opts.junit_path) {
         text = leakgate_report__junit(all, gate->nverdicts, &gate->env);
-        rc = text ? write_text(gate->opts.junit_path, text)
+        rc = text ? leakgate_results__write(gate->opts.junit_path, "xml", text)
                   : leakgate_error__set(LEAKGATE_ENOMEM, "JUnit");
         leakgate_util__free(text);
     }
     if (rc == 0 && gate->opts.json_path) {
         text = leakgate_report__json(all, gate->nverdicts, &gate->env);
-        rc = text ? write_text(gate->opts.json_path, text)
+        rc = text ? leakgate_results__write(gate->opts.json_path, "json", text)
                   : leakgate_error__set(LEAKGATE_ENOMEM, "JSON");
         leakgate_util__free(text);
     }
+    if (rc == 0 && gate->opts.report_dir)
+        rc = write_run_index(gate);
     return rc;
 }
 

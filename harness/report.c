@@ -306,6 +306,18 @@ put_escaped(struct leakgate_buf *b, const char *s, enum escape mode)
     put_escaped_n(b, s ? s : "", s ? strlen(s) : 0, mode);
 }
 
+void
+leakgate_report__put_escaped(struct leakgate_buf *b,
+                             const char *s,
+                             enum leakgate_report_escape mode)
+{
+    enum escape m = mode == LEAKGATE_REPORT_ESC_JSON       ? ESC_JSON
+                    : mode == LEAKGATE_REPORT_ESC_XML_ATTR ? ESC_XML_ATTR
+                                                           : ESC_XML_TEXT;
+
+    put_escaped(b, s, m);
+}
+
 /* ---- text -------------------------------------------------------------- */
 
 static void
@@ -724,8 +736,17 @@ text_artifacts(struct text *t,
     leakgate_buf__printf(t->b, "%s, %s", v->heap_before, v->heap_after);
     if (v->json_path)
         leakgate_buf__printf(t->b, ", %s", v->json_path);
+    /* The call graph: SVG and PDF when Graphviz drew them, else DOT. */
+    if (v->svg_path)
+        leakgate_buf__printf(t->b, ", %s", v->svg_path);
+    if (v->pdf_path)
+        leakgate_buf__printf(t->b, ", %s", v->pdf_path);
+    if (v->dot_path && !v->svg_path)
+        leakgate_buf__printf(t->b, ", %s", v->dot_path);
     sgr_off(t);
     leakgate_buf__puts(t->b, "\n");
+    if (v->picture_note)
+        leakgate_buf__printf(t->b, "  picture: %s\n", v->picture_note);
     if (env->binary && *env->binary)
         leakgate_buf__printf(t->b, "  inspect: jeprof --text --base=%s %s %s\n",
                              v->heap_before, env->binary, v->heap_after);
@@ -1704,6 +1725,10 @@ json_test(struct json *j, const struct leakgate_verdict *v)
     json_str(j, "heap_before", v->heap_before);
     json_str(j, "heap_after", v->heap_after);
     json_str(j, "json", v->json_path);
+    json_str(j, "text", v->text_path);
+    json_str(j, "dot", v->dot_path);
+    json_str(j, "svg", v->svg_path);
+    json_str(j, "pdf", v->pdf_path);
     json_close(j, "}");
     json_str(j, "report", v->report);
     json_open(j, "stacks", "[");

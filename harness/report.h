@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "util.h"
 #include "verdict.h"
 
 /* What a report needs to be trusted: where and how it was measured. */
@@ -60,5 +61,22 @@ char *leakgate_report__junit(const struct leakgate_verdict *const *v,
 char *leakgate_report__json(const struct leakgate_verdict *const *v,
                             size_t n,
                             const struct leakgate_report_env *env);
+
+/* How leakgate_report__put_escaped() escapes. */
+enum leakgate_report_escape {
+    LEAKGATE_REPORT_ESC_XML_TEXT, /* & < > (HTML and XML text) */
+    LEAKGATE_REPORT_ESC_XML_ATTR, /* also " ' and newlines */
+    LEAKGATE_REPORT_ESC_JSON      /* inside a JSON string, no quotes */
+};
+
+/*
+ * Append s (NULL: nothing) escaped for mode, with malformed UTF-8 replaced
+ * ("?" in XML, U+FFFD in JSON): the escaper of this module, shared with
+ * the other renderers (html, the profile diff).  Cannot fail (a failed
+ * allocation marks b).
+ */
+void leakgate_report__put_escaped(struct leakgate_buf *b,
+                                  const char *s,
+                                  enum leakgate_report_escape mode);
 
 #endif

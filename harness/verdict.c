@@ -48,6 +48,11 @@ leakgate_verdict__free(struct leakgate_verdict *v)
     leakgate_util__free(v->heap_before);
     leakgate_util__free(v->heap_after);
     leakgate_util__free(v->json_path);
+    leakgate_util__free(v->text_path);
+    leakgate_util__free(v->dot_path);
+    leakgate_util__free(v->svg_path);
+    leakgate_util__free(v->pdf_path);
+    leakgate_util__free(v->picture_note);
     leakgate_util__free(v);
 }
 

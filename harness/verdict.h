@@ -63,6 +63,11 @@ struct leakgate_verdict {
     char *heap_before;  /* artifact paths or NULL */
     char *heap_after;
     char *json_path;
+    char *text_path;    /* REPORT_DIR/SUITE/TEST.txt or NULL */
+    char *dot_path;     /* the call graph: DOT text, always with artifacts */
+    char *svg_path;     /* drawn by Graphviz's dot, or NULL */
+    char *pdf_path;     /* drawn by Graphviz's dot, or NULL */
+    char *picture_note; /* why there is no SVG/PDF (said once), or NULL */
 };
 
 /* True when the frame's module is a system library (under /lib, /usr/lib,

@@ -8,10 +8,19 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cmd_diff.h"
+#include "cmd_report.h"
+#include "cmd_run.h"
+#include "cmd_thresholds.h"
 #include "leakgate/leakgate.h"
 
 static const char usage[] =
     "usage: leakgate [--help] [--version]\n"
+    "       leakgate diff [options] [BEFORE.heap] AFTER.heap\n"
+    "       leakgate run [options] -- PROGRAM [ARGS...]\n"
+    "       leakgate thresholds check FILE...\n"
+    "       leakgate thresholds merge RESULTS... --into FILE [--tighten]\n"
+    "       leakgate report RESULTS... [--junit FILE] [--html DIR]\n"
     "\n"
     "A leak-regression gate for C unit tests.  Link your CUnit suite with\n"
     "leakgate::cunit and end main with leakgate_cunit_main(); every test\n"
@@ -30,6 +39,14 @@ main(int argc, char **argv)
         printf("leakgate %s\n", leakgate_version());
         return 0;
     }
+    if (strcmp(argv[1], "diff") == 0)
+        return leakgate_cmd_diff(argc - 1, argv + 1);
+    if (strcmp(argv[1], "run") == 0)
+        return leakgate_cmd_run(argc - 1, argv + 1);
+    if (strcmp(argv[1], "thresholds") == 0)
+        return leakgate_cmd_thresholds(argc - 1, argv + 1);
+    if (strcmp(argv[1], "report") == 0)
+        return leakgate_cmd_report(argc - 1, argv + 1);
     fprintf(stderr, "leakgate: unknown command '%s' (see --help)\n", argv[1]);
     return 2;
 }

@@ -1,0 +1,602 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * html: the run's index.html (see html.h).  Sections in page order: the
+ * summary banner, the environment, the table of every window, then one
+ * section per failing window.  Counting follows report.c: "counted"
+ * stacks grew and are not ignored; "offending" ones are over their limit,
+ * or every counted one when the total is over.
+ */
+#include "html.h"
+
+#include <ctype.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+#include "leakgate/version.h"
+#include "util.h"
+
+#define ESC_TEXT LEAKGATE_REPORT_ESC_XML_TEXT
+#define ESC_ATTR LEAKGATE_REPORT_ESC_XML_ATTR
+
+static const char style[] =
+    "<style>\n"
+    ":root{--fail:#b3261e;--pass:#1b7f3b;--skip:#8a6d00;--ink:#1d1d1f;"
+    "--mute:#5f6368;--line:#d9d9de;--soft:#f6f6f8}\n"
+    "body{font:15px/1.45 system-ui,-apple-system,'Segoe UI',Helvetica,Arial,"
+    "sans-serif;color:var(--ink);margin:0 auto;max-width:1200px;"
+    "padding:1.5em 2em 4em}\n"
+    "h1{font-size:1.6em;margin:.2em 0}h2{font-size:1.25em;margin:1.8em 0 .6em;"
+    "border-bottom:1px solid var(--line);padding-bottom:.2em}"
+    "h3{font-size:1.02em;margin:1.3em 0 .4em}\n"
+    "code,pre,.mono{font-family:ui-monospace,'DejaVu Sans Mono',Menlo,"
+    "Consolas,monospace;font-size:.92em}\n"
+    "pre{background:var(--soft);border:1px solid var(--line);padding:.7em 1em;"
+    "overflow-x:auto;border-radius:6px}\n"
+    ".banner{padding:.8em 1.1em;border-radius:8px;font-weight:600;"
+    "font-size:1.1em;color:#fff}\n"
+    ".banner.fail{background:var(--fail)}.banner.pass{background:var(--pass)}"
+    "\n"
+    "table{border-collapse:collapse;width:100%;margin:.3em 0}\n"
+    "th,td{text-align:left;padding:.35em .6em;border-bottom:1px solid "
+    "var(--line);vertical-align:top}\n"
+    "th{background:var(--soft);font-weight:600}\n"
+    "td.num,th.num{text-align:right;font-variant-numeric:tabular-nums;"
+    "white-space:nowrap}\n"
+    "table.env th{width:11em}\n"
+    "tr.fail td{background:#fdf0ef}\n"
+    ".badge{display:inline-block;padding:.05em .55em;border-radius:1em;"
+    "font-size:.85em;font-weight:700;color:#fff}\n"
+    ".badge.fail{background:var(--fail)}.badge.pass{background:var(--pass)}"
+    ".badge.not_judged{background:var(--skip)}\n"
+    "section.failure{border:1px solid var(--line);border-left:6px solid "
+    "var(--fail);border-radius:8px;padding:.2em 1.2em 1em;margin:1.5em 0}\n"
+    "table.frames td{border:none;padding:.1em .6em}\n"
+    "table.frames td.fn{font-weight:600}\n"
+    ".muted{color:var(--mute)}\n"
+    "figure{margin:.5em 0;overflow-x:auto;border:1px solid var(--line);"
+    "border-radius:6px;padding:.5em;background:#fff}\n"
+    "figure svg{max-width:100%;height:auto}\n"
+    "ul.files{columns:2;margin:.2em 0}\n"
+    "</style>\n";
+
+/* ---- small helpers ------------------------------------------------------ */
+
+static void
+text(struct leakgate_buf *b, const char *s)
+{
+    leakgate_report__put_escaped(b, s, ESC_TEXT);
+}
+
+static const char *
+or_unknown(const char *s)
+{
+    return s && *s ? s : "unknown";
+}
+
+/* "7,176" (negative with '-') into out (at least 32 bytes). */
+static const char *
+group(char *out, int64_t n)
+{
+    char digits[24];
+    uint64_t mag = n < 0 ? (uint64_t)0 - (uint64_t)n : (uint64_t)n;
+    size_t len = (size_t)snprintf(digits, sizeof digits, "%" PRIu64, mag);
+    size_t at = 0;
+
+    if (n < 0)
+        out[at++] = '-';
+    for (size_t i = 0; i < len; i++) {
+        if (i > 0 && (len - i) % 3 == 0)
+            out[at++] = ',';
+        out[at++] = digits[i];
+    }
+    out[at] = '\0';
+    return out;
+}
+
+static void
+bytes(struct leakgate_buf *b, int64_t n)
+{
+    char num[32];
+
+    leakgate_buf__printf(b, "%s&#160;B", group(num, n));
+}
+
+static bool
+counted(const struct leakgate_vstack *s)
+{
+    return s->bytes > 0 && s->judgement.judged && !s->judgement.ignored;
+}
+
+static bool
+offending(const struct leakgate_verdict *v, const struct leakgate_vstack *s)
+{
+    if (v->status == LEAKGATE_STATUS_NOT_JUDGED)
+        return s->bytes > 0;
+    return counted(s) && (s->judgement.over || v->policy.total_over);
+}
+
+static const char *
+status_name(const struct leakgate_verdict *v)
+{
+    static const char *const names[] = {"pass", "fail", "not_judged"};
+
+    return (unsigned int)v->status < 3 ? names[v->status] : "fail";
+}
+
+/* The path relative to the report dir when it lies under it. */
+static const char *
+relative(const char *path, const struct leakgate_report_env *env)
+{
+    size_t n = env->report_dir ? strlen(env->report_dir) : 0;
+
+    if (n && strncmp(path, env->report_dir, n) == 0 && path[n] == '/')
+        return path + n + 1;
+    return path;
+}
+
+/* A link target: unreserved bytes as they are, the rest %-encoded. */
+static void
+href(struct leakgate_buf *b, const char *path)
+{
+    for (const unsigned char *p = (const unsigned char *)path; *p; p++) {
+        if (isalnum(*p) || strchr("-._~/", *p))
+            leakgate_buf__put(b, (const char *)p, 1);
+        else
+            leakgate_buf__printf(b, "%%%02X", *p);
+    }
+}
+
+static void
+link_to(struct leakgate_buf *b,
+        const char *path,
+        const struct leakgate_report_env *env)
+{
+    if (!path)
+        return;
+    leakgate_buf__puts(b, "<li><a href=\"");
+    href(b, relative(path, env));
+    leakgate_buf__puts(b, "\"><code>");
+    text(b, relative(path, env));
+    leakgate_buf__puts(b, "</code></a></li>\n");
+}
+
+/* ---- head, banner, environment ------------------------------------------ */
+
+static void
+counts(size_t out[3], const struct leakgate_verdict *const *v, size_t n)
+{
+    out[0] = out[1] = out[2] = 0;
+    for (size_t i = 0; i < n; i++)
+        out[(unsigned int)v[i]->status < 3 ? v[i]->status : 1]++;
+}
+
+static void
+head(struct leakgate_buf *b,
+     const size_t c[3],
+     size_t n,
+     const struct leakgate_html_run *run)
+{
+    leakgate_buf__puts(b, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n"
+                          "<meta charset=\"utf-8\">\n<meta name=\"viewport\" "
+                          "content=\"width=device-width, initial-scale=1\">\n"
+                          "<title>leakgate: ");
+    leakgate_buf__printf(b, "%zu of %zu windows failed", c[1], n);
+    if (run->title) {
+        leakgate_buf__puts(b, " — ");
+        text(b, run->title);
+    }
+    leakgate_buf__puts(b, "</title>\n");
+    leakgate_buf__puts(b, style);
+    leakgate_buf__puts(b, "</head>\n<body>\n<h1>leakgate report");
+    if (run->title) {
+        leakgate_buf__puts(b, ": <span class=\"mono\">");
+        text(b, run->title);
+        leakgate_buf__puts(b, "</span>");
+    }
+    leakgate_buf__puts(b, "</h1>\n");
+    leakgate_buf__printf(b,
+                         "<p class=\"banner %s\" id=\"summary\">%zu of %zu "
+                         "window%s over the limits · %zu passed · %zu not "
+                         "judged</p>\n",
+                         c[1] ? "fail" : "pass", c[1], n, n == 1 ? "" : "s",
+                         c[0], c[2]);
+}
+
+static void
+env_row(struct leakgate_buf *b, const char *key, const char *value, bool code)
+{
+    leakgate_buf__printf(b, "<tr><th>%s</th><td>%s", key, code ? "<code>" : "");
+    text(b, value);
+    leakgate_buf__printf(b, "%s</td></tr>\n", code ? "</code>" : "");
+}
+
+static void
+environment(struct leakgate_buf *b,
+            const struct leakgate_report_env *env,
+            const struct leakgate_html_run *run)
+{
+    leakgate_buf__puts(b, "<h2 id=\"environment\">Environment</h2>\n"
+                          "<table class=\"env\">\n");
+    env_row(b, "date", or_unknown(run->date), false);
+    env_row(b, "binary", or_unknown(env->binary), true);
+    env_row(b, "build-id",
+            env->build_id && *env->build_id ? env->build_id : "none", true);
+    env_row(b, "jemalloc", or_unknown(env->jemalloc_version), false);
+    env_row(b, "sampling", or_unknown(env->sampling), false);
+    env_row(b, "thresholds",
+            env->thresholds_path ? env->thresholds_path
+                                 : "none (every limit 0, no total cap)",
+            env->thresholds_path != NULL);
+    env_row(b, "report dir", or_unknown(env->report_dir), true);
+    if (run->graphviz)
+        env_row(b, "pictures", run->graphviz, false);
+    env_row(b, "leakgate", LEAKGATE_VERSION, false);
+    leakgate_buf__puts(b, "</table>\n");
+}
+
+/* ---- the table of windows ----------------------------------------------- */
+
+static const struct leakgate_vstack *
+largest(const struct leakgate_verdict *v)
+{
+    const struct leakgate_vstack *best = NULL;
+
+    for (size_t i = 0; i < v->nstacks; i++) {
+        if (counted(&v->stacks[i]) &&
+            (!best || v->stacks[i].bytes > best->bytes))
+            best = &v->stacks[i];
+    }
+    return best;
+}
+
+static void
+limits_cells(struct leakgate_buf *b, const struct leakgate_verdict *v)
+{
+    const struct leakgate_vstack *big = largest(v);
+
+    leakgate_buf__puts(b, "<td class=\"num\">");
+    if (big) {
+        bytes(b, big->bytes);
+        leakgate_buf__puts(b, " / ");
+        bytes(b, (int64_t)big->judgement.limit);
+    } else {
+        leakgate_buf__puts(b, "—");
+    }
+    leakgate_buf__puts(b, "</td><td class=\"num\">");
+    if (v->settings.total_unlimited)
+        leakgate_buf__puts(b, "no cap");
+    else
+        bytes(b, (int64_t)v->settings.total_limit);
+    leakgate_buf__printf(b, "</td><td class=\"num\">%zu%s</td>",
+                         v->policy.nover,
+                         v->policy.total_over ? " + total" : "");
+}
+
+static void
+notes_cell(struct leakgate_buf *b, const struct leakgate_verdict *v)
+{
+    leakgate_buf__puts(b, "<td>");
+    if (v->not_judged_why) {
+        leakgate_buf__puts(b, "<span class=\"muted\">");
+        text(b, v->not_judged_why);
+        leakgate_buf__puts(b, "</span>");
+    }
+    for (size_t i = 0; i < v->nnotes; i++) {
+        leakgate_buf__puts(b, i || v->not_judged_why ? "<br>" : "");
+        leakgate_buf__puts(b, "<code>");
+        text(b, v->notes[i].file);
+        leakgate_buf__printf(b, ":%u</code> ", v->notes[i].line);
+        text(b, v->notes[i].message);
+    }
+    leakgate_buf__puts(b, "</td>");
+}
+
+static void
+window_row(struct leakgate_buf *b, const struct leakgate_verdict *v, size_t i)
+{
+    char num[32];
+    const char *st = status_name(v);
+
+    leakgate_buf__printf(b, "<tr class=\"%s\" id=\"row-%zu\"><td>", st, i);
+    if (v->status == LEAKGATE_STATUS_FAIL)
+        leakgate_buf__printf(b, "<a href=\"#w-%zu\">", i);
+    leakgate_buf__puts(b, "<code>");
+    text(b, v->name);
+    leakgate_buf__puts(b, "</code>");
+    if (v->status == LEAKGATE_STATUS_FAIL)
+        leakgate_buf__puts(b, "</a>");
+    leakgate_buf__printf(b,
+                         "</td><td><span class=\"badge %s\">%s</span></td>"
+                         "<td class=\"num\">",
+                         st,
+                         v->status == LEAKGATE_STATUS_PASS   ? "PASS"
+                         : v->status == LEAKGATE_STATUS_FAIL ? "FAIL"
+                                                             : "NOT JUDGED");
+    if (v->measured && v->policy.total_objs) {
+        bytes(b, (int64_t)v->policy.total_bytes);
+        leakgate_buf__printf(b, " in %s",
+                             group(num, (int64_t)v->policy.total_objs));
+    } else if (v->measured) {
+        bytes(b, 0);
+    } else {
+        leakgate_buf__puts(b, "not measured");
+    }
+    leakgate_buf__puts(b, "</td>");
+    limits_cells(b, v);
+    leakgate_buf__printf(b, "<td class=\"num\">%.1f&#160;ms</td>",
+                         v->seconds * 1000.0);
+    notes_cell(b, v);
+    leakgate_buf__puts(b, "</tr>\n");
+}
+
+static void
+windows(struct leakgate_buf *b,
+        const struct leakgate_verdict *const *v,
+        size_t n)
+{
+    leakgate_buf__puts(
+        b, "<h2 id=\"windows\">Windows</h2>\n<table class=\"windows\">\n"
+           "<thead><tr><th>window</th><th>verdict</th>"
+           "<th class=\"num\">retained (objects)</th>"
+           "<th class=\"num\">largest stack / its limit</th>"
+           "<th class=\"num\">total limit</th><th class=\"num\">over</th>"
+           "<th class=\"num\">time</th><th>notes</th></tr></thead>\n<tbody>\n");
+    for (size_t i = 0; i < n; i++)
+        window_row(b, v[i], i);
+    leakgate_buf__puts(b, "</tbody>\n</table>\n");
+}
+
+/* ---- one failing window ------------------------------------------------- */
+
+static void
+frame_row(struct leakgate_buf *b, const struct leakgate_frame *f)
+{
+    leakgate_buf__puts(b, "<tr><td class=\"fn mono\">");
+    text(b, f->function ? f->function : "??");
+    if (f->inlined)
+        leakgate_buf__puts(b, " <span class=\"muted\">(inlined)</span>");
+    leakgate_buf__puts(b, "</td><td class=\"mono\">");
+    if (f->file) {
+        text(b, f->file);
+        leakgate_buf__printf(b, ":%u", f->line);
+    } else if (f->module) {
+        text(b, f->module);
+        leakgate_buf__printf(b, "+0x%" PRIxPTR, f->module_offset);
+    } else {
+        leakgate_buf__printf(b, "0x%" PRIxPTR, f->pc);
+    }
+    leakgate_buf__puts(b, "</td></tr>\n");
+}
+
+static void
+stack_block(struct leakgate_buf *b,
+            const struct leakgate_vstack *s,
+            size_t nth,
+            size_t of)
+{
+    char num[32];
+    size_t begin = s->shown_begin, end = s->shown_end;
+
+    if (begin >= end || end > s->nframes) {
+        begin = 0;
+        end = s->nframes;
+    }
+    leakgate_buf__printf(b, "<p class=\"stack\"><b>stack %zu of %zu</b>: ", nth,
+                         of);
+    bytes(b, s->bytes);
+    leakgate_buf__printf(b, " in %s object%s, limit ", group(num, s->objs),
+                         s->objs == 1 ? "" : "s");
+    bytes(b, (int64_t)s->judgement.limit);
+    leakgate_buf__puts(b, "</p>\n<table class=\"frames\">\n");
+    for (size_t k = begin; k < end; k++)
+        frame_row(b, &s->frames[k]);
+    for (size_t k = 0; !s->frames && k < s->npcs; k++)
+        leakgate_buf__printf(
+            b, "<tr><td class=\"mono\">0x%" PRIxPTR "</td></tr>\n", s->pcs[k]);
+    leakgate_buf__puts(b, "</table>\n");
+}
+
+/* Plain Graphviz output: from "<svg" on, with no script anywhere. */
+static const char *
+inlinable_svg(const char *svg)
+{
+    const char *start = svg ? strstr(svg, "<svg") : NULL;
+
+    if (!start)
+        return NULL;
+    for (const char *p = svg; *p; p++) {
+        if (*p == '<' && strncasecmp(p + 1, "script", 6) == 0)
+            return NULL;
+        if (strncasecmp(p, "javascript:", 11) == 0 ||
+            strncasecmp(p, "foreignObject", 13) == 0)
+            return NULL;
+    }
+    return start;
+}
+
+/* The SVG with its ids prefixed by "wI-": every picture of the page
+ * numbers its nodes the same way, and ids must be unique in a page. */
+static void
+put_svg(struct leakgate_buf *b, const char *svg, size_t i)
+{
+    for (const char *id = strstr(svg, " id=\""); id;
+         id = strstr(svg, " id=\"")) {
+        leakgate_buf__put(b, svg, (size_t)(id - svg) + 5);
+        leakgate_buf__printf(b, "w%zu-", i);
+        svg = id + 5;
+    }
+    leakgate_buf__puts(b, svg);
+}
+
+static void
+picture(struct leakgate_buf *b,
+        const struct leakgate_verdict *v,
+        size_t i,
+        const char *svg,
+        const struct leakgate_report_env *env)
+{
+    const char *inline_svg = inlinable_svg(svg);
+
+    leakgate_buf__puts(b, "<h3>Call graph of the growth</h3>\n");
+    if (inline_svg) {
+        leakgate_buf__puts(b, "<figure>\n");
+        put_svg(b, inline_svg, i);
+        leakgate_buf__puts(b, "</figure>\n");
+        return;
+    }
+    leakgate_buf__puts(b, "<p class=\"muted\">");
+    if (v->picture_note)
+        text(b, v->picture_note);
+    else if (v->svg_path)
+        leakgate_buf__puts(b, "The SVG could not be shown inline; open it "
+                              "from the artifacts.");
+    else
+        leakgate_buf__puts(b, "No picture was drawn.");
+    if (v->dot_path) {
+        leakgate_buf__puts(b, " DOT text: <code>");
+        text(b, relative(v->dot_path, env));
+        leakgate_buf__puts(b, "</code>");
+    }
+    leakgate_buf__puts(b, "</p>\n");
+}
+
+static void
+yaml_block(struct leakgate_buf *b,
+           const struct leakgate_verdict *v,
+           const struct leakgate_report_env *env)
+{
+    char *yaml = leakgate_report__yaml(v);
+
+    if (!yaml) {
+        b->failed = true;
+        return;
+    }
+    if (*yaml) {
+        leakgate_buf__puts(b, "<h3>To accept this growth</h3>\n<p>");
+        if (env->thresholds_path) {
+            leakgate_buf__puts(b, "add to <code>");
+            text(b, env->thresholds_path);
+            leakgate_buf__puts(b, "</code>:</p>\n<pre class=\"yaml\">");
+        } else {
+            leakgate_buf__puts(b, "create <code>leakgate.yaml</code> with:"
+                                  "</p>\n<pre class=\"yaml\">version: 1\n");
+        }
+        text(b, yaml);
+        leakgate_buf__puts(b, "</pre>\n");
+    }
+    leakgate_util__free(yaml);
+}
+
+static void
+commands(struct leakgate_buf *b,
+         const struct leakgate_verdict *v,
+         const struct leakgate_report_env *env)
+{
+    if (!v->heap_before || !v->heap_after)
+        return;
+    leakgate_buf__puts(b, "<p>Inspect:</p>\n<pre>");
+    if (env->binary && *env->binary) {
+        leakgate_buf__puts(b, "jeprof --text --base=");
+        text(b, v->heap_before);
+        leakgate_buf__puts(b, " ");
+        text(b, env->binary);
+        leakgate_buf__puts(b, " ");
+        text(b, v->heap_after);
+        leakgate_buf__puts(b, "\n");
+    }
+    leakgate_buf__puts(b, "leakgate diff ");
+    text(b, v->heap_before);
+    leakgate_buf__puts(b, " ");
+    text(b, v->heap_after);
+    leakgate_buf__puts(b, "</pre>\n");
+}
+
+static void
+artifacts(struct leakgate_buf *b,
+          const struct leakgate_verdict *v,
+          const struct leakgate_report_env *env)
+{
+    if (!v->heap_before && !v->json_path)
+        return;
+    leakgate_buf__puts(b, "<h3>Artifacts</h3>\n<ul class=\"files\">\n");
+    link_to(b, v->heap_before, env);
+    link_to(b, v->heap_after, env);
+    link_to(b, v->svg_path, env);
+    link_to(b, v->pdf_path, env);
+    link_to(b, v->dot_path, env);
+    link_to(b, v->json_path, env);
+    link_to(b, v->text_path, env);
+    leakgate_buf__puts(b, "</ul>\n");
+    commands(b, v, env);
+}
+
+static void
+failure(struct leakgate_buf *b,
+        const struct leakgate_verdict *v,
+        size_t i,
+        const char *svg,
+        const struct leakgate_report_env *env)
+{
+    size_t of = 0, nth = 0;
+
+    leakgate_buf__printf(b,
+                         "<section class=\"failure\" id=\"w-%zu\">\n"
+                         "<h2>FAIL <code>",
+                         i);
+    text(b, v->name);
+    leakgate_buf__puts(b, "</code></h2>\n<p>");
+    bytes(b, (int64_t)v->policy.total_bytes);
+    leakgate_buf__printf(
+        b,
+        " retained in %" PRIu64 " object%s; %zu stack%s "
+        "over %s limit%s%s.</p>\n",
+        v->policy.total_objs, v->policy.total_objs == 1 ? "" : "s",
+        v->policy.nover, v->policy.nover == 1 ? "" : "s",
+        v->policy.nover == 1 ? "its" : "their", v->policy.nover == 1 ? "" : "s",
+        v->policy.total_over ? "; the total is over its cap" : "");
+    for (size_t k = 0; k < v->nstacks; k++)
+        of += offending(v, &v->stacks[k]);
+    leakgate_buf__puts(b, "<h3>Stacks</h3>\n");
+    for (size_t k = 0; k < v->nstacks; k++) {
+        if (offending(v, &v->stacks[k]))
+            stack_block(b, &v->stacks[k], ++nth, of);
+    }
+    picture(b, v, i, svg, env);
+    yaml_block(b, v, env);
+    artifacts(b, v, env);
+    leakgate_buf__puts(b, "<details><summary>The report as printed</summary>"
+                          "\n<pre>");
+    text(b, v->report ? v->report : "");
+    leakgate_buf__puts(b, "</pre></details>\n</section>\n");
+}
+
+char *
+leakgate_html__index(const struct leakgate_verdict *const *v,
+                     const char *const *svgs,
+                     size_t n,
+                     const struct leakgate_report_env *env,
+                     const struct leakgate_html_run *run)
+{
+    struct leakgate_buf b = LEAKGATE_BUF_INIT;
+    size_t c[3];
+
+    counts(c, v, n);
+    head(&b, c, n, run);
+    environment(&b, env, run);
+    windows(&b, v, n);
+    if (c[1])
+        leakgate_buf__puts(&b, "<h2 id=\"failures\">Failures</h2>\n");
+    for (size_t i = 0; i < n; i++) {
+        if (v[i]->status == LEAKGATE_STATUS_FAIL)
+            failure(&b, v[i], i, svgs ? svgs[i] : NULL, env);
+    }
+    leakgate_buf__puts(&b, "<p class=\"muted\">Written by leakgate ");
+    leakgate_buf__puts(&b, LEAKGATE_VERSION);
+    leakgate_buf__puts(&b, ". Sizes are jemalloc's usable sizes: "
+                           "<code>malloc(100)</code> retains 112&#160;B.</p>"
+                           "\n</body>\n</html>\n");
+    return leakgate_buf__take(&b);
+}

@@ -1,0 +1,309 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Unit tests of harness/html.c: the run's index.html from verdicts built
+ * by hand.  Every window is a row with its verdict and numbers; a failure
+ * has its stacks with file:line, the inlined picture, the YAML, relative
+ * artifact links and the inspect commands; the environment is listed;
+ * nothing reaches the network or runs a script; names are escaped; an SVG
+ * with a script is not inlined; allocation failures leak nothing.
+ */
+#include "html.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "unit.h"
+#include "util.h"
+
+static char s_suite[] = "parser";
+static char s_fail[] = "test_<cache>&";
+static char s_fail_name[] = "parser/test_<cache>&";
+static char s_pass[] = "test_ok";
+static char s_pass_name[] = "parser/test_ok";
+static char s_assert_file[] = "tests/test_parser.c";
+static char s_assert_msg[] = "CU_ASSERT(x == 1)";
+static char s_before[] = "/r/parser/test__cache__.before.heap";
+static char s_after[] = "/r/parser/test__cache__.after.heap";
+static char s_svg[] = "/r/parser/test__cache__.svg";
+static char s_dot[] = "/r/parser/test__cache__.dot";
+static char s_json[] = "/elsewhere/with space#1.json";
+static char s_report[] = "leakgate: FAIL parser/test_<cache>&: 4,096 B";
+
+struct fixture {
+    struct leakgate_frame frames[3];
+    struct leakgate_vstack stacks[2];
+    struct leakgate_note note;
+    struct leakgate_verdict fail, pass;
+    const struct leakgate_verdict *v[2];
+    struct leakgate_report_env env;
+    struct leakgate_html_run run;
+};
+
+static void
+fixture_init(struct fixture *fx)
+{
+    memset(fx, 0, sizeof *fx);
+    fx->frames[0] = (struct leakgate_frame){
+        0x1010, "cache_insert", "src/cache.c", 42, "/build/t", 0x10, true};
+    fx->frames[1] = (struct leakgate_frame){
+        0x1020, "parser_feed", "src/parser.c", 118, "/build/t", 0x20, false};
+    fx->frames[2] = (struct leakgate_frame){
+        0x7f00, NULL, NULL, 0, "/usr/lib/libcunit.so.1", 0x5a5a, false};
+    fx->stacks[0].frames = fx->frames;
+    fx->stacks[0].nframes = 3;
+    fx->stacks[0].shown_end = 2;
+    fx->stacks[0].bytes = 4096;
+    fx->stacks[0].objs = 1;
+    fx->stacks[0].judgement.judged = true;
+    fx->stacks[0].judgement.over = true;
+    fx->stacks[0].judgement.limit = 1024;
+    fx->stacks[1].bytes = -64; /* freed: not shown */
+    fx->stacks[1].objs = -1;
+    fx->fail.suite = s_suite;
+    fx->fail.test = s_fail;
+    fx->fail.name = s_fail_name;
+    fx->fail.status = LEAKGATE_STATUS_FAIL;
+    fx->fail.measured = true;
+    fx->fail.settings.stack_limit = 1024;
+    fx->fail.settings.total_unlimited = true;
+    fx->fail.policy.total_bytes = 4096;
+    fx->fail.policy.total_objs = 1;
+    fx->fail.policy.nover = 1;
+    fx->fail.policy.failed = true;
+    fx->fail.stacks = fx->stacks;
+    fx->fail.nstacks = 2;
+    fx->fail.seconds = 0.0125;
+    fx->fail.report = s_report;
+    fx->fail.heap_before = s_before;
+    fx->fail.heap_after = s_after;
+    fx->fail.svg_path = s_svg;
+    fx->fail.dot_path = s_dot;
+    fx->fail.json_path = s_json;
+    fx->note = (struct leakgate_note){s_assert_file, 77, s_assert_msg};
+    fx->pass.suite = s_suite;
+    fx->pass.test = s_pass;
+    fx->pass.name = s_pass_name;
+    fx->pass.status = LEAKGATE_STATUS_PASS;
+    fx->pass.measured = true;
+    fx->pass.settings.total_limit = 8192;
+    fx->pass.notes = &fx->note;
+    fx->pass.nnotes = 1;
+    fx->v[0] = &fx->pass;
+    fx->v[1] = &fx->fail;
+    fx->env = (struct leakgate_report_env){
+        "exact (every allocation sampled, lg_prof_sample:0)",
+        "5.3.0-0-g54eaed1d",
+        "/build/t",
+        "1a2b3c",
+        "leakgate.yaml",
+        "/r"};
+    fx->run = (struct leakgate_html_run){"t", "2025-12-02T09:00:00Z",
+                                         "call graphs drawn by dot"};
+}
+
+static bool
+contains(const char *haystack, const char *needle)
+{
+    bool found = haystack && strstr(haystack, needle) != NULL;
+
+    if (!found)
+        fprintf(stderr, "\n  missing: \"%s\"\n", needle);
+    return found;
+}
+
+static const char svg[] =
+    "<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"no\"?>\n"
+    "<!DOCTYPE svg PUBLIC \"-//W3C//DTD SVG 1.1//EN\"\n"
+    " \"http://www.w3.org/Graphics/SVG/1.1/DTD/svg11.dtd\">\n"
+    "<svg width=\"100pt\" height=\"50pt\" viewBox=\"0 0 100 50\" "
+    "xmlns=\"http://www.w3.org/2000/svg\"><g id=\"node1\"><title>N0</title>"
+    "<text>cache_insert</text></g></svg>\n";
+
+static char *
+page(const struct fixture *fx, const char *const *svgs)
+{
+    char *html = leakgate_html__index(fx->v, svgs, 2, &fx->env, &fx->run);
+
+    CU_ASSERT_PTR_NOT_NULL_FATAL(html);
+    return html;
+}
+
+static void
+test_html__page(void)
+{
+    struct fixture fx;
+    const char *svgs[2] = {NULL, svg};
+    char *html;
+
+    fixture_init(&fx);
+    html = page(&fx, svgs);
+    CU_ASSERT(strncmp(html, "<!DOCTYPE html>\n<html lang=\"en\">", 31) == 0);
+    CU_ASSERT(contains(html, "<title>leakgate: 1 of 2 windows failed — t"
+                             "</title>"));
+    CU_ASSERT(contains(html, "<p class=\"banner fail\" id=\"summary\">1 of 2 "
+                             "windows over the limits · 1 passed · 0 not "
+                             "judged</p>"));
+    /* Environment. */
+    CU_ASSERT(contains(html, "<tr><th>date</th><td>2025-12-02T09:00:00Z"));
+    CU_ASSERT(contains(html, "<tr><th>binary</th><td><code>/build/t</code>"));
+    CU_ASSERT(contains(html, "<tr><th>build-id</th><td><code>1a2b3c</code>"));
+    CU_ASSERT(contains(html, "<tr><th>jemalloc</th><td>5.3.0-0-g54eaed1d"));
+    CU_ASSERT(contains(html, "<tr><th>sampling</th><td>exact (every "));
+    CU_ASSERT(contains(html, "<tr><th>thresholds</th><td><code>leakgate.yaml"));
+    CU_ASSERT(contains(html, "<tr><th>pictures</th><td>call graphs drawn"));
+    /* Rows: the pass with its assertion note, the failure linked. */
+    CU_ASSERT(contains(html, "<tr class=\"pass\" id=\"row-0\"><td><code>"
+                             "parser/test_ok</code></td><td><span class=\""
+                             "badge pass\">PASS</span></td><td class=\"num\">"
+                             "0&#160;B</td>"));
+    CU_ASSERT(contains(html, "<td class=\"num\">8,192&#160;B</td>"));
+    CU_ASSERT(contains(html, "<code>tests/test_parser.c:77</code> "
+                             "CU_ASSERT(x == 1)"));
+    CU_ASSERT(contains(html, "<tr class=\"fail\" id=\"row-1\"><td><a href=\""
+                             "#w-1\"><code>parser/test_&lt;cache&gt;&amp;"
+                             "</code></a>"));
+    CU_ASSERT(contains(html, "4,096&#160;B in 1</td><td class=\"num\">"
+                             "4,096&#160;B / 1,024&#160;B</td><td class=\""
+                             "num\">no cap</td><td class=\"num\">1</td>"
+                             "<td class=\"num\">12.5&#160;ms</td>"));
+    leakgate_util__free(html);
+}
+
+static void
+test_html__failure_section(void)
+{
+    struct fixture fx;
+    const char *svgs[2] = {NULL, svg};
+    char *html;
+
+    fixture_init(&fx);
+    html = page(&fx, svgs);
+    CU_ASSERT(contains(html, "<section class=\"failure\" id=\"w-1\">"));
+    CU_ASSERT(contains(html, "<b>stack 1 of 1</b>: 4,096&#160;B in 1 object, "
+                             "limit 1,024&#160;B"));
+    CU_ASSERT(contains(html, "<tr><td class=\"fn mono\">cache_insert <span "
+                             "class=\"muted\">(inlined)</span></td><td "
+                             "class=\"mono\">src/cache.c:42</td></tr>"));
+    CU_ASSERT(contains(html, "src/parser.c:118"));
+    CU_ASSERT(!strstr(html, "libcunit")); /* trimmed runner frame */
+    /* The picture, inlined from <svg on. */
+    CU_ASSERT(contains(html, "<figure>\n<svg width=\"100pt\""));
+    CU_ASSERT(contains(html, "<g id=\"w1-node1\"><title>N0</title>"));
+    CU_ASSERT(!strstr(html, "<?xml"));
+    CU_ASSERT(!strstr(html, "<!DOCTYPE svg"));
+    /* The YAML. */
+    CU_ASSERT(contains(html, "add to <code>leakgate.yaml</code>:</p>\n<pre "
+                             "class=\"yaml\">tests:\n  'parser/test_&lt;"
+                             "cache&gt;&amp;':"));
+    CU_ASSERT(contains(html, "frames: [parser_feed, cache_insert]"));
+    /* Artifacts relative to the report dir, others %-encoded. */
+    CU_ASSERT(contains(html, "<li><a href=\"parser/test__cache__.before.heap\">"
+                             "<code>parser/test__cache__.before.heap</code>"));
+    CU_ASSERT(contains(html, "<a href=\"parser/test__cache__.svg\">"));
+    CU_ASSERT(contains(html, "<a href=\"/elsewhere/with%20space%231.json\">"));
+    CU_ASSERT(contains(html, "jeprof --text --base=/r/parser/test__cache__."
+                             "before.heap /build/t /r/parser/test__cache__."
+                             "after.heap\nleakgate diff "));
+    CU_ASSERT(contains(html, "<details><summary>The report as printed</summary>"
+                             "\n<pre>leakgate: FAIL parser/test_&lt;cache&gt;"
+                             "&amp;: 4,096 B</pre>"));
+    leakgate_util__free(html);
+}
+
+static void
+test_html__self_contained(void)
+{
+    struct fixture fx;
+    const char *svgs[2] = {NULL, svg};
+    char *html;
+
+    fixture_init(&fx);
+    html = page(&fx, svgs);
+    CU_ASSERT(!strstr(html, "<script"));
+    CU_ASSERT(!strstr(html, "<link"));
+    CU_ASSERT(!strstr(html, " src="));
+    CU_ASSERT(!strstr(html, "url("));
+    CU_ASSERT(!strstr(html, "@import"));
+    CU_ASSERT(contains(html, "<style>"));
+    leakgate_util__free(html);
+}
+
+static void
+test_html__hostile_svg_and_no_picture(void)
+{
+    static const char evil[] =
+        "<svg><script>alert(1)</script><text>x</text></svg>";
+    static char note[] = "Graphviz's dot is not on PATH: only the DOT text "
+                         "was written";
+    struct fixture fx;
+    const char *svgs[2] = {NULL, evil};
+    char *html;
+
+    fixture_init(&fx);
+    html = page(&fx, svgs);
+    CU_ASSERT(!strstr(html, "alert"));
+    CU_ASSERT(contains(html, "The SVG could not be shown inline"));
+    leakgate_util__free(html);
+    fx.fail.svg_path = NULL;
+    fx.fail.picture_note = note;
+    html = page(&fx, NULL);
+    CU_ASSERT(contains(html, "Graphviz's dot is not on PATH"));
+    CU_ASSERT(contains(html, "DOT text: <code>parser/test__cache__.dot"));
+    leakgate_util__free(html);
+}
+
+static void
+test_html__all_pass(void)
+{
+    struct fixture fx;
+    char *html;
+
+    fixture_init(&fx);
+    fx.v[1] = &fx.pass;
+    fx.env.thresholds_path = NULL;
+    fx.env.build_id = "";
+    fx.run = (struct leakgate_html_run){NULL, NULL, NULL};
+    html = page(&fx, NULL);
+    CU_ASSERT(contains(html, "<p class=\"banner pass\" id=\"summary\">0 of 2 "
+                             "windows over the limits"));
+    CU_ASSERT(contains(html, "none (every limit 0, no total cap)"));
+    CU_ASSERT(contains(html, "<tr><th>build-id</th><td><code>none</code>"));
+    CU_ASSERT(contains(html, "<tr><th>date</th><td>unknown"));
+    CU_ASSERT(!strstr(html, "id=\"failures\""));
+    leakgate_util__free(html);
+}
+
+static void
+test_html__enomem(void)
+{
+    struct fixture fx;
+    const char *svgs[2] = {NULL, svg};
+    size_t failures = 0;
+
+    fixture_init(&fx);
+    for (size_t n = 0; n < 100; n++) {
+        char *html;
+
+        leakgate_util__fail_after(n);
+        html = leakgate_html__index(fx.v, svgs, 2, &fx.env, &fx.run);
+        leakgate_util__fail_after(SIZE_MAX);
+        if (html) {
+            leakgate_util__free(html);
+            break;
+        }
+        failures++;
+    }
+    CU_ASSERT(failures > 0);
+}
+
+const char *const unit_suite = "html";
+const struct unit_case unit_cases[] = {
+    {"test_html__page", test_html__page},
+    {"test_html__failure_section", test_html__failure_section},
+    {"test_html__self_contained", test_html__self_contained},
+    {"test_html__hostile_svg_and_no_picture",
+     test_html__hostile_svg_and_no_picture},
+    {"test_html__all_pass", test_html__all_pass},
+    {"test_html__enomem", test_html__enomem},
+    {NULL, NULL},
+};
