@@ -31,10 +31,12 @@
 #include <CUnit/Basic.h>
 #include <CUnit/CUnit.h>
 #include <setjmp.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cunit_hooks.h"
 
@@ -166,9 +168,21 @@ end_window(int judged)
     return report_verdict(v);
 }
 
+/* The test or suite window running now, for the exit and crash guards of
+ * linked test binaries (names owned by CUnit's registry). */
+static struct {
+    const char *suite;
+    const char *test;
+    bool armed; /* leakgate_cunit_main installed the guards */
+    pid_t pid;  /* ... in this process (a test's forked child is not
+                   guarded: its exit() is the test's business) */
+} current;
+
 static void
 started(const struct wsuite *ws, const char *test, const char *phase)
 {
+    current.suite = ws->suite->pName;
+    current.test = test;
     if (hooks.started)
         hooks.started(ws->suite->pName, test, phase, hooks.payload);
 }
@@ -336,6 +350,7 @@ leakgate_cunit_teardown(void)
     }
     if (wt)
         push_pending(wt->ws, wt);
+    current.test = NULL;
 }
 
 static int
@@ -364,6 +379,7 @@ leakgate_cunit_init(void)
             gate_error(leakgate_gate_pause(run.gate), "pausing a window");
         }
     }
+    current.test = NULL;
     return result;
 }
 
@@ -388,6 +404,7 @@ leakgate_cunit_cleanup(void)
             result = 1; /* CUnit records "Suite cleanup failed." */
         push_pending(ws, NULL);
     }
+    current.test = NULL;
     return result;
 }
 
@@ -603,6 +620,74 @@ early_exit(const struct leakgate_gate_options *opts)
     return -1;
 }
 
+/*
+ * Guards of linked test binaries: a test that calls exit() or dies of a
+ * signal must not end the run as if it had passed, nor lose the results
+ * of the tests before it.  Both record the running window as not judged,
+ * write JUnit/JSON and end the process with a failure.  The signal path
+ * is best effort (it allocates); an alarm bounds it if the allocator's
+ * state is what crashed.
+ */
+static void
+abandon_current(const char *why)
+{
+    char line[256];
+
+    if (!run.gate || !current.test)
+        return;
+    leakgate_gate_abandon(run.gate, current.suite, current.test, why);
+    leakgate_gate_write_results(run.gate);
+    snprintf(line, sizeof line, "leakgate: %s/%s: %s\n", current.suite,
+             current.test, why);
+    fputs(line, stderr);
+}
+
+static bool
+guarded(void)
+{
+    return current.armed && current.test && getpid() == current.pid;
+}
+
+static void
+guard_exit(void)
+{
+    if (!guarded())
+        return;
+    abandon_current("the test called exit() before it returned; the run "
+                    "stopped here");
+    _exit(1);
+}
+
+static void
+guard_signal(int sig)
+{
+    static volatile sig_atomic_t once;
+    char why[128];
+
+    if (once++ == 0 && guarded()) {
+        alarm(10);
+        snprintf(why, sizeof why, "the test died of signal %d (%s)", sig,
+                 strsignal(sig));
+        abandon_current(why);
+    }
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+static void
+arm_guards(void)
+{
+    static const int signals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT};
+
+    if (current.armed)
+        return;
+    current.armed = true;
+    current.pid = getpid();
+    atexit(guard_exit);
+    for (size_t i = 0; i < sizeof signals / sizeof signals[0]; i++)
+        signal(signals[i], guard_signal);
+}
+
 static int
 finish(leakgate_gate *gate)
 {
@@ -651,8 +736,11 @@ leakgate_cunit_main(int argc, char **argv)
         CU_cleanup_registry();
         return exit_code_for(rc);
     }
+    arm_guards();
     leakgate_cunit_run(gate, run_basic, NULL);
+    current.test = NULL;
     status = finish(gate);
+    run.gate = NULL;
     leakgate_gate_free(gate);
     CU_cleanup_registry();
     return status;

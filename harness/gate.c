@@ -325,6 +325,18 @@ settle_of(const struct leakgate_gate *gate, const char *suite, const char *test)
     return st.settle_ms;
 }
 
+/* A failure to dump or read a profile stops the gate from measuring: the
+ * windows after it are recorded as not judged, never as passed. */
+static int
+note_broken(struct leakgate_gate *gate, int rc)
+{
+    if (rc < 0 && rc != LEAKGATE_ESTATE && rc != LEAKGATE_ENOMEM &&
+        !gate->broken[0])
+        snprintf(gate->broken, sizeof gate->broken, "%s (%s)",
+                 leakgate_strerror(rc), leakgate_error_last());
+    return rc;
+}
+
 int
 leakgate_gate_begin(leakgate_gate *gate, const char *suite, const char *test)
 {
@@ -351,7 +363,7 @@ leakgate_gate_begin(leakgate_gate *gate, const char *suite, const char *test)
     if (rc == 0 && (!s->suite || !s->test))
         rc = leakgate_error__set(LEAKGATE_ENOMEM, "scope names");
     if (rc == 0)
-        rc = piece_start(gate);
+        rc = note_broken(gate, piece_start(gate));
     if (rc < 0) {
         scope_reset(s);
         if (gate->has_held) {
@@ -371,7 +383,7 @@ leakgate_gate_pause(leakgate_gate *gate)
 
     if (!gate->cur.open || gate->cur.paused)
         return leakgate_error__set(LEAKGATE_ESTATE, "pause: no running scope");
-    rc = piece_stop(gate);
+    rc = note_broken(gate, piece_stop(gate));
     gate->cur.paused = true;
     return rc;
 }
@@ -383,7 +395,7 @@ leakgate_gate_resume(leakgate_gate *gate)
 
     if (!gate->cur.open || !gate->cur.paused)
         return leakgate_error__set(LEAKGATE_ESTATE, "resume: not paused");
-    rc = piece_start(gate);
+    rc = note_broken(gate, piece_start(gate));
     if (rc == 0)
         gate->cur.paused = false;
     return rc;
@@ -412,11 +424,11 @@ leakgate_gate_next_run(leakgate_gate *gate)
     if (!gate->cur.open || gate->cur.paused)
         return leakgate_error__set(LEAKGATE_ESTATE,
                                    "next run: no running scope");
-    rc = piece_stop(gate);
+    rc = note_broken(gate, piece_stop(gate));
     if (rc == 0)
         rc = push_run(&gate->cur);
     if (rc == 0)
-        rc = piece_start(gate);
+        rc = note_broken(gate, piece_start(gate));
     return rc;
 }
 
@@ -523,7 +535,7 @@ leakgate_gate_end(leakgate_gate *gate, int judged, const leakgate_verdict **out)
     if (!gate->cur.open)
         return leakgate_error__set(LEAKGATE_ESTATE, "end: no open scope");
     if (!gate->cur.paused)
-        rc = piece_stop(gate);
+        rc = note_broken(gate, piece_stop(gate));
     if (rc == 0 && gate->cur.nruns > 0)
         rc = push_run(&gate->cur);
     if (rc == 0)
@@ -560,7 +572,10 @@ find_verdict(struct leakgate_gate *gate, const char *suite, const char *test)
 }
 
 static int
-new_record(struct leakgate_verdict **out, const char *suite, const char *test)
+new_record(struct leakgate_verdict **out,
+           const struct leakgate_gate *gate,
+           const char *suite,
+           const char *test)
 {
     struct leakgate_verdict *v = leakgate_util__calloc(1, sizeof *v);
     struct leakgate_buf name = LEAKGATE_BUF_INIT;
@@ -573,6 +588,18 @@ new_record(struct leakgate_verdict **out, const char *suite, const char *test)
     v->suite = leakgate_util__strdup(suite);
     v->test = leakgate_util__strdup(test);
     v->report = leakgate_util__strdup("");
+    if (gate->broken[0]) {
+        struct leakgate_buf why = LEAKGATE_BUF_INIT;
+
+        leakgate_buf__printf(&why,
+                             "not measured: the gate stopped "
+                             "measuring earlier in the run: %s",
+                             gate->broken);
+        v->status = LEAKGATE_STATUS_NOT_JUDGED;
+        v->not_judged_why = leakgate_buf__take(&why);
+        if (!v->not_judged_why)
+            v->report = NULL;
+    }
     if (!v->name || !v->suite || !v->test || !v->report) {
         leakgate_verdict__free(v);
         return leakgate_error__set(LEAKGATE_ENOMEM, "verdict");
@@ -619,7 +646,7 @@ leakgate_gate_note_failure(leakgate_gate *gate,
     int rc;
 
     if (!v) {
-        rc = new_record(&v, suite, test);
+        rc = new_record(&v, gate, suite, test);
         if (rc == 0)
             rc = push_verdict(gate, v);
         if (rc < 0) {
@@ -629,6 +656,30 @@ leakgate_gate_note_failure(leakgate_gate *gate,
     }
     /* Without a message the call only makes sure the test is recorded. */
     return message ? append_note(v, file, line, message) : 0;
+}
+
+int
+leakgate_gate_abandon(leakgate_gate *gate,
+                      const char *suite,
+                      const char *test,
+                      const char *why)
+{
+    struct leakgate_verdict *v;
+    int rc;
+
+    leakgate_profile__set_active(false);
+    scope_reset(&gate->cur);
+    scope_reset(&gate->held);
+    gate->has_held = false;
+    rc = leakgate_gate_note_failure(gate, suite, test, NULL, 0, why);
+    v = rc == 0 ? find_verdict(gate, suite, test) : NULL;
+    if (!v)
+        return rc;
+    v->status = LEAKGATE_STATUS_NOT_JUDGED;
+    leakgate_util__free(v->not_judged_why);
+    v->not_judged_why = leakgate_util__strdup(why);
+    return v->not_judged_why ? 0
+                             : leakgate_error__set(LEAKGATE_ENOMEM, "abandon");
 }
 
 size_t

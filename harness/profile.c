@@ -48,6 +48,29 @@ mallctl_addr(void)
     return p;
 }
 
+/*
+ * Does a call to malloc reach jemalloc?  jemalloc's per-thread allocation
+ * counter must move when this thread allocates; a preloaded allocator or a
+ * sanitizer would leave it still.  (Comparing symbol lookups is not
+ * enough: some interposers keep jemalloc's malloc visible to dlsym.)
+ */
+static bool
+malloc_reaches_jemalloc(void)
+{
+    uint64_t *allocatedp = NULL;
+    size_t sz = sizeof allocatedp;
+    uint64_t before;
+    void *volatile p;
+
+    if (mallctl("thread.allocatedp", &allocatedp, &sz, NULL, 0) != 0 ||
+        !allocatedp)
+        return false;
+    before = *allocatedp;
+    p = malloc(4096);
+    free(p);
+    return *allocatedp != before;
+}
+
 static const char *
 module_of(const void *addr)
 {
@@ -71,7 +94,8 @@ leakgate_profile__check(struct leakgate_profile_info *out)
     /* malloc must be jemalloc's: compare with the definition that the
      * jemalloc library itself exports. */
     jemalloc_malloc = dlsym(RTLD_DEFAULT, "malloc");
-    if (strcmp(module_of(jemalloc_malloc), module_of(mallctl_addr())) != 0)
+    if (strcmp(module_of(jemalloc_malloc), module_of(mallctl_addr())) != 0 ||
+        !malloc_reaches_jemalloc())
         return leakgate_error__set(
             LEAKGATE_ENOPROF,
             "malloc in this process comes from %s, not from jemalloc (%s): "

@@ -257,6 +257,18 @@ LEAKGATE_API void leakgate_gate_mark_aborted(leakgate_gate *gate,
                                              const char *why);
 
 /**
+ * Give up the window of suite/test (the test called exit() or crashed):
+ * recording stops, the open scope (if any) is dropped unmeasured, and the
+ * record of suite/test becomes NOT_JUDGED with @p why as its reason and as
+ * a failure note, so JUnit/JSON show it as not passed.
+ * @return 0 or LEAKGATE_ENOMEM.
+ */
+LEAKGATE_API int leakgate_gate_abandon(leakgate_gate *gate,
+                                       const char *suite,
+                                       const char *test,
+                                       const char *why);
+
+/**
  * Attach a failure the harness saw (an assertion) to the verdict of
  * suite/test, creating the record if the test was not gated.  Counted in
  * JUnit/JSON.  @return 0 or LEAKGATE_ENOMEM.
