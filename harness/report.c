@@ -36,6 +36,11 @@
 #include "leakgate/version.h"
 #include "util.h"
 
+/* A report shows the largest offending stacks in full, and the YAML
+ * suggestion names that many; the rest are counted (JSON has them all). */
+#define MAX_TEXT_STACKS 20
+#define MAX_YAML_STACKS 50
+
 /* ANSI SGR parameters: failure, note, the numbers, the paths. */
 #define SGR_FAIL "1;31"
 #define SGR_NOTE "1;33"
@@ -565,8 +570,17 @@ text_stacks(struct text *t,
     size_t nth = 0;
 
     for (size_t i = 0; i < v->nstacks; i++) {
-        if (offending(v, &v->stacks[i]))
-            text_stack(t, v, env, &v->stacks[i], ++nth, n->nshown);
+        if (!offending(v, &v->stacks[i]))
+            continue;
+        if (nth == MAX_TEXT_STACKS) {
+            leakgate_buf__printf(t->b,
+                                 "  ... and %zu more stacks (smaller ones) "
+                                 "not shown here; --json and --report-dir "
+                                 "keep every one\n",
+                                 n->nshown - nth);
+            break;
+        }
+        text_stack(t, v, env, &v->stacks[i], ++nth, n->nshown);
     }
 }
 
@@ -1049,11 +1063,19 @@ yaml_rules(struct leakgate_buf *b,
     if (!sg->rules && !(sg->shadowed && sg->winner->nstacks > 0))
         return;
     leakgate_buf__puts(b, "    stacks:\n");
-    for (size_t i = 0; i < v->nstacks; i++) {
+    for (size_t i = 0, nover = 0; i < v->nstacks; i++) {
         struct yrule r;
 
         if (!v->stacks[i].judgement.over)
             continue;
+        if (++nover > MAX_YAML_STACKS) {
+            leakgate_buf__printf(b,
+                                 "      # %zu more offending stacks are not "
+                                 "listed: with this many, a stack_limit or "
+                                 "total_limit fits better\n",
+                                 v->policy.nover - MAX_YAML_STACKS);
+            break;
+        }
         rule_for(&r, &v->stacks[i]);
         if (r.outer && !rule_seen_before(v, i, &r))
             yaml_rule(b, v, &r);

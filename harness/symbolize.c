@@ -52,6 +52,13 @@ struct frame_vec {
     size_t cap; /* frames allocated */
 };
 
+/* One cached pc: its frames are cached.v[first, first + count). */
+struct cache_slot {
+    uintptr_t pc; /* 0 = empty (pc 0 is never cached) */
+    size_t first;
+    size_t count;
+};
+
 struct leakgate_symbolizer {
     Dwfl *dwfl;
     bool is_self;          /* this process: (re-)report on demand */
@@ -61,6 +68,10 @@ struct leakgate_symbolizer {
     demangle_fn *demangle; /* NULL when libstdc++ is not loaded */
     const char *main_path; /* interned by main_module(), NULL before */
     const char *main_build_id;
+    struct frame_vec cached;  /* frames of every cached pc, in order */
+    struct cache_slot *slots; /* open addressing: pc -> frames in cached */
+    size_t nslots;            /* a power of two, 0 before the first use */
+    size_t nused;
 };
 
 static const Dwfl_Callbacks self_callbacks = {
@@ -194,6 +205,11 @@ report_self(struct leakgate_symbolizer *sym)
 {
     int rc;
 
+    /* Modules may have come and gone (dlopen/dlclose): forget the cache. */
+    if (sym->nslots)
+        memset(sym->slots, 0, sym->nslots * sizeof *sym->slots);
+    sym->nused = 0;
+    sym->cached.n = 0;
     sym->reported = true;
     dwfl_report_begin(sym->dwfl);
     rc = dwfl_linux_proc_report(sym->dwfl, getpid());
@@ -420,6 +436,107 @@ symbolize_pc(struct leakgate_symbolizer *sym,
     return push_scopes(sym, vec, f, cu, cu ? addr - bias : 0);
 }
 
+/*
+ * A cache of symbolized pcs: a failing test's stacks share most of their
+ * frames (and a test with 100,000 stacks has only a few dozen distinct
+ * pcs), so each pc is looked up in DWARF once.  Only pcs inside a known
+ * module are cached: an unknown one may resolve after a later dlopen.
+ */
+static struct cache_slot *
+cache_find(const struct leakgate_symbolizer *sym, uintptr_t pc)
+{
+    size_t mask = sym->nslots - 1;
+
+    if (sym->nslots == 0 || pc == 0)
+        return NULL;
+    for (size_t i = (pc * 0x9E3779B97F4A7C15u) >> 7 & mask;;
+         i = (i + 1) & mask) {
+        if (sym->slots[i].pc == pc)
+            return &sym->slots[i];
+        if (sym->slots[i].pc == 0)
+            return NULL;
+    }
+}
+
+static int
+cache_grow(struct leakgate_symbolizer *sym)
+{
+    size_t n = sym->nslots ? sym->nslots * 2 : 1024;
+    struct cache_slot *old = sym->slots;
+    size_t nold = sym->nslots;
+
+    sym->slots = leakgate_util__calloc(n, sizeof *sym->slots);
+    if (!sym->slots) {
+        sym->slots = old;
+        return leakgate_error__set(LEAKGATE_ENOMEM, "symbol cache");
+    }
+    sym->nslots = n;
+    sym->nused = 0;
+    for (size_t i = 0; i < nold; i++) {
+        if (old[i].pc) {
+            size_t mask = n - 1,
+                   k = (old[i].pc * 0x9E3779B97F4A7C15u) >> 7 & mask;
+
+            while (sym->slots[k].pc)
+                k = (k + 1) & mask;
+            sym->slots[k] = old[i];
+            sym->nused++;
+        }
+    }
+    leakgate_util__free(old);
+    return 0;
+}
+
+static int
+cache_add(struct leakgate_symbolizer *sym,
+          uintptr_t pc,
+          const struct leakgate_frame *f,
+          size_t count)
+{
+    size_t mask, k, first = sym->cached.n;
+    int rc = 0;
+
+    if (pc == 0 || count == 0 || !f[0].module)
+        return 0;
+    if ((sym->nused + 1) * 2 > sym->nslots)
+        rc = cache_grow(sym);
+    for (size_t i = 0; rc == 0 && i < count; i++)
+        rc = push_frame(&sym->cached, &f[i]);
+    if (rc < 0) {
+        sym->cached.n = first;
+        return rc;
+    }
+    mask = sym->nslots - 1;
+    k = (pc * 0x9E3779B97F4A7C15u) >> 7 & mask;
+    while (sym->slots[k].pc)
+        k = (k + 1) & mask;
+    sym->slots[k] = (struct cache_slot){pc, first, count};
+    sym->nused++;
+    return 0;
+}
+
+/* Symbolize one pc into vec, through the cache. */
+static int
+cached_pc(struct leakgate_symbolizer *sym,
+          struct frame_vec *vec,
+          uintptr_t pc,
+          bool *retried)
+{
+    const struct cache_slot *slot = cache_find(sym, pc);
+    size_t start = vec->n;
+    int rc = 0;
+
+    if (slot) {
+        for (size_t i = 0; rc == 0 && i < slot->count; i++)
+            rc = push_frame(vec, &sym->cached.v[slot->first + i]);
+        return rc;
+    }
+    rc = symbolize_pc(sym, vec, pc, retried);
+    if (rc == 0)
+        rc = cache_add(sym, pc, vec->v + start, vec->n - start);
+    return rc;
+}
+
 int
 leakgate_symbolize__frames(struct leakgate_symbolizer *sym,
                            struct leakgate_frame **frames_out,
@@ -434,7 +551,7 @@ leakgate_symbolize__frames(struct leakgate_symbolizer *sym,
     *frames_out = NULL;
     *nframes_out = 0;
     for (size_t i = 0; i < npcs; i++) {
-        rc = symbolize_pc(sym, &vec, pcs[i], &retried);
+        rc = cached_pc(sym, &vec, pcs[i], &retried);
         if (rc < 0)
             goto cleanup;
     }
@@ -645,5 +762,7 @@ leakgate_symbolize__free(struct leakgate_symbolizer *sym)
         return;
     dwfl_end(sym->dwfl);
     pool_dispose(&sym->pool);
+    leakgate_util__free(sym->cached.v);
+    leakgate_util__free(sym->slots);
     leakgate_util__free(sym);
 }
