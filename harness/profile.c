@@ -57,7 +57,7 @@ mallctl_addr(void)
 static bool
 malloc_reaches_jemalloc(void)
 {
-    uint64_t *allocatedp = NULL;
+    volatile uint64_t *allocatedp = NULL;
     size_t sz = sizeof allocatedp;
     uint64_t before;
     void *volatile p;

@@ -1,0 +1,89 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * track: the cheap exact first pass.  Adapter (jemalloc), beside profile.
+ *
+ * jemalloc's allocation hooks (experimental.hooks.install, 5.3) record,
+ * while a window is open, every pointer that malloc, calloc, realloc,
+ * posix_memalign, aligned_alloc, memalign, valloc or mallocx returns, and
+ * remove it again when it is freed (free, realloc's free half, dallocx,
+ * sdallocx).  A pointer resized in place (realloc, rallocx, xallocx) is
+ * recorded too, because exact profiling samples it anew at the resizing
+ * stack.  Frees of objects from before the window are ignored.
+ *
+ * Invariant (why an empty table is proof): a stack's live bytes can only
+ * grow between two exact dumps through objects allocated or resized
+ * inside the window that are still live at its end; exactly those are in
+ * the table.  So an empty table at window end means exact mode would
+ * have found no growth on any stack, and no dump is needed.  A non-empty
+ * table means "grew": the test must be measured again in an exact window
+ * to learn the stacks.  The tracker never says "clean" wrongly; it can
+ * say "grew" where exact mode finds nothing (growth it excludes, such as
+ * CUnit's own failure records, or one-time growth).
+ *
+ * The hooks never allocate: the table lives in mmap'd memory, split into
+ * shards by pointer hash, each an open-addressing (linear probing) set
+ * with backward-shift deletion behind its own spinlock.  Objects of all
+ * threads are tracked, as exact profiling counts all threads.  The hooks
+ * stay installed once installed (jemalloc does not wait for running hooks
+ * on removal); outside windows they return after one relaxed load.
+ */
+#ifndef LEAKGATE_TRACK_H
+#define LEAKGATE_TRACK_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* What one window left behind. */
+struct leakgate_track_result {
+    uint64_t live_objs;  /* objects allocated in the window, still live */
+    uint64_t live_bytes; /* their usable bytes (malloc_usable_size) */
+    uint64_t allocs;     /* allocations and in-place resizes seen */
+    uint64_t frees;      /* frees of objects allocated in the window */
+};
+
+/*
+ * Install the hooks (once; later calls return 0).  A probe allocation
+ * proves that this process's malloc is jemalloc's and calls them.
+ * Returns 0; LEAKGATE_ENOPROF (no jemalloc, no hook support, or malloc
+ * comes from elsewhere, e.g. a sanitizer; the detail says which);
+ * LEAKGATE_ENOMEM (the table could not be mapped).
+ */
+int leakgate_track__install(void);
+
+/* True once leakgate_track__install() succeeded.  Cannot fail. */
+bool leakgate_track__installed(void);
+
+/* Open a window: empty the table, start recording.  Returns 0, or
+ * LEAKGATE_ESTATE when not installed or a window is already open. */
+int leakgate_track__begin(void);
+
+/*
+ * Close the window: stop recording and count what is left.  Returns 0;
+ * LEAKGATE_ESTATE (no open window); LEAKGATE_ENOMEM when the table could
+ * not grow during the window (the result is then unknown: measure the
+ * window in exact mode).  *out is filled in every case but ESTATE.
+ */
+int leakgate_track__end(struct leakgate_track_result *out);
+
+/*
+ * Drop ptr from the table of the open or the last window (e.g. a failure
+ * record CUnit allocated inside the window, which exact mode excludes).
+ * Returns true when ptr was recorded.  Cannot fail.
+ */
+bool leakgate_track__forget(const void *ptr);
+
+/*
+ * Call fn for every object the last closed window left behind (any
+ * order), with its usable size.  Call it right after
+ * leakgate_track__end(), before the program frees any of those objects:
+ * frees after the window no longer update the table.  fn may allocate.
+ * Stops at the first non-zero return of fn and returns it; returns 0 when
+ * every object was visited, or LEAKGATE_ESTATE while a window is open.
+ */
+int leakgate_track__each(int (*fn)(const void *ptr,
+                                   size_t usable_bytes,
+                                   void *payload),
+                         void *payload);
+
+#endif

@@ -1,0 +1,355 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * track: the cheap first pass under the real jemalloc (ctest label
+ * needs-jemalloc).  Pins the behaviour of jemalloc 5.3's experimental
+ * hooks that track.c relies on: every allocation function records, every
+ * free removes, in-place resizes record, frees of older objects are
+ * ignored, several threads at once.  No CUnit assertion runs inside a
+ * window: a failing one would allocate CUnit's failure record there.
+ */
+#include "track.h"
+
+#include <malloc.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "error.h"
+#include "unit.h"
+
+#define THREADS 4
+#define THREAD_CHURN 50000
+
+static void
+must_install(void)
+{
+    CU_ASSERT_EQUAL_FATAL(leakgate_track__install(), 0);
+    CU_ASSERT_TRUE_FATAL(leakgate_track__installed());
+}
+
+static void
+test_track__install_twice(void)
+{
+    must_install();
+    CU_ASSERT_EQUAL(leakgate_track__install(), 0);
+}
+
+static void
+test_track__out_of_order_calls(void)
+{
+    struct leakgate_track_result r;
+
+    must_install();
+    CU_ASSERT_EQUAL(leakgate_track__end(&r), LEAKGATE_ESTATE);
+    CU_ASSERT_EQUAL_FATAL(leakgate_track__begin(), 0);
+    CU_ASSERT_EQUAL(leakgate_track__begin(), LEAKGATE_ESTATE);
+    CU_ASSERT_EQUAL(leakgate_track__each(NULL, NULL), LEAKGATE_ESTATE);
+    CU_ASSERT_EQUAL(leakgate_track__end(&r), 0);
+    CU_ASSERT_EQUAL(r.live_objs, 0);
+}
+
+/* Every allocation function, every object freed again: nothing left. */
+static void
+test_track__all_functions_freed(void)
+{
+    struct leakgate_track_result r;
+    /* volatile: the compiler may drop a malloc/free pair otherwise */
+    void *volatile a, *volatile b, *volatile c, *volatile e;
+    void *d = NULL;
+    int rc;
+
+    must_install();
+    CU_ASSERT_EQUAL_FATAL(leakgate_track__begin(), 0);
+    a = malloc(40);
+    b = calloc(10, 100);
+    c = realloc(NULL, 24);
+    c = realloc(c, 100000); /* moves: alloc + dalloc halves */
+    rc = posix_memalign(&d, 256, 300);
+    e = aligned_alloc(64, 128);
+    free(a);
+    free(b);
+    free(c);
+    free(d);
+    e = realloc(e, 0); /* realloc(p, 0) frees */
+    CU_ASSERT_EQUAL(leakgate_track__end(&r), 0);
+    free(e);
+    CU_ASSERT_EQUAL(rc, 0);
+    CU_ASSERT_EQUAL(r.live_objs, 0);
+    CU_ASSERT_EQUAL(r.live_bytes, 0);
+    CU_ASSERT(r.allocs >= 6);
+    CU_ASSERT_EQUAL(r.frees, r.allocs);
+}
+
+static int
+collect(const void *ptr, size_t usable_bytes, void *payload)
+{
+    const void **seen = payload;
+
+    seen[0] = ptr;
+    seen[1] = (const void *)(uintptr_t)usable_bytes;
+    return 0;
+}
+
+static void
+test_track__one_byte_leak(void)
+{
+    struct leakgate_track_result r;
+    const void *seen[2] = {NULL, NULL};
+    char *volatile p;
+
+    must_install();
+    CU_ASSERT_EQUAL_FATAL(leakgate_track__begin(), 0);
+    p = malloc(1);
+    CU_ASSERT_EQUAL(leakgate_track__end(&r), 0);
+    CU_ASSERT_EQUAL(r.live_objs, 1);
+    CU_ASSERT_EQUAL(r.live_bytes, 8); /* jemalloc's smallest size class */
+    CU_ASSERT_EQUAL(leakgate_track__each(collect, seen), 0);
+    CU_ASSERT_PTR_EQUAL(seen[0], p);
+    CU_ASSERT_EQUAL((uintptr_t)seen[1], 8);
+    free(p);
+}
+
+static void
+test_track__calloc_and_memalign_leaks(void)
+{
+    struct leakgate_track_result r;
+    void *volatile a;
+    void *b = NULL;
+    int rc;
+
+    must_install();
+    CU_ASSERT_EQUAL_FATAL(leakgate_track__begin(), 0);
+    a = calloc(1, 5000);
+    rc = posix_memalign(&b, 64, 200);
+    CU_ASSERT_EQUAL(leakgate_track__end(&r), 0);
+    CU_ASSERT_EQUAL(rc, 0);
+    CU_ASSERT_EQUAL(r.live_objs, 2);
+    CU_ASSERT_EQUAL(r.live_bytes, 5120 + 256); /* aligned class */
+    free(a);
+    free(b);
+}
+
+/* Objects from before the window: freeing them changes nothing. */
+static void
+test_track__older_frees_ignored(void)
+{
+    struct leakgate_track_result r;
+    void *volatile old = malloc(100);
+    void *volatile q;
+
+    must_install();
+    CU_ASSERT_EQUAL_FATAL(leakgate_track__begin(), 0);
+    free(old);
+    q = malloc(10);
+    free(q);
+    CU_ASSERT_EQUAL(leakgate_track__end(&r), 0);
+    CU_ASSERT_EQUAL(r.live_objs, 0);
+    CU_ASSERT_EQUAL(r.frees, 1);
+}
+
+/* An older object resized in the window is sampled anew by exact
+ * profiling (at the realloc stack), so it counts: moved or in place. */
+static void
+test_track__older_object_resized(void)
+{
+    struct leakgate_track_result r1, r2;
+    char *moved = malloc(100), *inplace = malloc(100);
+    char *volatile p;
+    char *volatile q;
+
+    must_install();
+    CU_ASSERT_EQUAL_FATAL(leakgate_track__begin(), 0);
+    p = realloc(moved, 100000);
+    CU_ASSERT_EQUAL(leakgate_track__end(&r1), 0);
+    CU_ASSERT_EQUAL_FATAL(leakgate_track__begin(), 0);
+    q = realloc(inplace, 110); /* same 112-byte size class: in place */
+    CU_ASSERT_EQUAL(leakgate_track__end(&r2), 0);
+    CU_ASSERT_EQUAL(r1.live_objs, 1);
+    CU_ASSERT_EQUAL(r1.live_bytes, malloc_usable_size(p));
+    CU_ASSERT_PTR_EQUAL(q, inplace);
+    CU_ASSERT_EQUAL(r2.live_objs, 1);
+    CU_ASSERT_EQUAL(r2.live_bytes, 112);
+    free(p);
+    free(q);
+}
+
+/* A window-allocated object resized in place stays one object. */
+static void
+test_track__resize_in_window(void)
+{
+    struct leakgate_track_result r;
+    char *volatile p;
+    char *volatile q;
+
+    must_install();
+    CU_ASSERT_EQUAL_FATAL(leakgate_track__begin(), 0);
+    p = malloc(100);
+    q = realloc(p, 110);
+    CU_ASSERT_EQUAL(leakgate_track__end(&r), 0);
+    CU_ASSERT_EQUAL(r.live_objs, 1);
+    free(q);
+}
+
+/* Many objects alive at once (the table grows), all freed: no false
+ * positive; a later window starts empty. */
+static void
+test_track__churn_without_false_positive(void)
+{
+    enum { LIVE = 60000, ROUNDS = 5 };
+    struct leakgate_track_result r, r2;
+    void **live = calloc(LIVE, sizeof *live);
+    uint64_t x = 88172645463325252u;
+
+    must_install();
+    CU_ASSERT_PTR_NOT_NULL_FATAL(live);
+    CU_ASSERT_EQUAL_FATAL(leakgate_track__begin(), 0);
+    for (size_t i = 0; i < (size_t)LIVE * ROUNDS; i++) {
+        size_t k = i % LIVE;
+
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        free(live[k]);
+        live[k] = malloc(1 + (size_t)(x % 200));
+    }
+    for (size_t k = 0; k < LIVE; k++)
+        free(live[k]);
+    CU_ASSERT_EQUAL(leakgate_track__end(&r), 0);
+    CU_ASSERT_EQUAL_FATAL(leakgate_track__begin(), 0);
+    CU_ASSERT_EQUAL(leakgate_track__end(&r2), 0);
+    free(live);
+    CU_ASSERT_EQUAL(r.live_objs, 0);
+    CU_ASSERT_EQUAL(r.allocs, (uint64_t)LIVE * ROUNDS);
+    CU_ASSERT_EQUAL(r.frees, (uint64_t)LIVE * ROUNDS);
+    CU_ASSERT_EQUAL(r2.allocs, 0);
+}
+
+struct worker {
+    pthread_t thread;
+    unsigned int leaks; /* objects this thread keeps */
+    void *kept[THREADS];
+    void *handoff; /* allocated here, freed by the main thread */
+};
+
+static void *
+work(void *arg)
+{
+    struct worker *w = arg;
+
+    for (unsigned int i = 0; i < THREAD_CHURN; i++) {
+        void *volatile p = i % 3 ? malloc(16 + i % 64) : calloc(2, 24);
+
+        p = realloc(p, 200);
+        free(p);
+    }
+    for (unsigned int i = 0; i < w->leaks; i++)
+        w->kept[i] = malloc(16);
+    w->handoff = malloc(32);
+    return NULL;
+}
+
+/* Several threads at once, frees across threads, exact counts. */
+static void
+test_track__threads(void)
+{
+    struct worker w[THREADS];
+    struct leakgate_track_result r;
+    int started = 0;
+    uint64_t want = 0;
+
+    must_install();
+    memset(w, 0, sizeof w);
+    CU_ASSERT_EQUAL_FATAL(leakgate_track__begin(), 0);
+    for (int i = 0; i < THREADS; i++) {
+        w[i].leaks = (unsigned int)i + 1;
+        started += pthread_create(&w[i].thread, NULL, work, &w[i]) == 0;
+    }
+    for (int i = 0; i < started; i++) {
+        pthread_join(w[i].thread, NULL);
+        free(w[i].handoff);
+        want += w[i].leaks;
+    }
+    CU_ASSERT_EQUAL(leakgate_track__end(&r), 0);
+    CU_ASSERT_EQUAL_FATAL(started, THREADS);
+    /* glibc keeps a new thread's DTV (FACTS: 320 B on the first
+     * pthread_create) and may keep other per-thread state: count only
+     * our 16-byte objects. */
+    CU_ASSERT(r.live_objs >= want);
+    for (int i = 0; i < THREADS; i++) {
+        for (unsigned int k = 0; k < w[i].leaks; k++) {
+            CU_ASSERT_TRUE(leakgate_track__forget(w[i].kept[k]));
+            free(w[i].kept[k]);
+        }
+    }
+}
+
+/* Threads again, now warmed up (glibc's per-thread state exists): the
+ * count is exact. */
+static void
+test_track__threads_exact(void)
+{
+    struct worker w[THREADS];
+    struct leakgate_track_result r;
+    uint64_t want = 0;
+
+    must_install();
+    memset(w, 0, sizeof w);
+    CU_ASSERT_EQUAL_FATAL(leakgate_track__begin(), 0);
+    for (int i = 0; i < THREADS; i++) {
+        w[i].leaks = (unsigned int)i + 1;
+        if (pthread_create(&w[i].thread, NULL, work, &w[i]) != 0)
+            w[i].leaks = 0;
+    }
+    for (int i = 0; i < THREADS; i++) {
+        if (w[i].leaks == 0)
+            continue;
+        pthread_join(w[i].thread, NULL);
+        free(w[i].handoff);
+        want += w[i].leaks;
+    }
+    CU_ASSERT_EQUAL(leakgate_track__end(&r), 0);
+    CU_ASSERT_EQUAL(want, 1 + 2 + 3 + 4);
+    CU_ASSERT_EQUAL(r.live_objs, want);
+    CU_ASSERT_EQUAL(r.live_bytes, want * 16);
+    for (int i = 0; i < THREADS; i++) {
+        for (unsigned int k = 0; k < w[i].leaks; k++)
+            free(w[i].kept[k]);
+    }
+}
+
+/* What the CUnit glue does with CUnit's own failure records. */
+static void
+test_track__forget(void)
+{
+    struct leakgate_track_result r;
+    void *record, *other = malloc(8);
+    bool forgot, forgot_other;
+
+    must_install();
+    CU_ASSERT_EQUAL_FATAL(leakgate_track__begin(), 0);
+    record = malloc(56);
+    forgot = leakgate_track__forget(record);
+    forgot_other = leakgate_track__forget(other);
+    CU_ASSERT_EQUAL(leakgate_track__end(&r), 0);
+    CU_ASSERT_TRUE(forgot);
+    CU_ASSERT_FALSE(forgot_other);
+    CU_ASSERT_EQUAL(r.live_objs, 0);
+    free(record);
+    free(other);
+}
+
+const char *const unit_suite = "track";
+const struct unit_case unit_cases[] = {
+    {"install_twice", test_track__install_twice},
+    {"out_of_order_calls", test_track__out_of_order_calls},
+    {"all_functions_freed", test_track__all_functions_freed},
+    {"one_byte_leak", test_track__one_byte_leak},
+    {"calloc_and_memalign_leaks", test_track__calloc_and_memalign_leaks},
+    {"older_frees_ignored", test_track__older_frees_ignored},
+    {"older_object_resized", test_track__older_object_resized},
+    {"resize_in_window", test_track__resize_in_window},
+    {"churn_without_false_positive", test_track__churn_without_false_positive},
+    {"threads", test_track__threads},
+    {"threads_exact", test_track__threads_exact},
+    {"forget", test_track__forget},
+    {NULL, NULL}};
