@@ -39,6 +39,7 @@
 #include <unistd.h>
 
 #include "cunit_hooks.h"
+#include "leakgate/thresholds.h"
 
 #define SUITE_WINDOW "[suite]"
 
@@ -86,6 +87,7 @@ static struct {
     size_t npending;
     size_t pending_cap;
     CU_pFailureRecord seen; /* last failure record made a note */
+    size_t gate_cleanups;   /* "Suite cleanup failed." made by the gate */
 } run;
 
 static struct leakgate_cunit_hooks hooks;
@@ -400,8 +402,10 @@ leakgate_cunit_cleanup(void)
         result = ws->cleanup();
     if (ws->window_open) {
         ws->window_open = false;
-        if (end_window(ws->window_selected) && result == 0)
+        if (end_window(ws->window_selected) && result == 0) {
             result = 1; /* CUnit records "Suite cleanup failed." */
+            run.gate_cleanups++;
+        }
         push_pending(ws, NULL);
     }
     current.test = NULL;
@@ -610,13 +614,6 @@ early_exit(const struct leakgate_gate_options *opts)
     }
     if (opts->list)
         return leakgate_cunit_list() == 0 ? 0 : 3;
-    if (opts->update_thresholds) {
-        fputs("leakgate: --update-thresholds is not available in this "
-              "version; copy the YAML lines printed with a failure into "
-              "the thresholds file\n",
-              stderr);
-        return 2;
-    }
     return -1;
 }
 
@@ -688,6 +685,50 @@ arm_guards(void)
         signal(signals[i], guard_signal);
 }
 
+/* CUnit failures that are not the gate's: assertions, suite init and
+ * cleanup failures of the user's code. */
+static bool
+harness_failures(void)
+{
+    size_t other = 0;
+
+    for (CU_pFailureRecord f = CU_get_failure_list(); f; f = f->pNext) {
+        if (!f->strCondition || strncmp(f->strCondition, "leakgate: ", 10) != 0)
+            other++;
+    }
+    return other > run.gate_cleanups;
+}
+
+/* --update-thresholds writes what the run measured into the thresholds
+ * file; --tighten alone shows what --update-thresholds --tighten would
+ * change.  Returns the exit status: once the file accepts what the gate
+ * failed, only the harness's own failures remain. */
+static int
+update_thresholds(leakgate_gate *gate,
+                  const struct leakgate_gate_options *opts,
+                  int status)
+{
+    struct leakgate_thresholds_options t = LEAKGATE_THRESHOLDS_OPTIONS_INIT;
+    leakgate_thresholds_outcome *out = NULL;
+    int rc;
+
+    if ((!opts->update_thresholds && !opts->tighten) || status == 3)
+        return status;
+    t.tighten = opts->tighten;
+    t.write = opts->update_thresholds;
+    t.slack = opts->slack;
+    rc = leakgate_gate_update_thresholds(gate, &t, &out);
+    if (rc < 0) {
+        fprintf(stderr, "leakgate: %s\n", leakgate_error_last());
+        return exit_code_for(rc);
+    }
+    fputs(leakgate_thresholds_outcome_text(out), stderr);
+    leakgate_thresholds_outcome_free(out);
+    if (opts->update_thresholds && status == 1 && !harness_failures())
+        status = 0;
+    return status;
+}
+
 static int
 finish(leakgate_gate *gate)
 {
@@ -740,6 +781,7 @@ leakgate_cunit_main(int argc, char **argv)
     leakgate_cunit_run(gate, run_basic, NULL);
     current.test = NULL;
     status = finish(gate);
+    status = update_thresholds(gate, &opts, status);
     run.gate = NULL;
     leakgate_gate_free(gate);
     CU_cleanup_registry();

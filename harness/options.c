@@ -3,14 +3,19 @@
  * options: the command-line options shared by linked test binaries and
  * `leakgate run` (SPEC §5), with their LEAKGATE_* environment twins.  The
  * flag wins over the environment.  Pure parsing: no I/O besides getenv.
+ * The flags --update-thresholds and --tighten have environment twins too
+ * (LEAKGATE_UPDATE_THRESHOLDS=1 ctest -j8 updates the file from every
+ * test process: ctest passes no arguments to the tests).
  */
 #include "leakgate/leakgate.h"
 
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "error.h"
+#include "thresholds.h"
 
 struct value_option {
     const char *flag; /* "--thresholds" */
@@ -29,6 +34,21 @@ static const struct value_option value_options[] = {
      offsetof(struct leakgate_gate_options, junit_path)},
     {"--json", "LEAKGATE_JSON",
      offsetof(struct leakgate_gate_options, json_path)},
+    {"--slack", "LEAKGATE_SLACK",
+     offsetof(struct leakgate_gate_options, slack)},
+};
+
+/* Flags with an environment twin: on when set to anything but "" or "0"
+ * (the flag cannot be turned off from the command line). */
+struct flag_env {
+    const char *env;
+    size_t offset; /* of the int field */
+};
+
+static const struct flag_env flag_envs[] = {
+    {"LEAKGATE_UPDATE_THRESHOLDS",
+     offsetof(struct leakgate_gate_options, update_thresholds)},
+    {"LEAKGATE_TIGHTEN", offsetof(struct leakgate_gate_options, tighten)},
 };
 
 #define NVALUE (sizeof value_options / sizeof value_options[0])
@@ -72,6 +92,8 @@ parse_flag(struct leakgate_gate_options *opts, const char *arg)
         opts->list = 1;
     else if (strcmp(arg, "--update-thresholds") == 0)
         opts->update_thresholds = 1;
+    else if (strcmp(arg, "--tighten") == 0)
+        opts->tighten = 1;
     else if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0)
         opts->help = 1;
     else if (strcmp(arg, "--version") == 0)
@@ -112,6 +134,21 @@ parse_value(struct leakgate_gate_options *opts,
     return 0;
 }
 
+/* --slack is checked now, so a typo fails before any test runs. */
+static int
+check_slack(const struct leakgate_gate_options *opts)
+{
+    struct leakgate_thresholds_opts o;
+    char why[512];
+
+    if (!opts->slack || leakgate_thresholds__parse_slack(&o, opts->slack) == 0)
+        return 0;
+    snprintf(why, sizeof why, "%s", leakgate_error_last());
+    if (opts->slack == getenv("LEAKGATE_SLACK"))
+        return leakgate_error__set(LEAKGATE_EUSAGE, "LEAKGATE_SLACK: %s", why);
+    return leakgate_error__set(LEAKGATE_EUSAGE, "option '--slack': %s", why);
+}
+
 int
 leakgate_gate_options_parse(struct leakgate_gate_options *opts,
                             int argc,
@@ -139,9 +176,16 @@ leakgate_gate_options_parse(struct leakgate_gate_options *opts,
         if (!*field(opts, &value_options[k]) && env && *env)
             *field(opts, &value_options[k]) = env;
     }
+    for (size_t k = 0; k < sizeof flag_envs / sizeof flag_envs[0]; k++) {
+        const char *env = getenv(flag_envs[k].env);
+        int *flag = (int *)(void *)((char *)opts + flag_envs[k].offset);
+
+        if (env && *env && strcmp(env, "0") != 0)
+            *flag = 1;
+    }
     if (opts->color < 0 && getenv("NO_COLOR"))
         opts->color = 0;
-    return 0;
+    return check_slack(opts);
 }
 
 const char *
@@ -163,9 +207,19 @@ leakgate_gate_options_usage(void)
            "                       [LEAKGATE_REPORT_DIR]\n"
            "  --junit FILE         write JUnit XML [LEAKGATE_JUNIT]\n"
            "  --json FILE          write every test's measurements as JSON\n"
-           "                       [LEAKGATE_JSON]\n"
+           "                       [LEAKGATE_JSON]; for --json and --junit,\n"
+           "                       a directory (DIR/) or %p (the pid) in\n"
+           "                       FILE gives each process its own file\n"
            "  --update-thresholds  write what was measured into the\n"
            "                       thresholds file\n"
+           "                       [LEAKGATE_UPDATE_THRESHOLDS]\n"
+           "  --tighten            report limits far above what was measured\n"
+           "                       and stack rules that matched nothing; with\n"
+           "                       --update-thresholds, lower and remove them\n"
+           "                       [LEAKGATE_TIGHTEN]\n"
+           "  --slack SLACK        how far above the measurement a limit may\n"
+           "                       stay: 25% (default) or a size\n"
+           "                       [LEAKGATE_SLACK]\n"
            "  --color, --no-color  colour on stderr (default: if a "
            "terminal)\n"
            "  --help, --version\n"

@@ -89,6 +89,48 @@ test_options__usage_and_strerror(void)
     CU_ASSERT_STRING_EQUAL(leakgate_strerror(-999), "unknown error");
 }
 
+static void
+test_options__ratchet_flags_and_twins(void)
+{
+    struct leakgate_gate_options o;
+    char *argv[] = {(char[]){"prog"}, (char[]){"--tighten"},
+                    (char[]){"--slack=4 KiB"}};
+    char *plain[] = {(char[]){"prog"}};
+    char *bad[] = {(char[]){"prog"}, (char[]){"--slack"}, (char[]){"lots"}};
+
+    unsetenv("LEAKGATE_UPDATE_THRESHOLDS");
+    unsetenv("LEAKGATE_TIGHTEN");
+    unsetenv("LEAKGATE_SLACK");
+    CU_ASSERT_EQUAL(leakgate_gate_options_parse(&o, 3, argv), 0);
+    CU_ASSERT_EQUAL(o.tighten, 1);
+    CU_ASSERT_EQUAL(o.update_thresholds, 0);
+    CU_ASSERT_STRING_EQUAL(o.slack, "4 KiB");
+    CU_ASSERT_EQUAL(leakgate_gate_options_parse(&o, 1, plain), 0);
+    CU_ASSERT_EQUAL(o.tighten, 0);
+    CU_ASSERT_PTR_NULL(o.slack);
+    setenv("LEAKGATE_UPDATE_THRESHOLDS", "1", 1);
+    setenv("LEAKGATE_TIGHTEN", "0", 1);
+    setenv("LEAKGATE_SLACK", "10%", 1);
+    CU_ASSERT_EQUAL(leakgate_gate_options_parse(&o, 1, plain), 0);
+    CU_ASSERT_EQUAL(o.update_thresholds, 1);
+    CU_ASSERT_EQUAL(o.tighten, 0); /* "0" is off */
+    CU_ASSERT_STRING_EQUAL(o.slack, "10%");
+    CU_ASSERT_EQUAL(leakgate_gate_options_parse(&o, 3, argv), 0);
+    CU_ASSERT_STRING_EQUAL(o.slack, "4 KiB"); /* the flag wins */
+    setenv("LEAKGATE_SLACK", "lots", 1);
+    CU_ASSERT_EQUAL(leakgate_gate_options_parse(&o, 1, plain), LEAKGATE_EUSAGE);
+    CU_ASSERT_PTR_NOT_NULL(strstr(leakgate_error_last(), "LEAKGATE_SLACK: "));
+    unsetenv("LEAKGATE_UPDATE_THRESHOLDS");
+    unsetenv("LEAKGATE_TIGHTEN");
+    unsetenv("LEAKGATE_SLACK");
+    CU_ASSERT_EQUAL(leakgate_gate_options_parse(&o, 3, bad), LEAKGATE_EUSAGE);
+    CU_ASSERT_STRING_EQUAL(leakgate_error_last(),
+                           "option '--slack': invalid slack 'lots' (expected "
+                           "a percentage from 0% to 10000%, such as 25%, or "
+                           "a size such as 4 KiB)");
+    CU_ASSERT_PTR_NOT_NULL(strstr(leakgate_gate_options_usage(), "--tighten"));
+}
+
 const struct unit_case unit_cases[] = {
     {"test_options__defaults", test_options__defaults},
     {"test_options__values_and_flags", test_options__values_and_flags},
@@ -97,5 +139,7 @@ const struct unit_case unit_cases[] = {
     {"test_options__errors_name_the_option",
      test_options__errors_name_the_option},
     {"test_options__usage_and_strerror", test_options__usage_and_strerror},
+    {"test_options__ratchet_flags_and_twins",
+     test_options__ratchet_flags_and_twins},
     {NULL, NULL},
 };

@@ -483,6 +483,47 @@ test_report__artifacts(void)
     leakgate_util__free(text);
 }
 
+/* The call graph's files in the text and JSON, and the note saying why
+ * there is no picture. */
+static void
+test_report__picture_artifacts(void)
+{
+    struct fixture fx;
+    static char before[] = "/r/p/t.before.heap";
+    static char after[] = "/r/p/t.after.heap";
+    static char svg[] = "/r/p/t.svg";
+    static char pdf[] = "/r/p/t.pdf";
+    static char dot[] = "/r/p/t.dot";
+    static char note[] = "Graphviz's dot is not on PATH";
+    const struct leakgate_verdict *one[1];
+    char *text, *json;
+
+    fixture_init(&fx);
+    fx.v.heap_before = before;
+    fx.v.heap_after = after;
+    fx.v.svg_path = svg;
+    fx.v.pdf_path = pdf;
+    fx.v.dot_path = dot;
+    one[0] = &fx.v;
+    text = text_of(&fx, false);
+    CU_ASSERT(contains(text, "  artifacts: /r/p/t.before.heap, "
+                             "/r/p/t.after.heap, /r/p/t.svg, /r/p/t.pdf\n"));
+    leakgate_util__free(text);
+    json = leakgate_report__json(one, 1, &fx.env);
+    CU_ASSERT(contains(json, "\"dot\": \"/r/p/t.dot\""));
+    CU_ASSERT(contains(json, "\"svg\": \"/r/p/t.svg\""));
+    CU_ASSERT(contains(json, "\"pdf\": \"/r/p/t.pdf\""));
+    CU_ASSERT(contains(json, "\"text\": null"));
+    leakgate_util__free(json);
+    /* Without dot: the DOT file is named, and why. */
+    fx.v.svg_path = fx.v.pdf_path = NULL;
+    fx.v.picture_note = note;
+    text = text_of(&fx, false);
+    CU_ASSERT(contains(text, "/r/p/t.after.heap, /r/p/t.dot\n  picture: "
+                             "Graphviz's dot is not on PATH\n"));
+    leakgate_util__free(text);
+}
+
 /* ---- YAML -------------------------------------------------------------- */
 
 static void
@@ -1294,6 +1335,7 @@ const struct unit_case unit_cases[] = {
     {"test_report__raw_pcs", test_report__raw_pcs},
     {"test_report__frames_edge_cases", test_report__frames_edge_cases},
     {"test_report__artifacts", test_report__artifacts},
+    {"test_report__picture_artifacts", test_report__picture_artifacts},
     {"test_report__yaml_golden", test_report__yaml_golden},
     {"test_report__yaml_carry_over", test_report__yaml_carry_over},
     {"test_report__yaml_suite_window", test_report__yaml_suite_window},

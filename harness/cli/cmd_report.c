@@ -1,0 +1,207 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * `leakgate report RESULTS... [--junit FILE] [--html DIR] [--thresholds
+ * FILE]`: one summary of the JSON results of any number of test processes
+ * (ctest -j, CI shards): the failing windows' reports, the counts, one
+ * line per failure; optionally one JUnit file, one HTML page, and what
+ * `leakgate thresholds merge` would change in a thresholds file.  Public
+ * API only; the summary goes to stdout, `leakgate: <message>` to stderr.
+ * Exit status: 0 every window passed; 1 some window failed; 2 usage
+ * error, missing or malformed input; 3 an output could not be written.
+ */
+#include "cmd_report.h"
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "leakgate/thresholds.h"
+
+static const char report_usage[] =
+    "usage: leakgate report RESULTS... [--junit FILE] [--html DIR]\n"
+    "                       [--thresholds FILE [--slack SLACK]]\n"
+    "\n"
+    "One summary of JSON results (files written by --json, or directories\n"
+    "of them): the report of every failing window, the counts, and one\n"
+    "line per failure.  A window found in several files is counted once\n"
+    "(its judged record wins, a failure over a pass).\n"
+    "\n"
+    "  --junit FILE       also write one JUnit XML file for every window\n"
+    "  --html DIR         also write DIR/index.html, the run's page\n"
+    "  --thresholds FILE  also say what 'leakgate thresholds merge' would\n"
+    "                     change in FILE, and which of its limits are loose\n"
+    "                     or stale (nothing is written)\n"
+    "  --slack SLACK      with --thresholds: how far above the measurement\n"
+    "                     a limit may stay (25%, or a size) [LEAKGATE_SLACK]\n"
+    "  --help             this text\n"
+    "\n"
+    "Exit status: 0 every window passed; 1 some window failed (the gate or\n"
+    "an assertion); 2 usage error, missing or malformed results, invalid\n"
+    "thresholds file; 3 an output could not be written.\n";
+
+struct report_args {
+    const char *junit, *html, *thresholds, *slack;
+    char **inputs;
+    int ninputs;
+};
+
+static int usage_error(const char *fmt, ...)
+    __attribute__((format(printf, 1, 2)));
+
+static int
+usage_error(const char *fmt, ...)
+{
+    va_list ap;
+
+    fputs("leakgate report: ", stderr);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputs(" (see leakgate report --help)\n", stderr);
+    return 2;
+}
+
+static int
+fail(int status)
+{
+    fprintf(stderr, "leakgate: %s\n", leakgate_error_last());
+    return status;
+}
+
+/* "--opt VALUE" or "--opt=VALUE": 1 matched, 0 not it, -1 no value. */
+static int
+value_option(const char **out, const char *opt, int argc, char **argv, int *i)
+{
+    size_t n = strlen(opt);
+
+    if (strncmp(argv[*i], opt, n) != 0)
+        return 0;
+    if (argv[*i][n] == '=') {
+        *out = argv[*i] + n + 1;
+        return **out ? 1 : -1;
+    }
+    if (argv[*i][n] != '\0')
+        return 0;
+    if (*i + 1 >= argc || !*argv[*i + 1])
+        return -1;
+    *out = argv[++*i];
+    return 1;
+}
+
+static int
+parse_option(struct report_args *a, int argc, char **argv, int *i)
+{
+    static const char *const names[] = {"--junit", "--html", "--thresholds",
+                                        "--slack"};
+    const char **fields[] = {&a->junit, &a->html, &a->thresholds, &a->slack};
+
+    for (size_t k = 0; k < sizeof names / sizeof names[0]; k++) {
+        int m = value_option(fields[k], names[k], argc, argv, i);
+
+        if (m < 0)
+            return usage_error("option '%s' needs a value", names[k]);
+        if (m > 0)
+            return 0;
+    }
+    return usage_error("unknown option '%s'", argv[*i]);
+}
+
+static int
+parse_args(struct report_args *a, int argc, char **argv)
+{
+    bool options = true;
+    int rc = 0;
+
+    memset(a, 0, sizeof *a);
+    a->inputs = calloc((size_t)argc, sizeof *a->inputs);
+    if (!a->inputs)
+        return usage_error("out of memory");
+    for (int i = 1; i < argc && rc == 0; i++) {
+        if (options && strcmp(argv[i], "--") == 0)
+            options = false;
+        else if (!options || argv[i][0] != '-' || argv[i][1] == '\0')
+            a->inputs[a->ninputs++] = argv[i];
+        else
+            rc = parse_option(a, argc, argv, &i);
+    }
+    if (rc == 0 && a->ninputs == 0)
+        rc = usage_error("needs at least one results file or directory");
+    if (rc == 0 && a->slack && !a->thresholds)
+        rc = usage_error("--slack needs --thresholds");
+    if (!a->slack && getenv("LEAKGATE_SLACK") && *getenv("LEAKGATE_SLACK"))
+        a->slack = getenv("LEAKGATE_SLACK");
+    return rc;
+}
+
+/* What a merge would do to the thresholds file (never written). */
+static int
+thresholds_preview(leakgate_results *r, const struct report_args *a)
+{
+    struct leakgate_thresholds_options opts = LEAKGATE_THRESHOLDS_OPTIONS_INIT;
+    leakgate_thresholds_outcome *outcome = NULL;
+    int rc;
+
+    opts.write = 0;
+    opts.slack = a->slack;
+    rc = leakgate_results_update_thresholds(r, a->thresholds, &opts, &outcome);
+    if (rc < 0)
+        return fail(rc == LEAKGATE_ENOMEM || rc == LEAKGATE_ERROR ? 3 : 2);
+    fputs(leakgate_thresholds_outcome_text(outcome), stdout);
+    leakgate_thresholds_outcome_free(outcome);
+    return 0;
+}
+
+static int
+outputs(leakgate_results *r, const struct report_args *a)
+{
+    if (a->junit && leakgate_results_write_junit(r, a->junit) < 0)
+        return fail(3);
+    if (a->html && leakgate_results_write_html(r, a->html) < 0)
+        return fail(3);
+    return a->thresholds ? thresholds_preview(r, a) : 0;
+}
+
+static int
+run_report(const struct report_args *a)
+{
+    leakgate_results *r = NULL;
+    const char *text;
+    size_t failed = 0;
+    int status = 0;
+
+    if (leakgate_results_new(&r) < 0)
+        return fail(3);
+    for (int i = 0; i < a->ninputs && status == 0; i++) {
+        if (leakgate_results_load(r, a->inputs[i]) < 0)
+            status = fail(2);
+    }
+    if (status == 0 && leakgate_results_summary(r, &text, &failed) < 0)
+        status = fail(3);
+    if (status == 0) {
+        fputs(text, stdout);
+        status = outputs(r, a);
+    }
+    leakgate_results_free(r);
+    return status == 0 && failed > 0 ? 1 : status;
+}
+
+int
+leakgate_cmd_report(int argc, char **argv)
+{
+    struct report_args a;
+    int status;
+
+    for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++) {
+        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+            fputs(report_usage, stdout);
+            return 0;
+        }
+    }
+    status = parse_args(&a, argc, argv);
+    if (status == 0)
+        status = run_report(&a);
+    free(a.inputs);
+    return status;
+}

@@ -1,0 +1,74 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * results: JSON result files in and out.  In: a "leakgate-results"
+ * version-1 document (docs/results-format.md, written by report.c) is read
+ * back with json.c into verdicts, so that what several processes measured
+ * can be judged, merged and reported together.  Out: the per-process file
+ * names of --json/--junit (a directory, or %p/%h in the path) and their
+ * atomic, never-clobbering write.
+ *
+ * A loaded verdict carries everything the thresholds writer and the
+ * renderers need: names, status, stacks with their symbolized frames and
+ * judgement, notes and the stored report.  Pointers a live verdict has
+ * into the thresholds file (the entry or rule that set a limit) point
+ * here to small records holding the pattern and line the file recorded.
+ */
+#ifndef LEAKGATE_RESULTS_H
+#define LEAKGATE_RESULTS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "leakgate/thresholds.h"
+#include "report.h"
+#include "verdict.h"
+
+struct leakgate_results {
+    struct leakgate_verdict **v; /* every loaded window, in load order */
+    size_t n, cap;
+    void **owned; /* strings and records the verdicts point to */
+    size_t nowned, capowned;
+    struct leakgate_report_env env; /* of the first file (strings owned) */
+    bool has_env;
+    size_t nfiles;
+    const struct leakgate_verdict **view; /* one per name: see summary */
+    size_t nview;
+    char *summary; /* last summary text */
+};
+
+/*
+ * Parse one document (len bytes, `name` for messages) and append its
+ * windows.  Returns 0; LEAKGATE_EFORMAT ("NAME:LINE:COL: what");
+ * LEAKGATE_ETOOBIG; LEAKGATE_ENOMEM.  r is unchanged on failure.
+ */
+int leakgate_results__load_text(struct leakgate_results *r,
+                                const char *text,
+                                size_t len,
+                                const char *name);
+
+/* Fill r->view: one verdict per window name (judged over measured-only,
+ * fail over pass-with-notes over pass), in first-seen order.  Returns 0
+ * or LEAKGATE_ENOMEM. */
+int leakgate_results__view(struct leakgate_results *r);
+
+/*
+ * The file a process writes for --json/--junit SPEC (extension ext, e.g.
+ * "json"): a SPEC ending in '/' or naming a directory gives
+ * "SPEC/PROGRAM.HOST.PID.EXT" (*noclobber_out true: never replace
+ * another file); otherwise "%p" becomes the pid, "%h" the host name and
+ * "%%" a '%'.  Returns 0 or LEAKGATE_ENOMEM; *out is the caller's.
+ */
+int leakgate_results__path(char **out,
+                           bool *noclobber_out,
+                           const char *spec,
+                           const char *ext);
+
+/*
+ * Write text to the file leakgate_results__path() names for spec,
+ * atomically (creating a directory SPEC/ when needed).  Returns 0,
+ * LEAKGATE_EIO (naming the path) or LEAKGATE_ENOMEM.
+ */
+int
+leakgate_results__write(const char *spec, const char *ext, const char *text);
+
+#endif

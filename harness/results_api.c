@@ -1,0 +1,440 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * results_api: the public side of results (leakgate/thresholds.h) and the
+ * per-process result files.  Reading: a file, or every *.json of a
+ * directory in name order.  Summaries and JUnit see one record per window
+ * name, chosen by leakgate_results__view().  Writing: --json/--junit
+ * given a directory (or %p/%h in the name) gives each process its own
+ * file, written atomically without replacing any other, so `ctest -j`
+ * loses none.
+ */
+#include "results.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "error.h"
+#include "files.h"
+#include "gate.h"
+#include "report.h"
+#include "thresholds.h"
+
+/* A results file may be large: every stack of every test of a run. */
+#define MAX_RESULTS_SIZE ((size_t)64 << 20)
+
+int
+leakgate_results_new(leakgate_results **out)
+{
+    *out = leakgate_util__calloc(1, sizeof **out);
+    return *out ? 0 : leakgate_error__set(LEAKGATE_ENOMEM, "results");
+}
+
+void
+leakgate_results_free(leakgate_results *r)
+{
+    if (!r)
+        return;
+    for (size_t i = 0; i < r->n; i++)
+        leakgate_verdict__free(r->v[i]);
+    for (size_t i = 0; i < r->nowned; i++)
+        leakgate_util__free(r->owned[i]);
+    leakgate_util__free(r->v);
+    leakgate_util__free(r->owned);
+    leakgate_util__free(r->view);
+    leakgate_util__free(r->summary);
+    leakgate_util__free(r);
+}
+
+size_t
+leakgate_results_files(const leakgate_results *r)
+{
+    return r->nfiles;
+}
+
+static int
+load_file(leakgate_results *r, const char *path)
+{
+    struct leakgate_buf b = LEAKGATE_BUF_INIT;
+    int rc = leakgate_files__read(&b, path, MAX_RESULTS_SIZE, "results file");
+
+    if (rc == 0)
+        rc = leakgate_results__load_text(r, b.ptr, b.len, path);
+    leakgate_buf__dispose(&b);
+    return rc;
+}
+
+static int
+cmp_names(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The *.json names of a directory, sorted. */
+static int
+list_json(char ***out, size_t *n_out, const char *dir)
+{
+    DIR *d = opendir(dir);
+    char **names = NULL;
+    size_t n = 0;
+
+    *out = NULL;
+    *n_out = 0;
+    if (!d)
+        return leakgate_error__set(LEAKGATE_EIO, "%s: %s", dir,
+                                   strerror(errno));
+    for (struct dirent *de = readdir(d); de; de = readdir(d)) {
+        size_t len = strlen(de->d_name);
+        char **more;
+
+        if (len < 6 || strcmp(de->d_name + len - 5, ".json") != 0 ||
+            de->d_name[0] == '.')
+            continue;
+        more = leakgate_util__realloc(names, (n + 1) * sizeof *names);
+        if (more) {
+            names = more;
+            names[n] = leakgate_util__strdup(de->d_name);
+        }
+        if (!more || !names[n]) {
+            closedir(d);
+            for (size_t i = 0; i < n; i++)
+                leakgate_util__free(names[i]);
+            leakgate_util__free(names);
+            return leakgate_error__set(LEAKGATE_ENOMEM, "%s", dir);
+        }
+        n++;
+    }
+    closedir(d);
+    if (n > 1)
+        qsort(names, n, sizeof *names, cmp_names);
+    *out = names;
+    *n_out = n;
+    return 0;
+}
+
+static int
+load_dir(leakgate_results *r, const char *dir)
+{
+    char **names;
+    size_t n, before = r->nfiles;
+    int rc = list_json(&names, &n, dir);
+
+    for (size_t i = 0; rc == 0 && i < n; i++) {
+        struct leakgate_buf path = LEAKGATE_BUF_INIT;
+
+        leakgate_buf__printf(&path, "%s/%s", dir, names[i]);
+        rc = path.failed ? leakgate_error__set(LEAKGATE_ENOMEM, "path")
+                         : load_file(r, path.ptr);
+        leakgate_buf__dispose(&path);
+    }
+    for (size_t i = 0; i < n; i++)
+        leakgate_util__free(names[i]);
+    leakgate_util__free(names);
+    if (rc == 0 && r->nfiles == before)
+        rc = leakgate_error__set(LEAKGATE_ENOTFOUND,
+                                 "%s: no results (*.json) in this directory",
+                                 dir);
+    return rc;
+}
+
+int
+leakgate_results_load(leakgate_results *r, const char *path)
+{
+    struct stat st;
+
+    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+        return load_dir(r, path);
+    return load_file(r, path);
+}
+
+int
+leakgate_results_update_thresholds(
+    leakgate_results *r,
+    const char *path,
+    const struct leakgate_thresholds_options *opts,
+    leakgate_thresholds_outcome **out)
+{
+    return leakgate_thresholds__update_file(
+        out, path, (const struct leakgate_verdict *const *)r->v, r->n, opts);
+}
+
+/* ---- one record per window
+ * --------------------------------------------------- */
+
+/* Which record of a window speaks for it: judged beats measured-only
+ * beats unmeasured; among judged, a failure beats a pass. */
+static int
+rank(const struct leakgate_verdict *v)
+{
+    if (!v->measured)
+        return 0;
+    if (v->status == LEAKGATE_STATUS_NOT_JUDGED)
+        return 1 + (v->nnotes > 0);
+    if (v->status == LEAKGATE_STATUS_PASS)
+        return 3 + (v->nnotes > 0);
+    return 5;
+}
+
+struct pick {
+    const struct leakgate_verdict *v;
+    size_t index; /* load order */
+};
+
+static int
+cmp_pick(const void *a, const void *b)
+{
+    const struct pick *x = a, *y = b;
+    int c = strcmp(x->v->name, y->v->name);
+
+    if (c != 0)
+        return c;
+    return (x->index > y->index) - (x->index < y->index);
+}
+
+static int
+cmp_index(const void *a, const void *b)
+{
+    const struct pick *x = a, *y = b;
+
+    return (x->index > y->index) - (x->index < y->index);
+}
+
+int
+leakgate_results__view(struct leakgate_results *r)
+{
+    struct pick *p = leakgate_util__calloc(r->n ? r->n : 1, sizeof *p);
+    const struct leakgate_verdict **view =
+        leakgate_util__calloc(r->n ? r->n : 1, sizeof *view);
+    size_t n = 0;
+
+    if (!p || !view) {
+        leakgate_util__free(p);
+        leakgate_util__free(view);
+        return leakgate_error__set(LEAKGATE_ENOMEM, "results");
+    }
+    for (size_t i = 0; i < r->n; i++)
+        p[i] = (struct pick){r->v[i], i};
+    qsort(p, r->n, sizeof *p, cmp_pick);
+    /* Per name: the best record, listed where the name first appeared. */
+    for (size_t i = 0; i < r->n; i++) {
+        if (n > 0 && strcmp(p[n - 1].v->name, p[i].v->name) == 0) {
+            if (rank(p[i].v) > rank(p[n - 1].v))
+                p[n - 1].v = p[i].v;
+            continue;
+        }
+        p[n++] = p[i];
+    }
+    qsort(p, n, sizeof *p, cmp_index);
+    for (size_t i = 0; i < n; i++)
+        view[i] = p[i].v;
+    leakgate_util__free(p);
+    leakgate_util__free(r->view);
+    r->view = view;
+    r->nview = n;
+    return 0;
+}
+
+/* ---- summary and JUnit
+ * --------------------------------------------------------- */
+
+static bool
+failed(const struct leakgate_verdict *v)
+{
+    return v->status == LEAKGATE_STATUS_FAIL || v->nnotes > 0;
+}
+
+static void
+summary_counts(struct leakgate_buf *b, const struct leakgate_results *r)
+{
+    size_t pass = 0, fail = 0, nj = 0, notes = 0;
+
+    for (size_t i = 0; i < r->nview; i++) {
+        const struct leakgate_verdict *v = r->view[i];
+
+        pass += v->status == LEAKGATE_STATUS_PASS;
+        fail += v->status == LEAKGATE_STATUS_FAIL;
+        nj += v->status == LEAKGATE_STATUS_NOT_JUDGED;
+        notes += v->nnotes > 0;
+    }
+    leakgate_buf__printf(b,
+                         "leakgate: %zu result %s, %zu windows: %zu passed "
+                         "the gate, %zu failed it, %zu not judged; %zu with "
+                         "failed assertions\n",
+                         r->nfiles, r->nfiles == 1 ? "file" : "files", r->nview,
+                         pass, fail, nj, notes);
+}
+
+static void
+summary_failure(struct leakgate_buf *b, const struct leakgate_verdict *v)
+{
+    char human[32];
+
+    leakgate_buf__printf(b, "  FAIL %s", v->name);
+    if (v->status == LEAKGATE_STATUS_FAIL)
+        leakgate_buf__printf(
+            b, ": %s retained, %zu %s over %s limit%s",
+            leakgate_thresholds__bytes(human, sizeof human,
+                                       v->policy.total_bytes),
+            v->policy.nover, v->policy.nover == 1 ? "stack" : "stacks",
+            v->policy.nover == 1 ? "its" : "their",
+            v->policy.total_over ? ", total over its cap" : "");
+    for (size_t k = 0; k < v->nnotes; k++)
+        leakgate_buf__printf(b, "%s assertion %s:%u: %s",
+                             k || v->status == LEAKGATE_STATUS_FAIL ? ";" : ":",
+                             v->notes[k].file ? v->notes[k].file : "?",
+                             v->notes[k].line, v->notes[k].message);
+    leakgate_buf__puts(b, "\n");
+}
+
+int
+leakgate_results_summary(leakgate_results *r,
+                         const char **text_out,
+                         size_t *failed_out)
+{
+    struct leakgate_buf b = LEAKGATE_BUF_INIT;
+    size_t nfailed = 0;
+    int rc = leakgate_results__view(r);
+
+    *text_out = NULL;
+    *failed_out = 0;
+    if (rc < 0)
+        return rc;
+    for (size_t i = 0; i < r->nview; i++) {
+        const struct leakgate_verdict *v = r->view[i];
+
+        if (v->status == LEAKGATE_STATUS_FAIL && v->report && *v->report) {
+            leakgate_buf__puts(&b, v->report);
+            leakgate_buf__puts(&b, "\n");
+        }
+    }
+    summary_counts(&b, r);
+    for (size_t i = 0; i < r->nview; i++) {
+        if (failed(r->view[i])) {
+            summary_failure(&b, r->view[i]);
+            nfailed++;
+        }
+    }
+    leakgate_util__free(r->summary);
+    r->summary = leakgate_buf__take(&b);
+    if (!r->summary)
+        return leakgate_error__set(LEAKGATE_ENOMEM, "summary");
+    *text_out = r->summary;
+    *failed_out = nfailed;
+    return 0;
+}
+
+int
+leakgate_results_write_junit(leakgate_results *r, const char *path)
+{
+    char *xml;
+    int rc = leakgate_results__view(r);
+
+    if (rc < 0)
+        return rc;
+    xml = leakgate_report__junit(r->view, r->nview, &r->env);
+    if (!xml)
+        return leakgate_error__set(LEAKGATE_ENOMEM, "JUnit");
+    rc = leakgate_files__write(NULL, path, xml, strlen(xml), 0);
+    leakgate_util__free(xml);
+    return rc;
+}
+
+int
+leakgate_results_write_html(leakgate_results *r, const char *dir)
+{
+    struct leakgate_report_env env = r->env;
+    int rc = leakgate_results__view(r);
+
+    /* Links on the page are relative to where it is written. */
+    env.report_dir = dir;
+    if (rc == 0)
+        rc = leakgate_gate__write_index(dir, r->view, r->nview, &env, NULL);
+    return rc;
+}
+
+/* ---- per-process result files
+ * ------------------------------------------------- */
+
+static bool
+is_dir_spec(const char *spec)
+{
+    struct stat st;
+    size_t n = strlen(spec);
+
+    return (n > 0 && spec[n - 1] == '/') ||
+           (stat(spec, &st) == 0 && S_ISDIR(st.st_mode));
+}
+
+/* "%p" pid, "%h" host, "%%" '%'; other '%' sequences stay as written. */
+static void
+expand(struct leakgate_buf *b, const char *spec, const char *host)
+{
+    for (const char *p = spec; *p; p++) {
+        if (p[0] == '%' && p[1] == 'p') {
+            leakgate_buf__printf(b, "%ld", (long)getpid());
+            p++;
+        } else if (p[0] == '%' && p[1] == 'h') {
+            leakgate_buf__puts(b, host);
+            p++;
+        } else if (p[0] == '%' && p[1] == '%') {
+            leakgate_buf__puts(b, "%");
+            p++;
+        } else {
+            leakgate_buf__put(b, p, 1);
+        }
+    }
+}
+
+int
+leakgate_results__path(char **out,
+                       bool *noclobber_out,
+                       const char *spec,
+                       const char *ext)
+{
+    struct leakgate_buf b = LEAKGATE_BUF_INIT;
+    char host[256] = "host";
+    char *safe_host, *safe_prog;
+    size_t n = strlen(spec);
+
+    if (gethostname(host, sizeof host - 1) != 0)
+        memcpy(host, "host", 5);
+    host[sizeof host - 1] = '\0';
+    safe_host = leakgate_util__sanitize_name(host);
+    safe_prog = leakgate_util__sanitize_name(program_invocation_short_name);
+    *noclobber_out = is_dir_spec(spec);
+    if (!*noclobber_out)
+        expand(&b, spec, safe_host ? safe_host : "host");
+    else {
+        while (n > 1 && spec[n - 1] == '/')
+            n--;
+        leakgate_buf__printf(&b, "%.*s/%s.%s.%ld.%s", (int)n, spec,
+                             safe_prog ? safe_prog : "leakgate",
+                             safe_host ? safe_host : "host", (long)getpid(),
+                             ext);
+    }
+    b.failed |= !safe_host || !safe_prog;
+    leakgate_util__free(safe_host);
+    leakgate_util__free(safe_prog);
+    *out = leakgate_buf__take(&b);
+    return *out ? 0 : leakgate_error__set(LEAKGATE_ENOMEM, "results path");
+}
+
+int
+leakgate_results__write(const char *spec, const char *ext, const char *text)
+{
+    char *path = NULL;
+    bool noclobber = false;
+    int rc = leakgate_results__path(&path, &noclobber, spec, ext);
+
+    if (rc == 0 && noclobber)
+        rc = leakgate_files__mkdirs(spec);
+    if (rc == 0)
+        rc = leakgate_files__write(NULL, path, text, strlen(text),
+                                   noclobber ? LEAKGATE_FILES_NOCLOBBER : 0);
+    leakgate_util__free(path);
+    return rc;
+}
