@@ -39,9 +39,10 @@ early_exit(const struct leakgate_gate_options *opts, int sep, int argc)
         return 0;
     }
     if (opts->update_thresholds) {
-        fputs("leakgate: --update-thresholds is not available in this "
-              "version; copy the YAML lines printed with a failure into "
-              "the thresholds file\n",
+        fputs("leakgate: run: --update-thresholds is not supported with "
+              "`leakgate run`; write results and merge them instead:\n"
+              "  leakgate run --json DIR/ -- PROGRAM && "
+              "leakgate thresholds merge DIR --into leakgate.yaml\n",
               stderr);
         return 2;
     }
