@@ -235,51 +235,6 @@ allocator_ranges(struct job *j)
 
 /* ---- symbolized stacks -------------------------------------------------- */
 
-/* Process or thread start code: never the program's own frames. */
-static bool
-is_start_frame(const struct leakgate_frame *f)
-{
-    return leakgate_verdict__system_frame(f) ||
-           (f->function && strcmp(f->function, "_start") == 0);
-}
-
-/* A test runner's frame (CUnit or leakgate's glue, as the gate's reports
- * cut them), for the heap pairs of --report-dir. */
-static bool
-is_runner_frame(const struct leakgate_frame *f)
-{
-    const char *base = f->module ? strrchr(f->module, '/') : NULL;
-
-    return (base && strncmp(base + 1, "libcunit.", 9) == 0) ||
-           (f->function && strncmp(f->function, "leakgate_", 9) == 0);
-}
-
-/* Show the program's code: cut at a test runner's innermost frame, drop
- * the start frames after the program's outermost frame; of the
- * system-library frames before its innermost frame keep the last one
- * (the API it called, e.g. strdup).  Falls back to every frame when
- * nothing is left. */
-static void
-trim(struct leakgate_vstack *s)
-{
-    size_t begin = 0, end = s->nframes;
-
-    for (size_t k = 0; k < s->nframes; k++) {
-        if (is_runner_frame(&s->frames[k])) {
-            end = k;
-            break;
-        }
-    }
-    while (end > 0 && is_start_frame(&s->frames[end - 1]))
-        end--;
-    while (begin + 1 < end &&
-           leakgate_verdict__system_frame(&s->frames[begin]) &&
-           leakgate_verdict__system_frame(&s->frames[begin + 1]))
-        begin++;
-    s->shown_begin = end > begin ? begin : 0;
-    s->shown_end = end > begin ? end : s->nframes;
-}
-
 static bool
 focused(const struct job *j, const struct leakgate_vstack *s)
 {
@@ -309,7 +264,7 @@ add_stack(struct job *j, struct leakgate_diff_entry *e)
                                     e->npcs);
     if (rc < 0)
         return rc;
-    trim(s);
+    leakgate_verdict__trim(s);
     if (!focused(j, s)) {
         leakgate_util__free(s->frames);
         if (e->delta_bytes > 0) {

@@ -34,65 +34,6 @@ leakgate_gate__symbolizer(struct leakgate_symbolizer **out,
     return 0;
 }
 
-static bool
-has_prefix(const char *s, const char *prefix)
-{
-    return s && strncmp(s, prefix, strlen(prefix)) == 0;
-}
-
-static const char *
-basename_of(const char *path)
-{
-    const char *slash = path ? strrchr(path, '/') : NULL;
-
-    return slash ? slash + 1 : path;
-}
-
-/* The frame belongs to the test runner: CUnit itself or leakgate's glue
- * (whose functions all start with "leakgate_"). */
-static bool
-is_runner_frame(const struct leakgate_frame *f)
-{
-    return has_prefix(basename_of(f->module), "libcunit.") ||
-           has_prefix(f->function, "leakgate_");
-}
-
-/* The frame starts a process or thread: never the user's code. */
-static bool
-is_start_frame(const struct leakgate_frame *f)
-{
-    return leakgate_verdict__system_frame(f) ||
-           (f->function && strcmp(f->function, "_start") == 0);
-}
-
-/*
- * Choose frames[shown_begin, shown_end), the user's code: cut at the
- * innermost runner frame, drop the process/thread start frames after the
- * user's outermost frame, and of the system-library frames before the
- * user's innermost frame keep only the last (the API the user called,
- * e.g. strdup or pthread_create).  Falls back to every frame.
- */
-static void
-trim(struct leakgate_vstack *s)
-{
-    size_t begin = 0, end = s->nframes;
-
-    for (size_t i = 0; i < s->nframes; i++) {
-        if (is_runner_frame(&s->frames[i])) {
-            end = i;
-            break;
-        }
-    }
-    while (end > 0 && is_start_frame(&s->frames[end - 1]))
-        end--;
-    while (begin + 1 < end &&
-           leakgate_verdict__system_frame(&s->frames[begin]) &&
-           leakgate_verdict__system_frame(&s->frames[begin + 1]))
-        begin++;
-    s->shown_begin = end > begin ? begin : 0;
-    s->shown_end = end > begin ? end : s->nframes;
-}
-
 /* Move the diff's entries into v->stacks (they are stolen from acc). */
 static int
 take_stacks(struct leakgate_verdict *v, struct leakgate_diff *acc)
@@ -140,7 +81,7 @@ symbolize_grown(struct leakgate_gate *gate, struct leakgate_verdict *v)
                                         s->npcs);
         if (rc < 0)
             return rc;
-        trim(s);
+        leakgate_verdict__trim(s);
     }
     return 0;
 }

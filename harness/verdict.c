@@ -70,3 +70,48 @@ leakgate_verdict__system_frame(const struct leakgate_frame *f)
     }
     return false;
 }
+
+static bool
+has_prefix(const char *s, const char *prefix)
+{
+    return s && strncmp(s, prefix, strlen(prefix)) == 0;
+}
+
+/* A test runner's frame: CUnit itself or leakgate's glue. */
+static bool
+is_runner_frame(const struct leakgate_frame *f)
+{
+    const char *slash = f->module ? strrchr(f->module, '/') : NULL;
+
+    return has_prefix(slash ? slash + 1 : f->module, "libcunit.") ||
+           has_prefix(f->function, "leakgate_");
+}
+
+/* The frame starts a process or thread: never the user's code. */
+static bool
+is_start_frame(const struct leakgate_frame *f)
+{
+    return leakgate_verdict__system_frame(f) ||
+           (f->function && strcmp(f->function, "_start") == 0);
+}
+
+void
+leakgate_verdict__trim(struct leakgate_vstack *s)
+{
+    size_t begin = 0, end = s->nframes;
+
+    for (size_t i = 0; i < s->nframes; i++) {
+        if (is_runner_frame(&s->frames[i])) {
+            end = i;
+            break;
+        }
+    }
+    while (end > 0 && is_start_frame(&s->frames[end - 1]))
+        end--;
+    while (begin + 1 < end &&
+           leakgate_verdict__system_frame(&s->frames[begin]) &&
+           leakgate_verdict__system_frame(&s->frames[begin + 1]))
+        begin++;
+    s->shown_begin = end > begin ? begin : 0;
+    s->shown_end = end > begin ? end : s->nframes;
+}

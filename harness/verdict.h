@@ -75,6 +75,16 @@ struct leakgate_verdict {
  * Cannot fail. */
 bool leakgate_verdict__system_frame(const struct leakgate_frame *f);
 
+/*
+ * Choose s->frames[shown_begin, shown_end), the user's code: cut at the
+ * innermost test-runner frame (libcunit, or a function named leakgate_*),
+ * drop the process/thread start frames after the user's outermost frame,
+ * and of the system-library frames before the user's innermost frame keep
+ * only the last (the API the user called, e.g. strdup or pthread_create).
+ * Falls back to every frame.  Cannot fail.
+ */
+void leakgate_verdict__trim(struct leakgate_vstack *s);
+
 /* Free a verdict's contents and the verdict; NULL is a no-op. */
 void leakgate_verdict__free(struct leakgate_verdict *v);
 
