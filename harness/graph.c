@@ -483,19 +483,14 @@ static void
 put_bytes(struct leakgate_buf *b, uint64_t n)
 {
     char digits[32], human[32];
-    size_t len;
 
     if (n >= (uint64_t)1024 * 1024) {
         leakgate_buf__puts(b,
                            leakgate_util__human_bytes(human, sizeof human, n));
         return;
     }
-    len = (size_t)snprintf(digits, sizeof digits, "%" PRIu64, n);
-    for (size_t i = 0; i < len; i++) {
-        if (i > 0 && (len - i) % 3 == 0)
-            leakgate_buf__puts(b, ",");
-        leakgate_buf__put(b, &digits[i], 1);
-    }
+    leakgate_buf__puts(
+        b, leakgate_util__group_digits(digits, sizeof digits, n, false));
     leakgate_buf__puts(b, " B");
 }
 

@@ -78,20 +78,9 @@ listed(const struct sums *s, const struct leakgate_vstack *st)
 static const char *
 group(char *out, int64_t n)
 {
-    char digits[24];
     uint64_t mag = n < 0 ? (uint64_t)0 - (uint64_t)n : (uint64_t)n;
-    size_t len = (size_t)snprintf(digits, sizeof digits, "%" PRIu64, mag);
-    size_t at = 0;
 
-    if (n < 0)
-        out[at++] = '-';
-    for (size_t i = 0; i < len; i++) {
-        if (i > 0 && (len - i) % 3 == 0)
-            out[at++] = ',';
-        out[at++] = digits[i];
-    }
-    out[at] = '\0';
-    return out;
+    return leakgate_util__group_digits(out, 32, mag, n < 0);
 }
 
 static const char *

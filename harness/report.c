@@ -109,19 +109,7 @@ magnitude(int64_t n)
 static const char *
 group_u(char *out, uint64_t n, bool negative)
 {
-    char digits[24];
-    int len = snprintf(digits, sizeof digits, "%" PRIu64, n);
-    size_t at = 0;
-
-    if (negative)
-        out[at++] = '-';
-    for (int i = 0; i < len; i++) {
-        if (i > 0 && (len - i) % 3 == 0)
-            out[at++] = ',';
-        out[at++] = digits[i];
-    }
-    out[at] = '\0';
-    return out;
+    return leakgate_util__group_digits(out, 32, n, negative);
 }
 
 static const char *

@@ -24,17 +24,11 @@
 const char *
 leakgate_thresholds__bytes(char *out, size_t size, uint64_t n)
 {
-    char digits[32];
-    size_t len, o = 0;
+    size_t len;
 
-    snprintf(digits, sizeof digits, "%" PRIu64, n);
-    len = strlen(digits);
-    for (size_t i = 0; i < len && o + 3 < size; i++) {
-        if (i > 0 && (len - i) % 3 == 0)
-            out[o++] = ',';
-        out[o++] = digits[i];
-    }
-    snprintf(out + o, size - o, " B");
+    leakgate_util__group_digits(out, size > 3 ? size - 2 : size, n, false);
+    len = strlen(out);
+    snprintf(out + len, size - len, " B");
     return out;
 }
 

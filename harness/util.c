@@ -338,3 +338,25 @@ leakgate_util__sanitize_name(const char *name)
         out[0] = '_';
     return out;
 }
+
+char *
+leakgate_util__group_digits(char *out,
+                            size_t outsz,
+                            uint64_t magnitude,
+                            bool negative)
+{
+    char digits[24];
+    int len =
+        snprintf(digits, sizeof digits, "%llu", (unsigned long long)magnitude);
+    size_t at = 0;
+
+    if (negative && at + 1 < outsz)
+        out[at++] = '-';
+    for (int i = 0; i < len && at + 2 < outsz; i++) {
+        if (i > 0 && (len - i) % 3 == 0)
+            out[at++] = ',';
+        out[at++] = digits[i];
+    }
+    out[at] = '\0';
+    return out;
+}

@@ -87,6 +87,13 @@ void leakgate_util__glob_escape(struct leakgate_buf *b, const char *s);
  * or NULL (ENOMEM). */
 char *leakgate_util__sanitize_name(const char *name);
 
+/* A number with thousands separators ("-7,176") into out (at least 32
+ * bytes for any value).  Returns out.  Cannot fail. */
+char *leakgate_util__group_digits(char *out,
+                                  size_t outsz,
+                                  uint64_t magnitude,
+                                  bool negative);
+
 /* Format a byte count for humans: "112 B", "4.0 KiB", "1.5 MiB" into out
  * (at least 32 bytes).  Returns out. */
 char *leakgate_util__human_bytes(char *out, size_t outsz, uint64_t bytes);
