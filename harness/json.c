@@ -476,33 +476,6 @@ separator(struct parser *ps, char close, bool *more, const char *what)
 }
 
 static int
-parse_array(struct parser *ps, struct leakgate_json *out)
-{
-    size_t cap = 0;
-    bool more = true;
-    int rc = 0;
-
-    out->type = LEAKGATE_JSON_ARRAY;
-    advance(ps);
-    skip_ws(ps);
-    if (ps->p < ps->end && *ps->p == ']') {
-        advance(ps);
-        return 0;
-    }
-    while (rc == 0 && more) {
-        struct leakgate_json *item = grow(out, &cap);
-
-        if (!item)
-            return no_memory(ps);
-        out->n++;
-        rc = parse_value(ps, item);
-        if (rc == 0)
-            rc = separator(ps, ']', &more, "an array item");
-    }
-    return rc;
-}
-
-static int
 parse_member(struct parser *ps, struct leakgate_json *item)
 {
     unsigned int line = ps->line, col = ps->col;
@@ -575,17 +548,22 @@ check_duplicates(const struct parser *ps, const struct leakgate_json *obj)
                    first->line);
 }
 
+/* The items of an array or the members of an object, after its opening
+ * bracket: parse_item for each, separated by ',' until `close`. */
 static int
-parse_object(struct parser *ps, struct leakgate_json *out)
+parse_items(struct parser *ps,
+            struct leakgate_json *out,
+            char close,
+            int (*parse_item)(struct parser *, struct leakgate_json *),
+            const char *what)
 {
     size_t cap = 0;
     bool more = true;
     int rc = 0;
 
-    out->type = LEAKGATE_JSON_OBJECT;
     advance(ps);
     skip_ws(ps);
-    if (ps->p < ps->end && *ps->p == '}') {
+    if (ps->p < ps->end && *ps->p == close) {
         advance(ps);
         return 0;
     }
@@ -595,10 +573,27 @@ parse_object(struct parser *ps, struct leakgate_json *out)
         if (!item)
             return no_memory(ps);
         out->n++;
-        rc = parse_member(ps, item);
+        rc = parse_item(ps, item);
         if (rc == 0)
-            rc = separator(ps, '}', &more, "an object member");
+            rc = separator(ps, close, &more, what);
     }
+    return rc;
+}
+
+static int
+parse_array(struct parser *ps, struct leakgate_json *out)
+{
+    out->type = LEAKGATE_JSON_ARRAY;
+    return parse_items(ps, out, ']', parse_value, "an array item");
+}
+
+static int
+parse_object(struct parser *ps, struct leakgate_json *out)
+{
+    int rc;
+
+    out->type = LEAKGATE_JSON_OBJECT;
+    rc = parse_items(ps, out, '}', parse_member, "an object member");
     return rc == 0 ? check_duplicates(ps, out) : rc;
 }
 

@@ -19,6 +19,10 @@
 
 #include "leakgate/thresholds.h"
 
+#include "cli_args.h"
+
+#define VERB "report"
+
 static const char report_usage[] =
     "usage: leakgate report RESULTS... [--junit FILE] [--html DIR]\n"
     "                       [--thresholds FILE [--slack SLACK]]\n"
@@ -47,49 +51,6 @@ struct report_args {
     int ninputs;
 };
 
-static int usage_error(const char *fmt, ...)
-    __attribute__((format(printf, 1, 2)));
-
-static int
-usage_error(const char *fmt, ...)
-{
-    va_list ap;
-
-    fputs("leakgate report: ", stderr);
-    va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
-    va_end(ap);
-    fputs(" (see leakgate report --help)\n", stderr);
-    return 2;
-}
-
-static int
-fail(int status)
-{
-    fprintf(stderr, "leakgate: %s\n", leakgate_error_last());
-    return status;
-}
-
-/* "--opt VALUE" or "--opt=VALUE": 1 matched, 0 not it, -1 no value. */
-static int
-value_option(const char **out, const char *opt, int argc, char **argv, int *i)
-{
-    size_t n = strlen(opt);
-
-    if (strncmp(argv[*i], opt, n) != 0)
-        return 0;
-    if (argv[*i][n] == '=') {
-        *out = argv[*i] + n + 1;
-        return **out ? 1 : -1;
-    }
-    if (argv[*i][n] != '\0')
-        return 0;
-    if (*i + 1 >= argc || !*argv[*i + 1])
-        return -1;
-    *out = argv[++*i];
-    return 1;
-}
-
 static int
 parse_option(struct report_args *a, int argc, char **argv, int *i)
 {
@@ -98,14 +59,14 @@ parse_option(struct report_args *a, int argc, char **argv, int *i)
     const char **fields[] = {&a->junit, &a->html, &a->thresholds, &a->slack};
 
     for (size_t k = 0; k < sizeof names / sizeof names[0]; k++) {
-        int m = value_option(fields[k], names[k], argc, argv, i);
+        int m = cli_value_option(fields[k], names[k], argc, argv, i);
 
         if (m < 0)
-            return usage_error("option '%s' needs a value", names[k]);
+            return cli_usage_error(VERB, "option '%s' needs a value", names[k]);
         if (m > 0)
             return 0;
     }
-    return usage_error("unknown option '%s'", argv[*i]);
+    return cli_usage_error(VERB, "unknown option '%s'", argv[*i]);
 }
 
 static int
@@ -117,7 +78,7 @@ parse_args(struct report_args *a, int argc, char **argv)
     memset(a, 0, sizeof *a);
     a->inputs = calloc((size_t)argc, sizeof *a->inputs);
     if (!a->inputs)
-        return usage_error("out of memory");
+        return cli_usage_error(VERB, "out of memory");
     for (int i = 1; i < argc && rc == 0; i++) {
         if (options && strcmp(argv[i], "--") == 0)
             options = false;
@@ -127,9 +88,10 @@ parse_args(struct report_args *a, int argc, char **argv)
             rc = parse_option(a, argc, argv, &i);
     }
     if (rc == 0 && a->ninputs == 0)
-        rc = usage_error("needs at least one results file or directory");
+        rc = cli_usage_error(VERB,
+                             "needs at least one results file or directory");
     if (rc == 0 && a->slack && !a->thresholds)
-        rc = usage_error("--slack needs --thresholds");
+        rc = cli_usage_error(VERB, "--slack needs --thresholds");
     if (!a->slack && getenv("LEAKGATE_SLACK") && *getenv("LEAKGATE_SLACK"))
         a->slack = getenv("LEAKGATE_SLACK");
     return rc;
@@ -147,7 +109,7 @@ thresholds_preview(leakgate_results *r, const struct report_args *a)
     opts.slack = a->slack;
     rc = leakgate_results_update_thresholds(r, a->thresholds, &opts, &outcome);
     if (rc < 0)
-        return fail(rc == LEAKGATE_ENOMEM || rc == LEAKGATE_ERROR ? 3 : 2);
+        return cli_fail(rc == LEAKGATE_ENOMEM || rc == LEAKGATE_ERROR ? 3 : 2);
     fputs(leakgate_thresholds_outcome_text(outcome), stdout);
     leakgate_thresholds_outcome_free(outcome);
     return 0;
@@ -157,9 +119,9 @@ static int
 outputs(leakgate_results *r, const struct report_args *a)
 {
     if (a->junit && leakgate_results_write_junit(r, a->junit) < 0)
-        return fail(3);
+        return cli_fail(3);
     if (a->html && leakgate_results_write_html(r, a->html) < 0)
-        return fail(3);
+        return cli_fail(3);
     return a->thresholds ? thresholds_preview(r, a) : 0;
 }
 
@@ -172,13 +134,13 @@ run_report(const struct report_args *a)
     int status = 0;
 
     if (leakgate_results_new(&r) < 0)
-        return fail(3);
+        return cli_fail(3);
     for (int i = 0; i < a->ninputs && status == 0; i++) {
         if (leakgate_results_load(r, a->inputs[i]) < 0)
-            status = fail(2);
+            status = cli_fail(2);
     }
     if (status == 0 && leakgate_results_summary(r, &text, &failed) < 0)
-        status = fail(3);
+        status = cli_fail(3);
     if (status == 0) {
         fputs(text, stdout);
         status = outputs(r, a);

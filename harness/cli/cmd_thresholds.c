@@ -19,6 +19,10 @@
 
 #include "leakgate/thresholds.h"
 
+#include "cli_args.h"
+
+#define VERB "thresholds"
+
 static const char thresholds_usage[] =
     "usage: leakgate thresholds check FILE...\n"
     "       leakgate thresholds merge RESULTS... --into FILE [--tighten]\n"
@@ -54,43 +58,6 @@ struct merge_args {
     int ninputs;
 };
 
-static int usage_error(const char *fmt, ...)
-    __attribute__((format(printf, 1, 2)));
-
-static int
-usage_error(const char *fmt, ...)
-{
-    va_list ap;
-
-    fputs("leakgate thresholds: ", stderr);
-    va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
-    va_end(ap);
-    fputs(" (see leakgate thresholds --help)\n", stderr);
-    return 2;
-}
-
-/* "--opt VALUE" or "--opt=VALUE" at argv[*i]; 1 matched, 0 not this
- * option, -1 the value is missing. */
-static int
-value_option(const char **out, const char *opt, int argc, char **argv, int *i)
-{
-    size_t n = strlen(opt);
-
-    if (strncmp(argv[*i], opt, n) != 0)
-        return 0;
-    if (argv[*i][n] == '=') {
-        *out = argv[*i] + n + 1;
-        return **out ? 1 : -1;
-    }
-    if (argv[*i][n] != '\0')
-        return 0;
-    if (*i + 1 >= argc || !*argv[*i + 1])
-        return -1;
-    *out = argv[++*i];
-    return 1;
-}
-
 static int
 parse_merge(struct merge_args *a, int argc, char **argv)
 {
@@ -99,7 +66,7 @@ parse_merge(struct merge_args *a, int argc, char **argv)
     memset(a, 0, sizeof *a);
     a->inputs = calloc((size_t)argc, sizeof *a->inputs);
     if (!a->inputs)
-        return usage_error("out of memory");
+        return cli_usage_error(VERB, "out of memory");
     for (int i = 1; i < argc; i++) {
         const char *arg = argv[i];
         int m;
@@ -113,30 +80,24 @@ parse_merge(struct merge_args *a, int argc, char **argv)
         else if (strcmp(arg, "--dry-run") == 0)
             a->dry_run = true;
         else {
-            m = value_option(&a->into, "--into", argc, argv, &i);
+            m = cli_value_option(&a->into, "--into", argc, argv, &i);
             if (m == 0)
-                m = value_option(&a->slack, "--slack", argc, argv, &i);
+                m = cli_value_option(&a->slack, "--slack", argc, argv, &i);
             if (m == 0)
-                return usage_error("unknown option '%s'", arg);
+                return cli_usage_error(VERB, "unknown option '%s'", arg);
             if (m < 0)
-                return usage_error("option '%s' needs a value", arg);
+                return cli_usage_error(VERB, "option '%s' needs a value", arg);
         }
     }
     if (!a->into)
-        return usage_error("merge needs --into FILE (the thresholds file)");
+        return cli_usage_error(VERB,
+                               "merge needs --into FILE (the thresholds file)");
     if (a->ninputs == 0)
-        return usage_error("merge needs at least one results file or "
-                           "directory");
+        return cli_usage_error(VERB, "merge needs at least one results file or "
+                                     "directory");
     if (!a->slack && getenv("LEAKGATE_SLACK") && *getenv("LEAKGATE_SLACK"))
         a->slack = getenv("LEAKGATE_SLACK");
     return 0;
-}
-
-static int
-fail(int status)
-{
-    fprintf(stderr, "leakgate: %s\n", leakgate_error_last());
-    return status;
 }
 
 /* Exit status of a failed update: the file's content is the user's to
@@ -159,13 +120,13 @@ run_merge(const struct merge_args *a)
     int rc, status = 0;
 
     if (stat(a->into, &st) == 0 && S_ISDIR(st.st_mode))
-        return usage_error("--into %s is a directory, not a thresholds file",
-                           a->into);
+        return cli_usage_error(
+            VERB, "--into %s is a directory, not a thresholds file", a->into);
     if (leakgate_results_new(&r) < 0)
-        return fail(3);
+        return cli_fail(3);
     for (int i = 0; i < a->ninputs && status == 0; i++) {
         if (leakgate_results_load(r, a->inputs[i]) < 0)
-            status = fail(2);
+            status = cli_fail(2);
     }
     opts.tighten = a->tighten;
     opts.write = !a->dry_run;
@@ -173,7 +134,7 @@ run_merge(const struct merge_args *a)
     if (status == 0) {
         rc = leakgate_results_update_thresholds(r, a->into, &opts, &outcome);
         if (rc < 0)
-            status = fail(update_status(rc));
+            status = cli_fail(update_status(rc));
         else
             fputs(leakgate_thresholds_outcome_text(outcome), stdout);
     }
@@ -205,15 +166,16 @@ cmd_check(int argc, char **argv)
             return 0;
         }
         if (argv[i][0] == '-' && argv[i][1] != '\0')
-            return usage_error("unknown option '%s'", argv[i]);
+            return cli_usage_error(VERB, "unknown option '%s'", argv[i]);
         files++;
         if (leakgate_thresholds_check(argv[i]) < 0)
-            status = fail(2);
+            status = cli_fail(2);
         else
             printf("%s: ok\n", argv[i]);
     }
     if (files == 0)
-        return usage_error("check needs at least one thresholds file");
+        return cli_usage_error(VERB,
+                               "check needs at least one thresholds file");
     return status;
 }
 
@@ -221,7 +183,7 @@ int
 leakgate_cmd_thresholds(int argc, char **argv)
 {
     if (argc < 2)
-        return usage_error("missing subcommand: check or merge");
+        return cli_usage_error(VERB, "missing subcommand: check or merge");
     if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
         fputs(thresholds_usage, stdout);
         return 0;
@@ -237,6 +199,6 @@ leakgate_cmd_thresholds(int argc, char **argv)
         }
         return cmd_merge(argc - 1, argv + 1);
     }
-    return usage_error("unknown subcommand '%s' (expected check or merge)",
-                       argv[1]);
+    return cli_usage_error(
+        VERB, "unknown subcommand '%s' (expected check or merge)", argv[1]);
 }

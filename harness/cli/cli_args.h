@@ -1,0 +1,23 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * cli_args: the command-line helpers shared by the `leakgate` verbs:
+ * "--opt VALUE"/"--opt=VALUE" matching and the two error messages (usage,
+ * exit 2; a library failure with leakgate_error_last()).  CLI only.
+ */
+#ifndef LEAKGATE_CLI_ARGS_H
+#define LEAKGATE_CLI_ARGS_H
+
+/* Print "leakgate VERB: <message> (see leakgate VERB --help)" to stderr.
+ * Returns 2, the usage exit status. */
+int cli_usage_error(const char *verb, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* Print "leakgate: <leakgate_error_last()>" to stderr; returns status. */
+int cli_fail(int status);
+
+/* "--opt VALUE" or "--opt=VALUE" at argv[*i] (advancing *i past a separate
+ * value): 1 matched, 0 not this option, -1 the value is missing or empty. */
+int cli_value_option(
+    const char **out, const char *opt, int argc, char **argv, int *i);
+
+#endif
