@@ -65,12 +65,13 @@ struct loader {
 static const char *const top_keys[] = {
     "version", "defaults", "suites", "tests", "ignore", "builtin_ignore", NULL};
 static const char *const defaults_keys[] = {
-    "stack_limit", "total_limit", "warmup", "repeat", "settle", NULL};
-static const char *const suite_keys[] = {"scope",  "stack_limit", "total_limit",
-                                         "warmup", "repeat",      "settle",
-                                         "stacks", NULL};
-static const char *const test_keys[] = {
-    "stack_limit", "total_limit", "warmup", "repeat", "settle", "stacks", NULL};
+    "stack_limit", "total_limit", "warmup", "repeat", "settle", "rerun", NULL};
+static const char *const suite_keys[] = {
+    "scope",  "stack_limit", "total_limit", "warmup", "repeat",
+    "settle", "rerun",       "stacks",      NULL};
+static const char *const test_keys[] = {"stack_limit", "total_limit", "warmup",
+                                        "repeat",      "settle",      "rerun",
+                                        "stacks",      NULL};
 static const char *const rule_keys[] = {"frames", "limit", NULL};
 static const char *const ignore_keys[] = {"frames", "reason", NULL};
 
@@ -927,6 +928,23 @@ parse_rules(struct leakgate_config_entry *e,
 }
 
 static int
+bool_value(bool *out,
+           const struct loader *ld,
+           const struct node *v,
+           const char *key)
+{
+    if (v->kind == NODE_SCALAR && !is_null(v) && strcmp(v->text, "true") == 0)
+        *out = true;
+    else if (v->kind == NODE_SCALAR && !is_null(v) &&
+             strcmp(v->text, "false") == 0)
+        *out = false;
+    else
+        return fail_node(ld, v, "expected true or false for '%s', got %s", key,
+                         v->kind == NODE_SCALAR ? v->text : kind_name(v));
+    return 0;
+}
+
+static int
 entry_limits(struct leakgate_config_entry *e,
              const struct loader *ld,
              const struct node *map)
@@ -960,6 +978,11 @@ entry_limits(struct leakgate_config_entry *e,
     if (rc == 0 && v) {
         e->has_settle = true;
         rc = count_value(&e->settle_ms, ld, v, "settle", 0, MAX_SETTLE_MS);
+    }
+    v = get(map, "rerun");
+    if (rc == 0 && v) {
+        e->has_rerun = true;
+        rc = bool_value(&e->rerun, ld, v, "rerun");
     }
     return rc;
 }
@@ -1106,23 +1129,6 @@ parse_ignores(struct leakgate_config *cfg,
     dup = check_unique_frames(ld, refs, nrefs, v, "ignore");
     leakgate_util__free(refs);
     return dup ? dup : rc;
-}
-
-static int
-bool_value(bool *out,
-           const struct loader *ld,
-           const struct node *v,
-           const char *key)
-{
-    if (v->kind == NODE_SCALAR && !is_null(v) && strcmp(v->text, "true") == 0)
-        *out = true;
-    else if (v->kind == NODE_SCALAR && !is_null(v) &&
-             strcmp(v->text, "false") == 0)
-        *out = false;
-    else
-        return fail_node(ld, v, "expected true or false for '%s', got %s", key,
-                         v->kind == NODE_SCALAR ? v->text : kind_name(v));
-    return 0;
 }
 
 static int

@@ -52,6 +52,8 @@ struct leakgate_config_entry {
     unsigned int repeat; /* measured runs, 1..100 */
     bool has_settle;
     unsigned int settle_ms;           /* milliseconds, 0..60000 */
+    bool has_rerun;
+    bool rerun; /* false: measure in an exact window from the start */
     enum leakgate_config_scope scope; /* suites only */
     struct leakgate_config_stack_rule *stacks;
     size_t nstacks;

@@ -40,6 +40,7 @@
 
 #include "cunit_hooks.h"
 #include "leakgate/thresholds.h"
+#include "replay.h"
 
 #define SUITE_WINDOW "[suite]"
 
@@ -65,6 +66,8 @@ struct wtest {
     bool reported; /* its record was handed to the hooks */
     unsigned int warmup;
     unsigned int repeat; /* measured runs: all but the last run here */
+    bool rerun;          /* may run twice: a fast first pass */
+    bool awaiting;       /* its verdict waits for the replay */
 };
 
 /* A record that is over but not yet handed to the hooks. */
@@ -159,14 +162,19 @@ report_verdict(const leakgate_verdict *v)
     return true;
 }
 
-/* Close the open window; returns true when its verdict failed. */
+/* Close the open window; returns true when its verdict failed.  A
+ * verdict that waits for the replay is reported after it (wt->awaiting). */
 static bool
-end_window(int judged)
+end_window(int judged, struct wtest *wt)
 {
     const leakgate_verdict *v = NULL;
     int rc = leakgate_gate_end(run.gate, judged, &v);
 
     gate_error(rc, "closing a window");
+    if (wt && v && v->needs_replay) {
+        wt->awaiting = true;
+        return false;
+    }
     return report_verdict(v);
 }
 
@@ -301,13 +309,13 @@ leakgate_cunit_warmup(struct wtest *wt)
 static void
 leakgate_cunit_repeat(struct wtest *wt)
 {
-    for (unsigned int i = 1; i <= wt->repeat && run.test_open; i++) {
+    for (unsigned int i = 1; i <= wt->repeat; i++) {
         if (wt->ws->setup)
             wt->ws->setup();
         leakgate_cunit_run_protected(wt->fn);
         if (wt->ws->teardown)
             wt->ws->teardown();
-        if (i < wt->repeat)
+        if (i < wt->repeat && run.test_open)
             gate_error(leakgate_gate_next_run(run.gate), "starting a run");
     }
 }
@@ -326,8 +334,16 @@ leakgate_cunit_setup(void)
     started(wt->ws, wt->test->pName, "test");
     if (!wt->ws->suite_scope) {
         leakgate_cunit_warmup(wt);
-        rc = leakgate_gate_begin(run.gate, wt->ws->suite->pName,
-                                 wt->test->pName);
+        /* A replay measures only the tests it replays. */
+        if (!leakgate_replay__wanted(run.gate, wt->ws->suite->pName,
+                                     wt->test->pName))
+            rc = 1;
+        else if (wt->rerun && !repeats(wt))
+            rc = leakgate_gate_begin_fast(run.gate, wt->ws->suite->pName,
+                                          wt->test->pName);
+        else
+            rc = leakgate_gate_begin(run.gate, wt->ws->suite->pName,
+                                     wt->test->pName);
         gate_error(rc, "opening a test window");
         run.test_open = rc == 0;
     }
@@ -339,6 +355,90 @@ leakgate_cunit_setup(void)
         wt->ws->setup();
 }
 
+/* CUnit's failure records made since the last checkpoint are CUnit's
+ * memory: exact windows exclude libcunit's stacks, fast windows must be
+ * told.  Returns true when one of them is a failure of test t. */
+static bool
+exclude_records(CU_pTest t)
+{
+    CU_pFailureRecord f = run.seen ? run.seen->pNext : CU_get_failure_list();
+    bool failed = false;
+
+    for (; f; f = f->pNext) {
+        leakgate_gate_exclude_object(run.gate, f);
+        leakgate_gate_exclude_object(run.gate, f->strFileName);
+        leakgate_gate_exclude_object(run.gate, f->strCondition);
+        failed |= f->pTest == t;
+    }
+    return failed;
+}
+
+static CU_pFailureRecord
+last_record(void)
+{
+    CU_pFailureRecord f = CU_get_failure_list();
+
+    while (f && f->pNext)
+        f = f->pNext;
+    return f;
+}
+
+/*
+ * The fast first pass of wt left memory live: run setUp, the test and
+ * tearDown again in an exact window, whose verdict is the test's.  A
+ * clean re-run's assertions are not counted twice in CUnit's summary.
+ */
+static void
+leakgate_cunit_rerun(struct wtest *wt)
+{
+    CU_pRunSummary sum = CU_get_run_summary();
+    unsigned int asserts = sum->nAsserts;
+    CU_pFailureRecord last = last_record();
+    int rc = leakgate_gate_begin(run.gate, wt->ws->suite->pName,
+                                 wt->test->pName);
+
+    gate_error(rc, "opening a test window");
+    if (rc < 0)
+        return;
+    run.test_open = true;
+    if (wt->ws->setup)
+        wt->ws->setup();
+    leakgate_cunit_run_protected(wt->fn);
+    if (wt->ws->teardown)
+        wt->ws->teardown();
+    run.test_open = false;
+    if (last_record() == last)
+        sum->nAsserts = asserts;
+    exclude_records(wt->test);
+    end_window(1, wt);
+}
+
+static void
+close_test_window(struct wtest *wt)
+{
+    const leakgate_verdict *v = NULL;
+    bool failed = wt && exclude_records(wt->test);
+    int rc = leakgate_gate_end(run.gate, 1, &v);
+
+    if (rc != LEAKGATE_GATE_RERUN) {
+        gate_error(rc, "closing a window");
+        if (wt && v && v->needs_replay)
+            wt->awaiting = true;
+        else
+            report_verdict(v);
+    } else if (failed && wt) {
+        /* Re-running it would make CUnit count its failures twice: a
+         * replay in another process measures it instead. */
+        gate_error(leakgate_gate__replay_instead(
+                       run.gate, "the test failed an assertion, so it is "
+                                 "not run again in this process"),
+                   "recording a test");
+        wt->awaiting = true;
+    } else if (wt) {
+        leakgate_cunit_rerun(wt);
+    }
+}
+
 static void
 leakgate_cunit_teardown(void)
 {
@@ -348,9 +448,9 @@ leakgate_cunit_teardown(void)
         wt->ws->teardown();
     if (run.test_open) {
         run.test_open = false;
-        end_window(1);
+        close_test_window(wt);
     }
-    if (wt)
+    if (wt && !wt->awaiting)
         push_pending(wt->ws, wt);
     current.test = NULL;
 }
@@ -366,7 +466,9 @@ leakgate_cunit_init(void)
     ws->init_called = true;
     checkpoint();
     started(ws, SUITE_WINDOW, "init");
-    rc = leakgate_gate_begin(run.gate, ws->suite->pName, SUITE_WINDOW);
+    rc = leakgate_replay__wanted(run.gate, ws->suite->pName, SUITE_WINDOW)
+             ? leakgate_gate_begin(run.gate, ws->suite->pName, SUITE_WINDOW)
+             : 1;
     gate_error(rc, "opening a suite window");
     ws->window_open = rc == 0;
     if (ws->init)
@@ -375,7 +477,7 @@ leakgate_cunit_init(void)
         if (result != 0) {
             /* CUnit skips the tests and the cleanup of this suite. */
             ws->window_open = false;
-            end_window(ws->window_selected);
+            end_window(ws->window_selected, NULL);
             push_pending(ws, NULL);
         } else {
             gate_error(leakgate_gate_pause(run.gate), "pausing a window");
@@ -402,7 +504,7 @@ leakgate_cunit_cleanup(void)
         result = ws->cleanup();
     if (ws->window_open) {
         ws->window_open = false;
-        if (end_window(ws->window_selected) && result == 0) {
+        if (end_window(ws->window_selected, NULL) && result == 0) {
             result = 1; /* CUnit records "Suite cleanup failed." */
             run.gate_cleanups++;
         }
@@ -437,6 +539,7 @@ wrap_test(struct wtest *wt, struct wsuite *ws, CU_pTest t)
     leakgate_gate_settings(&settings, run.gate, suite, t->pName);
     wt->warmup = settings.warmup;
     wt->repeat = settings.repeat;
+    wt->rerun = settings.rerun != 0;
     wt->selected = leakgate_gate_selected(run.gate, suite, t->pName) ||
                    (ws->suite_scope && ws->window_selected);
     t->pTestFunc = leakgate_cunit_test;
@@ -537,6 +640,36 @@ finish_run(void)
     }
 }
 
+/* Growth that did not recur in a re-run is measured by replaying the
+ * program (replay.h); then the waiting verdicts are reported.  CUnit's run
+ * is over: a failure among them counts in the gate's results only. */
+static void
+replay_awaiting(void)
+{
+    size_t n = leakgate_replay__pending(run.gate);
+
+    if (n == 0)
+        return;
+    fprintf(stderr,
+            "leakgate: replaying the run to measure %zu test%s exactly: "
+            "%s in the fast first pass in a way a re-run in this process "
+            "could not measure (growth that happens once, or a failed "
+            "test)\n",
+            n, n == 1 ? "" : "s", n == 1 ? "it grew" : "they grew");
+    gate_error(leakgate_replay__run(run.gate, hooks.replay_preload),
+               "replaying the run");
+    for (size_t i = 0; i < run.ntests; i++) {
+        struct wtest *wt = &run.tests[i];
+
+        if (!wt->awaiting)
+            continue;
+        wt->awaiting = false;
+        report_verdict(leakgate_gate__find_verdict(
+            run.gate, wt->ws->suite->pName, wt->test->pName));
+        push_pending(wt->ws, wt);
+    }
+}
+
 int
 leakgate_cunit_run(leakgate_gate *gate, int (*fn)(void *payload), void *payload)
 {
@@ -559,6 +692,7 @@ leakgate_cunit_run(leakgate_gate *gate, int (*fn)(void *payload), void *payload)
     result = fn(payload);
     run_depth--;
     CU_set_fail_on_inactive(fail_on_inactive);
+    replay_awaiting();
     finish_run();
     unwrap_registry();
     return result;

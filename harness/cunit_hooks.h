@@ -33,6 +33,9 @@ struct leakgate_cunit_hooks {
      */
     void (*finished)(const char *suite, const char *test, void *payload);
     void *payload;
+    /* LD_PRELOAD for a replay of the program (replay.h); NULL: keep the
+     * environment as it is. */
+    const char *replay_preload;
 };
 
 /* Install hooks for later leakgate_cunit_run() calls (copied); NULL

@@ -13,6 +13,7 @@
 #include "error.h"
 #include "heapfile.h"
 #include "policy.h"
+#include "replay.h"
 #include "util.h"
 
 #define SUITE_WINDOW "[suite]"
@@ -103,11 +104,14 @@ leakgate_gate_new(leakgate_gate **out, const struct leakgate_gate_options *opts)
         opts->color > 0 || (opts->color < 0 && isatty(STDERR_FILENO) == 1);
     rc = load_config(gate);
     if (rc == 0)
+        rc = leakgate_replay__child_setup(gate);
+    if (rc == 0)
         rc = prepare_profiling(gate);
     if (rc < 0) {
         leakgate_gate_free(gate);
         return rc;
     }
+    leakgate_gate__fast_init(gate);
     gate->env.sampling = gate->sampling;
     gate->env.jemalloc_version = gate->prof.version;
     gate->env.thresholds_path = gate->thresholds_path;
@@ -137,13 +141,18 @@ leakgate_gate_free(leakgate_gate *gate)
 {
     if (!gate)
         return;
-    if (gate->cur.open && !gate->cur.paused)
+    if (gate->cur.open && gate->cur.fast)
+        leakgate_gate__fast_stop(gate);
+    else if (gate->cur.open && !gate->cur.paused)
         leakgate_profile__set_active(false);
+    leakgate_util__free(gate->grew.suite);
+    leakgate_util__free(gate->grew.test);
     scope_reset(&gate->cur);
     scope_reset(&gate->held);
     for (size_t i = 0; i < gate->nverdicts; i++)
         leakgate_verdict__free(gate->verdicts[i]);
     leakgate_util__free(gate->verdicts);
+    leakgate_replay__dispose(gate); /* after the verdicts: see replay.h */
     leakgate_symbolize__free(gate->sym);
     leakgate_util__free(gate->strip);
     leakgate_util__free(gate->exclude);
@@ -170,6 +179,7 @@ leakgate_gate_settings(struct leakgate_window_settings *out,
     out->warmup = s.warmup;
     out->suite_scope = s.suite_scope;
     out->repeat = s.repeat;
+    out->rerun = s.rerun ? 1 : 0;
 }
 
 int
@@ -215,7 +225,10 @@ piece_start(struct leakgate_gate *gate)
     if (gate->cur.settle_ms > 0 &&
         leakgate_profile__live_bytes(&gate->cur.start_live) < 0)
         gate->cur.start_live = 0;
-    return leakgate_profile__set_active(true);
+    rc = leakgate_profile__set_active(true);
+    if (rc == 0 && gate->cur.rerun && !gate->cur.tracking && gate->cur.nruns == 0)
+        gate->cur.tracking = leakgate_track__begin() == 0;
+    return rc;
 }
 
 static int
@@ -272,8 +285,8 @@ piece_add(struct leakgate_gate *gate)
  * once live bytes are back at the window's starting level, or once they
  * have fallen and then held still for a tenth of settle_ms (at least 5 ms).
  */
-static void
-settle(const struct leakgate_gate *gate)
+void
+leakgate_gate__settle(const struct leakgate_gate *gate)
 {
     const struct timespec step = {0, 1000000}; /* 1 ms */
     unsigned int quiet_needed = gate->cur.settle_ms / 10, quiet = 0;
@@ -304,7 +317,13 @@ piece_stop(struct leakgate_gate *gate)
 {
     int rc;
 
-    settle(gate);
+    leakgate_gate__settle(gate);
+    if (gate->cur.tracking) {
+        /* The exact re-run of a fast window: what did it leave? */
+        if (leakgate_track__end(&gate->cur.second) != 0)
+            gate->cur.first_unknown = true;
+        gate->cur.tracking = false;
+    }
     rc = leakgate_profile__set_active(false);
 
     gate->cur.seconds += elapsed_since(&gate->cur.t0);
@@ -337,8 +356,22 @@ note_broken(struct leakgate_gate *gate, int rc)
     return rc;
 }
 
+/* Give the scope back to the paused one it interrupted, if any. */
+void
+leakgate_gate__scope_close(struct leakgate_gate *gate)
+{
+    scope_reset(&gate->cur);
+    if (gate->has_held) {
+        gate->cur = gate->held;
+        memset(&gate->held, 0, sizeof gate->held);
+        gate->has_held = false;
+    }
+}
+
 int
-leakgate_gate_begin(leakgate_gate *gate, const char *suite, const char *test)
+leakgate_gate__scope_open(struct leakgate_gate *gate,
+                          const char *suite,
+                          const char *test)
 {
     struct gate_scope *s = &gate->cur;
     int rc;
@@ -362,17 +395,25 @@ leakgate_gate_begin(leakgate_gate *gate, const char *suite, const char *test)
         rc = leakgate_diff__new_empty(&s->run_acc);
     if (rc == 0 && (!s->suite || !s->test))
         rc = leakgate_error__set(LEAKGATE_ENOMEM, "scope names");
-    if (rc == 0)
-        rc = note_broken(gate, piece_start(gate));
+    if (rc < 0)
+        leakgate_gate__scope_close(gate);
+    return rc;
+}
+
+int
+leakgate_gate_begin(leakgate_gate *gate, const char *suite, const char *test)
+{
+    int rc = leakgate_gate__scope_open(gate, suite, test);
+
+    if (rc < 0)
+        return rc;
+    leakgate_gate__fast_rerun_claim(gate);
+    rc = note_broken(gate, piece_start(gate));
     if (rc < 0) {
-        scope_reset(s);
-        if (gate->has_held) {
-            *s = gate->held;
-            gate->has_held = false;
-        }
+        leakgate_gate__scope_close(gate);
         return rc;
     }
-    s->open = true;
+    gate->cur.open = true;
     return 0;
 }
 
@@ -381,8 +422,9 @@ leakgate_gate_pause(leakgate_gate *gate)
 {
     int rc;
 
-    if (!gate->cur.open || gate->cur.paused)
-        return leakgate_error__set(LEAKGATE_ESTATE, "pause: no running scope");
+    if (!gate->cur.open || gate->cur.paused || gate->cur.fast)
+        return leakgate_error__set(LEAKGATE_ESTATE,
+                                   "pause: no running exact scope");
     rc = note_broken(gate, piece_stop(gate));
     gate->cur.paused = true;
     return rc;
@@ -421,9 +463,9 @@ leakgate_gate_next_run(leakgate_gate *gate)
 {
     int rc;
 
-    if (!gate->cur.open || gate->cur.paused)
+    if (!gate->cur.open || gate->cur.paused || gate->cur.fast)
         return leakgate_error__set(LEAKGATE_ESTATE,
-                                   "next run: no running scope");
+                                   "next run: no running exact scope");
     rc = note_broken(gate, piece_stop(gate));
     if (rc == 0)
         rc = push_run(&gate->cur);
@@ -534,12 +576,21 @@ leakgate_gate_end(leakgate_gate *gate, int judged, const leakgate_verdict **out)
         *out = NULL;
     if (!gate->cur.open)
         return leakgate_error__set(LEAKGATE_ESTATE, "end: no open scope");
-    if (!gate->cur.paused)
+    if (gate->cur.fast) {
+        rc = leakgate_gate__fast_stop(gate);
+        if (rc != 0) {
+            leakgate_gate__scope_close(gate);
+            return rc; /* LEAKGATE_GATE_RERUN, or an error */
+        }
+    } else if (!gate->cur.paused) {
         rc = note_broken(gate, piece_stop(gate));
+    }
     if (rc == 0 && gate->cur.nruns > 0)
         rc = push_run(&gate->cur);
     if (rc == 0)
         rc = leakgate_gate__judge(&v, gate, judged != 0);
+    if (rc == 0)
+        rc = leakgate_gate__fast_annotate(gate, v);
     if (rc == 0 && strcmp(v->test, "[suite]") == 0)
         rc = hint_shared_fixture(gate, v);
     if (rc == 0 && v->status == LEAKGATE_STATUS_FAIL && gate->opts.report_dir)
@@ -550,17 +601,14 @@ leakgate_gate_end(leakgate_gate *gate, int judged, const leakgate_verdict **out)
         leakgate_verdict__free(v);
     else if (out)
         *out = v;
-    scope_reset(&gate->cur);
-    if (gate->has_held) {
-        gate->cur = gate->held;
-        memset(&gate->held, 0, sizeof gate->held);
-        gate->has_held = false;
-    }
+    leakgate_gate__scope_close(gate);
     return rc;
 }
 
-static struct leakgate_verdict *
-find_verdict(struct leakgate_gate *gate, const char *suite, const char *test)
+struct leakgate_verdict *
+leakgate_gate__find_verdict(struct leakgate_gate *gate,
+                            const char *suite,
+                            const char *test)
 {
     for (size_t i = gate->nverdicts; i-- > 0;) {
         struct leakgate_verdict *v = gate->verdicts[i];
@@ -642,7 +690,7 @@ leakgate_gate_note_failure(leakgate_gate *gate,
                            unsigned int line,
                            const char *message)
 {
-    struct leakgate_verdict *v = find_verdict(gate, suite, test);
+    struct leakgate_verdict *v = leakgate_gate__find_verdict(gate, suite, test);
     int rc;
 
     if (!v) {
@@ -667,12 +715,14 @@ leakgate_gate_abandon(leakgate_gate *gate,
     struct leakgate_verdict *v;
     int rc;
 
+    if (gate->cur.open && gate->cur.fast)
+        leakgate_gate__fast_stop(gate);
     leakgate_profile__set_active(false);
     scope_reset(&gate->cur);
     scope_reset(&gate->held);
     gate->has_held = false;
     rc = leakgate_gate_note_failure(gate, suite, test, NULL, 0, why);
-    v = rc == 0 ? find_verdict(gate, suite, test) : NULL;
+    v = rc == 0 ? leakgate_gate__find_verdict(gate, suite, test) : NULL;
     if (!v)
         return rc;
     v->status = LEAKGATE_STATUS_NOT_JUDGED;

@@ -23,6 +23,7 @@
 #include "profile.h"
 #include "report.h"
 #include "symbolize.h"
+#include "track.h"
 #include "verdict.h"
 
 /* The window being measured. */
@@ -43,6 +44,20 @@ struct gate_scope {
     double seconds;         /* measured time, pauses excluded */
     unsigned int settle_ms; /* `settle` of this window */
     uint64_t start_live;    /* live bytes when recording started */
+    bool fast;              /* a tracker window: no dumps (gate_fast.c) */
+    bool rerun;             /* the exact re-run of a fast window that grew */
+    bool tracking;          /* the tracker watches this exact re-run too */
+    bool first_unknown;     /* the fast run's table could not grow */
+    struct leakgate_track_result first;  /* what the fast run left */
+    struct leakgate_track_result second; /* what the exact re-run left */
+};
+
+/* The last fast window that grew, until its exact re-run begins. */
+struct gate_grew {
+    char *suite;
+    char *test;
+    bool unknown; /* the table could not grow: the residue is unknown */
+    struct leakgate_track_result r;
 };
 
 struct leakgate_gate {
@@ -68,7 +83,60 @@ struct leakgate_gate {
     size_t nverdicts;
     size_t cap;
     int pictures; /* Graphviz: 0 not tried, 1 drawn, -1 no dot, -2 failed */
+    bool fast;    /* begin_fast opens tracker windows */
+    char fast_off[256]; /* why not ("" when fast) */
+    struct gate_grew grew;
+    struct {
+        bool child;      /* this process is a replay (replay.h) */
+        char **names;    /* its list: "SUITE\tTEST" */
+        size_t n;
+        char *json_path; /* where the replay writes its results */
+        struct leakgate_results *loaded; /* the replay's results: they own
+                                            strings the verdicts taken
+                                            from them point to */
+    } replay;
 };
+
+/* gate_fast.c: set up the tracker at leakgate_gate_new().  Cannot fail:
+ * without it every window is exact (gate->fast_off says why). */
+void leakgate_gate__fast_init(struct leakgate_gate *gate);
+
+/* gate_fast.c: end the fast window `gate->cur`.  Returns 0 when nothing
+ * it allocated is live (cur.acc stays empty: judge it as exact mode
+ * would), LEAKGATE_GATE_RERUN when it grew (gate->grew says how much),
+ * or an error. */
+int leakgate_gate__fast_stop(struct leakgate_gate *gate);
+
+/* gate_fast.c: an exact window for suite/test is opening: when it re-runs
+ * the fast window in gate->grew, mark cur as its re-run.  Cannot fail. */
+void leakgate_gate__fast_rerun_claim(struct leakgate_gate *gate);
+
+/* gate_fast.c: record in v how the window was measured (a re-run: the
+ * first and the second run's residue; a residue that did not recur makes
+ * v NOT_JUDGED until a replay measures it).  Returns 0 or ENOMEM. */
+int leakgate_gate__fast_annotate(struct leakgate_gate *gate,
+                                 struct leakgate_verdict *v);
+
+/* gate.c, for gate_fast.c: open gate->cur for suite/test (holding a
+ * paused scope), without recording.  Returns 0, ESTATE or ENOMEM. */
+int leakgate_gate__scope_open(struct leakgate_gate *gate,
+                              const char *suite,
+                              const char *test);
+
+/* gate.c: the last record of suite/test, or NULL. */
+struct leakgate_verdict *leakgate_gate__find_verdict(struct leakgate_gate *gate,
+                                                     const char *suite,
+                                                     const char *test);
+
+/* gate.c: drop gate->cur, giving it back to the scope it interrupted. */
+void leakgate_gate__scope_close(struct leakgate_gate *gate);
+
+/* gate_fast.c: as leakgate_gate_decline_rerun(), but the verdict waits
+ * for a replay (replay.h) instead of staying NOT_JUDGED. */
+int leakgate_gate__replay_instead(struct leakgate_gate *gate, const char *why);
+
+/* gate.c, for gate_fast.c: settle deferred frees, as exact windows do. */
+void leakgate_gate__settle(const struct leakgate_gate *gate);
 
 /* With `repeat`: replace cur.acc by the growth that recurred after the
  * first run, and describe one-time growth in *note_out (caller frees;

@@ -49,6 +49,7 @@ static const struct flag_env flag_envs[] = {
     {"LEAKGATE_UPDATE_THRESHOLDS",
      offsetof(struct leakgate_gate_options, update_thresholds)},
     {"LEAKGATE_TIGHTEN", offsetof(struct leakgate_gate_options, tighten)},
+    {"LEAKGATE_EXACT", offsetof(struct leakgate_gate_options, exact)},
 };
 
 #define NVALUE (sizeof value_options / sizeof value_options[0])
@@ -94,6 +95,8 @@ parse_flag(struct leakgate_gate_options *opts, const char *arg)
         opts->update_thresholds = 1;
     else if (strcmp(arg, "--tighten") == 0)
         opts->tighten = 1;
+    else if (strcmp(arg, "--exact") == 0)
+        opts->exact = 1;
     else if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0)
         opts->help = 1;
     else if (strcmp(arg, "--version") == 0)
@@ -220,6 +223,9 @@ leakgate_gate_options_usage(void)
            "  --slack SLACK        how far above the measurement a limit may\n"
            "                       stay: 25% (default) or a size\n"
            "                       [LEAKGATE_SLACK]\n"
+           "  --exact              measure every test in an exact window\n"
+           "                       from the start: no fast first pass, so\n"
+           "                       no test runs twice [LEAKGATE_EXACT]\n"
            "  --color, --no-color  colour on stderr (default: if a "
            "terminal)\n"
            "  --help, --version\n"

@@ -96,6 +96,8 @@ apply(struct leakgate_policy_settings *out,
         out->repeat = e->repeat;
     if (e->has_settle)
         out->settle_ms = e->settle_ms;
+    if (e->has_rerun)
+        out->rerun = e->rerun;
     if (e->scope != LEAKGATE_CONFIG_SCOPE_UNSET)
         out->suite_scope = e->scope == LEAKGATE_CONFIG_SCOPE_SUITE;
 }
@@ -109,6 +111,7 @@ leakgate_policy__resolve(struct leakgate_policy_settings *out,
     memset(out, 0, sizeof *out);
     out->total_unlimited = true;
     out->repeat = 1;
+    out->rerun = true;
     if (!cfg)
         return;
     apply(out, &cfg->defaults);

@@ -34,6 +34,7 @@ struct leakgate_policy_settings {
     unsigned int repeat;    /* measured runs (>= 1) */
     unsigned int settle_ms; /* wait for live bytes to stop falling */
     bool suite_scope;       /* suites entry says scope: suite */
+    bool rerun;             /* the test may run twice (fast first pass) */
     const struct leakgate_config_entry *test_entry;  /* winner or NULL */
     const struct leakgate_config_entry *suite_entry; /* winner or NULL */
 };

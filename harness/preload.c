@@ -36,6 +36,7 @@
 #include "error.h"
 #include "gate.h"
 #include "leakgate/cunit.h"
+#include "replay.h"
 #include "run_proto.h"
 
 static struct {
@@ -46,7 +47,9 @@ static struct {
     char *json_env;      /* the environment last sent (N record) */
     bool list;           /* --list */
     int color;           /* --color 1, --no-color 0, -1 not given */
-} child = {-1, false, 0, NULL, NULL, false, -1};
+    bool replay;         /* this process is a replay (replay.h) */
+    char *preload;       /* LD_PRELOAD that started this process */
+} child = {-1, false, 0, NULL, NULL, false, -1, false, NULL};
 
 /* A record of short fields, built on the stack: no allocation, so it may
  * be sent while a window records. */
@@ -98,6 +101,8 @@ preload_loaded(void)
     long fd;
     const char *fields[1] = {pid};
 
+    if ((!env || !*env) && getenv(LEAKGATE_REPLAY_ENV))
+        child.replay = true;
     if (!env || !*env)
         return;
     errno = 0;
@@ -119,6 +124,7 @@ claim(void)
     const char *color = getenv(LEAKGATE_RUN_ENV_COLOR);
 
     child.claimed = true;
+    child.preload = leakgate_util__strdup(getenv("LD_PRELOAD"));
     child.list = list && strcmp(list, "1") == 0;
     if (color && *color)
         child.color = strcmp(color, "1") == 0;
@@ -182,6 +188,8 @@ start_gate(void)
         opts.color = child.color;
     if (rc == 0)
         rc = leakgate_gate_new(&child.gate, &opts);
+    if (rc == 0 && child.replay)
+        return; /* no channel: the replay's results go to a file */
     if (rc < 0) {
         snprintf(message, sizeof message, "in the program: %s%s: %s",
                  leakgate_strerror(rc),
@@ -329,16 +337,37 @@ send_end(void)
     send_fixed("D", fields, 1);
 }
 
+/* A replay started by the claimed process (replay.h): measure the listed
+ * tests, write the results file, stream nothing. */
+static CU_ErrorCode
+replay(struct call *c)
+{
+    if (!child.gate)
+        start_gate();
+    if (!child.gate)
+        _exit(3);
+    child.depth++;
+    leakgate_cunit__set_hooks(NULL);
+    leakgate_cunit_run(child.gate, call_real, c);
+    if (leakgate_gate_write_results(child.gate) < 0)
+        fprintf(stderr, "leakgate: %s\n", leakgate_error_last());
+    child.depth--;
+    return c->result;
+}
+
 static CU_ErrorCode
 intercept(struct call *c)
 {
-    struct leakgate_cunit_hooks hooks = {on_started, on_finished, NULL};
+    struct leakgate_cunit_hooks hooks = {on_started, on_finished, NULL,
+                                         child.preload};
     const char *fields[1] = {c->name};
 
-    if (child.fd < 0 || child.depth > 0) {
+    if ((child.fd < 0 && !child.replay) || child.depth > 0) {
         call_real(c);
         return c->result;
     }
+    if (child.replay)
+        return replay(c);
     if (!child.claimed)
         claim();
     if (child.list)

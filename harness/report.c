@@ -719,6 +719,53 @@ text_measured(struct text *t, const struct leakgate_report_env *env)
         leakgate_buf__puts(t->b, " (no build-id)\n");
 }
 
+/* How a verdict of the fast first pass came to be (gate_fast.c). */
+static void
+text_fast(struct text *t, const struct leakgate_verdict *v)
+{
+    if (v->how != LEAKGATE_MEASURED_RERUN && v->how != LEAKGATE_MEASURED_REPLAY)
+        return;
+    leakgate_buf__puts(t->b, "  first pass: fast (no stacks) left ");
+    put_bytes(t, (int64_t)v->first_bytes);
+    leakgate_buf__puts(t->b, " in ");
+    put_objs(t, (int64_t)v->first_objs);
+    if (v->how == LEAKGATE_MEASURED_RERUN)
+        leakgate_buf__puts(t->b, "; these stacks are from an exact re-run of "
+                                 "the test that left the same\n");
+    else if (v->rerun_declined)
+        leakgate_buf__puts(t->b, "; the test failed in it and was not run "
+                                 "again there, so these stacks are from an "
+                                 "exact replay of the run up to this test\n");
+    else
+        leakgate_buf__puts(t->b, "; an exact re-run left a different amount "
+                                 "(growth that happens once), so these "
+                                 "stacks are from an exact replay of the run "
+                                 "up to this test\n");
+}
+
+/* A fast first pass that was not judged (a fatal assertion, a re-run
+ * declined): no stacks to show, only what it left. */
+static void
+text_fast_note(struct text *t, const struct leakgate_verdict *v)
+{
+    leakgate_buf__puts(t->b, "leakgate: ");
+    sgr_on(t, SGR_NOTE);
+    leakgate_buf__puts(t->b, "NOTE");
+    sgr_off(t);
+    leakgate_buf__puts(t->b, " ");
+    put_name(t, v);
+    leakgate_buf__puts(t->b, ": ");
+    put_bytes(t, (int64_t)v->first_bytes);
+    leakgate_buf__puts(t->b, " retained in ");
+    put_objs(t, (int64_t)v->first_objs);
+    leakgate_buf__printf(t->b,
+                         " by the fast first pass, not judged: %s\n"
+                         "  the fast first pass records no stacks: run with "
+                         "--exact (or set rerun: false for this test) to see "
+                         "them\n",
+                         or_unknown(v->not_judged_why));
+}
+
 static void
 text_artifacts(struct text *t,
                const struct leakgate_verdict *v,
@@ -793,7 +840,10 @@ leakgate_report__text(const struct leakgate_verdict *v,
     struct tally n;
 
     tally(&n, v);
-    if (v->status == LEAKGATE_STATUS_NOT_JUDGED && n.nshown > 0) {
+    if (v->status == LEAKGATE_STATUS_NOT_JUDGED && n.nshown == 0 &&
+        v->first_objs > 0 && !v->needs_replay) {
+        text_fast_note(&t, v);
+    } else if (v->status == LEAKGATE_STATUS_NOT_JUDGED && n.nshown > 0) {
         text_header(&t, v, env, &n);
         text_stacks(&t, v, env, &n);
     } else if (gate_failed(v)) {
@@ -801,6 +851,7 @@ leakgate_report__text(const struct leakgate_verdict *v,
         text_stacks(&t, v, env, &n);
         text_also(&t, v, env, &n);
         text_measured(&t, env);
+        text_fast(&t, v);
         text_artifacts(&t, v, env);
         text_yaml(&t, v, env);
     }
@@ -1721,6 +1772,16 @@ json_test(struct json *j, const struct leakgate_verdict *v)
     json_str(j, "status",
              (unsigned int)v->status < 3 ? status[v->status] : "unknown");
     json_bool(j, "measured", v->measured);
+    json_str(j, "measured_by", leakgate_verdict__measured_by(v->how));
+    if (v->first_objs > 0 || v->how == LEAKGATE_MEASURED_RERUN ||
+        v->how == LEAKGATE_MEASURED_REPLAY) {
+        json_open(j, "first_pass", "{");
+        json_uint(j, "bytes", v->first_bytes);
+        json_uint(j, "objects", v->first_objs);
+        json_close(j, "}");
+    } else {
+        json_str(j, "first_pass", NULL);
+    }
     json_key(j, "seconds");
     leakgate_buf__printf(j->b, "%.6f", seconds_of(v));
     json_int(j, "retained_bytes", n.bytes);

@@ -507,6 +507,41 @@ load_status(struct leakgate_verdict *v,
                 s->text);
 }
 
+/* "measured_by" and "first_pass" (optional: absent means exact). */
+static int
+load_measured_by(struct leakgate_verdict *v,
+                 struct loader *ld,
+                 const struct leakgate_json *rec)
+{
+    const struct leakgate_json *how = leakgate_json__get(rec, "measured_by");
+    const struct leakgate_json *first = leakgate_json__get(rec, "first_pass");
+    int64_t bytes = 0, objs = 0;
+    bool null;
+    int rc = 0;
+
+    if (how && how->type != LEAKGATE_JSON_NULL) {
+        if (how->type != LEAKGATE_JSON_STRING)
+            return wrong_type(ld, how, "measured_by", "a string");
+        if (!leakgate_verdict__measured_parse(&v->how, how->text))
+            return fail(ld, how,
+                        "unknown measured_by '%.40s' (expected exact, fast "
+                        "pass, exact re-run or exact replay)",
+                        how->text);
+    }
+    if (!first || first->type == LEAKGATE_JSON_NULL)
+        return 0;
+    rc = want_object(ld, first, "first_pass");
+    if (rc == 0)
+        rc = get_int(&bytes, &null, ld, first, "bytes");
+    if (rc == 0)
+        rc = get_int(&objs, &null, ld, first, "objects");
+    if (rc == 0 && (bytes < 0 || objs < 0))
+        rc = fail(ld, first, "first_pass counts must not be negative");
+    v->first_bytes = (uint64_t)(bytes > 0 ? bytes : 0);
+    v->first_objs = (uint64_t)(objs > 0 ? objs : 0);
+    return rc;
+}
+
 /* {"pattern", "line"} or null: the entry that applied. */
 static int
 load_entry_ref(const struct leakgate_config_entry **out,
@@ -687,6 +722,8 @@ load_record(struct leakgate_verdict *v,
         rc = load_status(v, ld, rec);
     if (rc == 0)
         rc = get_bool(&v->measured, ld, rec, "measured", true);
+    if (rc == 0)
+        rc = load_measured_by(v, ld, rec);
     secs = leakgate_json__get(rec, "seconds");
     if (rc == 0 && secs && !leakgate_json__double(&seconds, secs))
         rc = wrong_type(ld, secs, "seconds", "a number");

@@ -178,6 +178,7 @@ static const char *const replaced[] = {
     "LD_PRELOAD=",      "LEAKGATE_RUN_",        "LEAKGATE_THRESHOLDS=",
     "LEAKGATE_FILTER=", "LEAKGATE_REPORT_DIR=", "LEAKGATE_JUNIT=",
     "LEAKGATE_JSON=",   "LEAKGATE_SLACK=",      "LEAKGATE_TIGHTEN=",
+    "LEAKGATE_EXACT=",  "LEAKGATE_REPLAY=",
 };
 
 static bool
@@ -238,6 +239,8 @@ env_gate(struct leakgate_run_envp *e,
     env_add(e, "LEAKGATE_SLACK=", o->slack);
     if (o->tighten)
         env_add(e, "LEAKGATE_TIGHTEN=", "1");
+    if (o->exact)
+        env_add(e, "LEAKGATE_EXACT=", "1");
     if (o->list)
         env_add(e, LEAKGATE_RUN_ENV_LIST "=", "1");
     if (o->color >= 0)

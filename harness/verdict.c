@@ -115,3 +115,24 @@ leakgate_verdict__trim(struct leakgate_vstack *s)
     s->shown_begin = end > begin ? begin : 0;
     s->shown_end = end > begin ? end : s->nframes;
 }
+
+static const char *const measured_names[] = {"exact", "fast pass",
+                                             "exact re-run", "exact replay"};
+
+const char *
+leakgate_verdict__measured_by(enum leakgate_measured how)
+{
+    return (unsigned int)how < 4 ? measured_names[how] : "exact";
+}
+
+bool
+leakgate_verdict__measured_parse(enum leakgate_measured *out, const char *text)
+{
+    for (unsigned int i = 0; i < 4; i++) {
+        if (strcmp(text, measured_names[i]) == 0) {
+            *out = (enum leakgate_measured)i;
+            return true;
+        }
+    }
+    return false;
+}

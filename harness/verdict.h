@@ -41,6 +41,18 @@ struct leakgate_note {
     char *message;
 };
 
+/* How a window was measured. */
+enum leakgate_measured {
+    LEAKGATE_MEASURED_EXACT = 0, /* an exact window from the start */
+    LEAKGATE_MEASURED_FAST,      /* the fast pass: nothing it allocated
+                                    stayed live, no dump was needed */
+    LEAKGATE_MEASURED_RERUN,     /* the fast pass grew; an exact re-run
+                                    retained the same and was judged */
+    LEAKGATE_MEASURED_REPLAY,    /* growth that did not recur in the
+                                    re-run, judged by an exact replay of
+                                    the run up to this test */
+};
+
 struct leakgate_verdict {
     char *suite; /* JUnit classname */
     char *test;  /* test name, "[suite]" for the suite window */
@@ -68,7 +80,19 @@ struct leakgate_verdict {
     char *svg_path;     /* drawn by Graphviz's dot, or NULL */
     char *pdf_path;     /* drawn by Graphviz's dot, or NULL */
     char *picture_note; /* why there is no SVG/PDF (said once), or NULL */
+    enum leakgate_measured how;
+    uint64_t first_bytes; /* RERUN, REPLAY: what the fast pass left */
+    uint64_t first_objs;
+    bool needs_replay; /* NOT_JUDGED until a replay measures it */
+    bool rerun_declined; /* replayed because it could not be re-run */
 };
+
+/* "exact", "fast pass", "exact re-run", "exact replay" (results JSON). */
+const char *leakgate_verdict__measured_by(enum leakgate_measured how);
+
+/* The leakgate_measured of a measured_by text; false when unknown. */
+bool leakgate_verdict__measured_parse(enum leakgate_measured *out,
+                                      const char *text);
 
 /* True when the frame's module is a system library (under /lib, /usr/lib,
  * /lib64 or /usr/lib64): libc, ld.so and friends, never the user's code.

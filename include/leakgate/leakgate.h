@@ -124,13 +124,15 @@ struct leakgate_gate_options {
     int color;                   /**< 1 always, 0 never, -1 if a tty */
     int tighten;                 /**< --tighten: lower loose limits */
     const char *slack;           /**< --slack: "25%" or a size; NULL: 25% */
+    int exact; /**< --exact: every window exact from the start (no fast
+                    first pass, see leakgate_gate_begin_fast()) */
 };
 
 /** Static initializer for struct leakgate_gate_options. */
 #define LEAKGATE_GATE_OPTIONS_INIT                                             \
     {                                                                          \
         LEAKGATE_GATE_OPTIONS_VERSION, NULL, NULL, NULL, NULL, NULL, 0, 0, 0,  \
-            0, -1, 0, NULL                                                     \
+            0, -1, 0, NULL, 0                                                  \
     }
 
 /**
@@ -178,6 +180,10 @@ struct leakgate_window_settings {
     int suite_scope;     /**< the suite is judged as one window */
     unsigned int repeat; /**< measured runs (>= 1), see
                               leakgate_gate_next_run() */
+    int rerun;           /**< 1 (default): the test may run a second time,
+                              so it can take the fast first pass of
+                              leakgate_gate_begin_fast(); 0 (YAML
+                              `rerun: false`): measure it exactly */
 };
 
 /**
@@ -214,6 +220,58 @@ LEAKGATE_API int
 leakgate_gate_begin(leakgate_gate *gate, const char *suite, const char *test);
 
 /**
+ * leakgate_gate_end() of a fast window that grew: the window has no
+ * verdict yet; run its code again, exactly as before, between
+ * leakgate_gate_begin() and leakgate_gate_end() with the same names.
+ */
+#define LEAKGATE_GATE_RERUN 1
+
+/**
+ * Open a fast scope: no snapshot, no stack unwinding.  jemalloc's
+ * allocation hooks note every object allocated in the scope and forget it
+ * when it is freed.  When nothing the scope allocated is still live at
+ * leakgate_gate_end(), exact mode would have found no growth either and
+ * the scope passes without a dump.  Otherwise leakgate_gate_end() returns
+ * LEAKGATE_GATE_RERUN and the harness runs the scope's code again in an
+ * exact scope (leakgate_gate_begin()), whose verdict is the scope's.  A
+ * fast scope cannot pause or repeat.
+ *
+ * When fast scopes are not available (the gate was created with
+ * --exact, or jemalloc's hooks cannot be installed: see
+ * leakgate_gate_fast_available()) this is leakgate_gate_begin().
+ *
+ * @return as leakgate_gate_begin().
+ */
+LEAKGATE_API int leakgate_gate_begin_fast(leakgate_gate *gate,
+                                          const char *suite,
+                                          const char *test);
+
+/**
+ * Do not re-run the fast scope that leakgate_gate_end() just answered
+ * with LEAKGATE_GATE_RERUN (the harness cannot run it again, e.g. it
+ * already failed): its verdict becomes NOT_JUDGED with @p why and the
+ * bytes and objects it left.
+ * @return 0; LEAKGATE_ESTATE when no fast scope is waiting; ENOMEM.
+ */
+LEAKGATE_API int leakgate_gate_decline_rerun(leakgate_gate *gate,
+                                             const char *why);
+
+/**
+ * @return 1 when leakgate_gate_begin_fast() opens fast scopes, 0 when it
+ *         opens exact ones (then *why_out, if not NULL, says why).
+ */
+LEAKGATE_API int leakgate_gate_fast_available(const leakgate_gate *gate,
+                                              const char **why_out);
+
+/**
+ * Leave an object allocated in the open scope out of it: memory the test
+ * framework owns (a failure record), which exact scopes exclude by its
+ * module.  Call it before leakgate_gate_end().  Cannot fail.
+ */
+LEAKGATE_API void leakgate_gate_exclude_object(leakgate_gate *gate,
+                                               const void *ptr);
+
+/**
  * Exclude a region from the open scope (e.g. a suite's tests between its
  * init and cleanup): what happens between pause and resume is not counted.
  * @return 0; LEAKGATE_EDUMP; LEAKGATE_ESTATE if no scope is open.
@@ -232,7 +290,9 @@ LEAKGATE_API int leakgate_gate_resume(leakgate_gate *gate);
  *                    LEAKGATE_STATUS_NOT_JUDGED), else 1
  * @param[out] out    the verdict, owned by the gate (valid until
  *                    leakgate_gate_free()); may be NULL
- * @return 0; LEAKGATE_EDUMP; LEAKGATE_ESTATE if no scope is open.
+ * @return 0; LEAKGATE_GATE_RERUN (a fast scope that grew: no verdict,
+ *         see leakgate_gate_begin_fast()); LEAKGATE_EDUMP;
+ *         LEAKGATE_ESTATE if no scope is open.
  */
 LEAKGATE_API int leakgate_gate_end(leakgate_gate *gate,
                                    int judged,

@@ -402,7 +402,7 @@ test_config__unknown_keys(void)
               "version, defaults, suites, tests, ignore, builtin_ignore)"},
         {"version: 1\ndefaults: {x: 1}\n", LEAKGATE_ECONFIG,
          NAME ":2:12: unknown key 'x' in defaults (valid keys: stack_limit, "
-              "total_limit, warmup, repeat, settle)"},
+              "total_limit, warmup, repeat, settle, rerun)"},
     };
 
     CHECK_ERRORS(cases);

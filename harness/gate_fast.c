@@ -1,0 +1,270 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * gate_fast: the fast first pass of the core API (track.h does the
+ * counting).  A fast window records no stacks and takes no dump: the
+ * tracker notes what the window allocates and forgets what it frees.
+ *
+ *   nothing left live  -> the verdict exact mode gives an empty diff
+ *   something left     -> leakgate_gate_end() returns LEAKGATE_GATE_RERUN;
+ *                         the harness runs the code again in an exact
+ *                         window, which the tracker watches too
+ *   the re-run left the same objects and bytes
+ *                      -> the exact re-run's verdict stands
+ *   it left a different amount (growth that happens once: a lazy
+ *   initialisation, a cache filled on first use)
+ *                      -> NOT_JUDGED, needs_replay: only a replay of the
+ *                         run up to this test (replay.h) measures it as
+ *                         exact mode would
+ *
+ * Why an empty table proves a clean window: track.h.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "error.h"
+#include "gate.h"
+#include "report.h"
+#include "util.h"
+
+void
+leakgate_gate__fast_init(struct leakgate_gate *gate)
+{
+    int rc;
+
+    if (gate->opts.exact) {
+        snprintf(gate->fast_off, sizeof gate->fast_off,
+                 "--exact: every window is exact");
+        return;
+    }
+    rc = leakgate_track__install();
+    if (rc < 0) {
+        snprintf(gate->fast_off, sizeof gate->fast_off,
+                 "jemalloc's allocation hooks are not available (%s)",
+                 leakgate_error_last());
+        return;
+    }
+    gate->fast = true;
+}
+
+int
+leakgate_gate_fast_available(const leakgate_gate *gate, const char **why_out)
+{
+    if (why_out)
+        *why_out = gate->fast ? "" : gate->fast_off;
+    return gate->fast ? 1 : 0;
+}
+
+int
+leakgate_gate_begin_fast(leakgate_gate *gate,
+                         const char *suite,
+                         const char *test)
+{
+    struct gate_scope *s = &gate->cur;
+    int rc;
+
+    /* A gate that stopped measuring records every later window as not
+     * judged: the exact path knows how. */
+    if (!gate->fast || gate->broken[0])
+        return leakgate_gate_begin(gate, suite, test);
+    rc = leakgate_gate__scope_open(gate, suite, test);
+    if (rc < 0)
+        return rc;
+    s->fast = true;
+    clock_gettime(CLOCK_MONOTONIC, &s->t0);
+    if (s->settle_ms > 0 && leakgate_profile__live_bytes(&s->start_live) < 0)
+        s->start_live = 0;
+    rc = leakgate_track__begin();
+    if (rc < 0) {
+        leakgate_gate__scope_close(gate);
+        return rc;
+    }
+    s->open = true;
+    return 0;
+}
+
+void
+leakgate_gate_exclude_object(leakgate_gate *gate, const void *ptr)
+{
+    (void)gate;
+    if (ptr && leakgate_track__installed())
+        leakgate_track__forget(ptr);
+}
+
+static int
+remember_growth(struct leakgate_gate *gate,
+                bool unknown,
+                const struct leakgate_track_result *r)
+{
+    struct gate_grew *g = &gate->grew;
+
+    leakgate_util__free(g->suite);
+    leakgate_util__free(g->test);
+    g->suite = leakgate_util__strdup(gate->cur.suite);
+    g->test = leakgate_util__strdup(gate->cur.test);
+    g->unknown = unknown;
+    g->r = *r;
+    if (!g->suite || !g->test)
+        return leakgate_error__set(LEAKGATE_ENOMEM, "fast window");
+    return LEAKGATE_GATE_RERUN;
+}
+
+int
+leakgate_gate__fast_stop(struct leakgate_gate *gate)
+{
+    struct gate_scope *s = &gate->cur;
+    struct timespec t1;
+    struct leakgate_track_result r;
+    int rc;
+
+    leakgate_gate__settle(gate);
+    rc = leakgate_track__end(&r);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    s->seconds += (double)(t1.tv_sec - s->t0.tv_sec) +
+                  (double)(t1.tv_nsec - s->t0.tv_nsec) / 1e9;
+    if (rc == LEAKGATE_ESTATE)
+        return rc;
+    s->first = r;
+    s->first_unknown = rc < 0;
+    if (s->aborted)
+        return 0; /* NOT_JUDGED whatever it left, as in exact mode */
+    if (rc == 0 && r.live_objs == 0)
+        return 0;
+    return remember_growth(gate, rc < 0, &r);
+}
+
+void
+leakgate_gate__fast_rerun_claim(struct leakgate_gate *gate)
+{
+    struct gate_grew *g = &gate->grew;
+    struct gate_scope *s = &gate->cur;
+
+    if (!g->suite || strcmp(g->suite, s->suite) != 0 ||
+        strcmp(g->test, s->test) != 0)
+        return;
+    s->rerun = true;
+    s->first = g->r;
+    s->first_unknown = g->unknown;
+    leakgate_util__free(g->suite);
+    leakgate_util__free(g->test);
+    memset(g, 0, sizeof *g);
+}
+
+static int
+rewrite_report(struct leakgate_gate *gate, struct leakgate_verdict *v)
+{
+    leakgate_util__free(v->report);
+    v->report = leakgate_report__text(v, &gate->env, false);
+    return v->report ? 0 : leakgate_error__set(LEAKGATE_ENOMEM, "report");
+}
+
+/* The re-run is a faithful repetition of the fast run when it left the
+ * same objects and bytes behind. */
+static bool
+recurred(const struct gate_scope *s)
+{
+    return !s->first_unknown && s->first.live_objs == s->second.live_objs &&
+           s->first.live_bytes == s->second.live_bytes;
+}
+
+int
+leakgate_gate__fast_annotate(struct leakgate_gate *gate,
+                             struct leakgate_verdict *v)
+{
+    const struct gate_scope *s = &gate->cur;
+    struct leakgate_buf why = LEAKGATE_BUF_INIT;
+
+    if (s->fast) {
+        v->how = LEAKGATE_MEASURED_FAST;
+        if (v->status != LEAKGATE_STATUS_NOT_JUDGED || s->first.live_objs == 0)
+            return 0;
+        /* A fatal assertion: exact mode would show what it left; it
+         * cannot run again here (CUnit would count its failure twice),
+         * a replay measures it. */
+        v->first_bytes = s->first.live_bytes;
+        v->first_objs = s->first.live_objs;
+        v->needs_replay = true;
+        v->rerun_declined = true;
+        return rewrite_report(gate, v);
+    }
+    if (!s->rerun)
+        return 0;
+    v->how = LEAKGATE_MEASURED_RERUN;
+    v->first_bytes = s->first.live_bytes;
+    v->first_objs = s->first.live_objs;
+    if (recurred(s) || v->status == LEAKGATE_STATUS_NOT_JUDGED)
+        return v->report && *v->report ? rewrite_report(gate, v) : 0;
+    if (s->first_unknown)
+        leakgate_buf__printf(&why, "the fast first pass could not count what "
+                                   "this test left (out of memory)");
+    else
+        leakgate_buf__printf(
+            &why,
+            "the fast first pass left %llu B in %llu objects, an exact "
+            "re-run %llu B in %llu objects: growth that does not recur "
+            "(a lazy initialisation, a cache filled once)",
+            (unsigned long long)s->first.live_bytes,
+            (unsigned long long)s->first.live_objs,
+            (unsigned long long)s->second.live_bytes,
+            (unsigned long long)s->second.live_objs);
+    leakgate_buf__puts(&why, "; an exact replay of the run up to this test "
+                             "measures it");
+    v->needs_replay = true;
+    v->status = LEAKGATE_STATUS_NOT_JUDGED;
+    leakgate_util__free(v->not_judged_why);
+    v->not_judged_why = leakgate_buf__take(&why);
+    leakgate_util__free(v->report);
+    v->report = leakgate_util__strdup("");
+    if (!v->not_judged_why || !v->report)
+        return leakgate_error__set(LEAKGATE_ENOMEM, "verdict");
+    return 0;
+}
+
+static int
+decline(struct leakgate_gate *gate, const char *why, bool replay)
+{
+    struct gate_grew *g = &gate->grew;
+    struct leakgate_buf text = LEAKGATE_BUF_INIT;
+    struct leakgate_verdict *v;
+    int rc;
+
+    if (!g->suite)
+        return leakgate_error__set(LEAKGATE_ESTATE,
+                                   "decline rerun: no fast scope grew");
+    rc = leakgate_gate_note_failure(gate, g->suite, g->test, NULL, 0, NULL);
+    v = rc == 0 ? leakgate_gate__find_verdict(gate, g->suite, g->test) : NULL;
+    if (v) {
+        leakgate_buf__printf(&text, "the fast first pass left %llu B in %llu "
+                                    "objects; %s",
+                             (unsigned long long)g->r.live_bytes,
+                             (unsigned long long)g->r.live_objs,
+                             why ? why : "it was not run again");
+        v->measured = true;
+        v->how = LEAKGATE_MEASURED_RERUN;
+        v->first_bytes = g->r.live_bytes;
+        v->first_objs = g->r.live_objs;
+        v->status = LEAKGATE_STATUS_NOT_JUDGED;
+        v->needs_replay = replay;
+        v->rerun_declined = true;
+        leakgate_util__free(v->not_judged_why);
+        v->not_judged_why = leakgate_buf__take(&text);
+        rc = v->not_judged_why
+                 ? rewrite_report(gate, v)
+                 : leakgate_error__set(LEAKGATE_ENOMEM, "verdict");
+    }
+    leakgate_util__free(g->suite);
+    leakgate_util__free(g->test);
+    memset(g, 0, sizeof *g);
+    return rc;
+}
+
+int
+leakgate_gate_decline_rerun(leakgate_gate *gate, const char *why)
+{
+    return decline(gate, why, false);
+}
+
+int
+leakgate_gate__replay_instead(struct leakgate_gate *gate, const char *why)
+{
+    return decline(gate, why, true);
+}

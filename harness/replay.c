@@ -1,0 +1,373 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * replay: run the program again to measure one-time growth exactly
+ * (replay.h).  The first process writes the names to replay into a list
+ * file, starts /proc/self/exe with its own arguments and
+ * $LEAKGATE_REPLAY=LIST, waits, and reads LIST.json back with results.c.
+ * The replay's output goes to LIST.log, shown when the replay fails.
+ */
+#include "replay.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "error.h"
+#include "files.h"
+#include "leakgate/thresholds.h"
+#include "report.h"
+#include "results.h"
+#include "util.h"
+
+/* The longest command line read back from /proc/self/cmdline. */
+#define CMDLINE_MAX ((size_t)1 << 20)
+/* The longest list file a replay reads. */
+#define LIST_MAX ((size_t)16 << 20)
+
+static int
+add_name(struct leakgate_gate *gate, const char *line, size_t len)
+{
+    char **names;
+    char *name;
+
+    names = leakgate_util__realloc(gate->replay.names,
+                                   (gate->replay.n + 1) * sizeof *names);
+    if (!names)
+        return leakgate_error__set(LEAKGATE_ENOMEM, "replay list");
+    gate->replay.names = names;
+    name = leakgate_util__malloc(len + 1);
+    if (!name)
+        return leakgate_error__set(LEAKGATE_ENOMEM, "replay list");
+    memcpy(name, line, len);
+    name[len] = '\0';
+    names[gate->replay.n++] = name;
+    return 0;
+}
+
+int
+leakgate_replay__child_setup(struct leakgate_gate *gate)
+{
+    const char *list = getenv(LEAKGATE_REPLAY_ENV);
+    struct leakgate_buf text = LEAKGATE_BUF_INIT, out = LEAKGATE_BUF_INIT;
+    int rc;
+
+    if (!list || !*list)
+        return 0;
+    rc = leakgate_files__read(&text, list, LIST_MAX, "replay list");
+    if (rc < 0) {
+        leakgate_buf__dispose(&text);
+        return rc;
+    }
+    for (const char *p = text.ptr; rc == 0 && p && *p;) {
+        size_t len = strcspn(p, "\n");
+
+        if (len > 0)
+            rc = add_name(gate, p, len);
+        p += len + (p[len] == '\n');
+    }
+    leakgate_buf__dispose(&text);
+    leakgate_buf__printf(&out, "%s.json", list);
+    gate->replay.json_path = leakgate_buf__take(&out);
+    if (rc == 0 && !gate->replay.json_path)
+        rc = leakgate_error__set(LEAKGATE_ENOMEM, "replay list");
+    if (rc < 0)
+        return rc;
+    gate->replay.child = true;
+    gate->opts.json_path = gate->replay.json_path;
+    gate->opts.junit_path = NULL;
+    gate->opts.update_thresholds = 0;
+    gate->opts.tighten = 0;
+    gate->opts.exact = 1;
+    return 0;
+}
+
+bool
+leakgate_replay__wanted(const struct leakgate_gate *gate,
+                        const char *suite,
+                        const char *test)
+{
+    size_t ls = strlen(suite);
+
+    if (!gate->replay.child)
+        return true;
+    for (size_t i = 0; i < gate->replay.n; i++) {
+        const char *n = gate->replay.names[i];
+
+        if (strncmp(n, suite, ls) == 0 && n[ls] == '\t' &&
+            strcmp(n + ls + 1, test) == 0)
+            return true;
+    }
+    return false;
+}
+
+size_t
+leakgate_replay__pending(const struct leakgate_gate *gate)
+{
+    size_t n = 0;
+
+    for (size_t i = 0; i < gate->nverdicts; i++)
+        n += gate->verdicts[i]->needs_replay;
+    return n;
+}
+
+/* The list: "SUITE\tTEST\n" per verdict waiting for a replay. */
+static int
+write_list(const struct leakgate_gate *gate, const char *path)
+{
+    struct leakgate_buf b = LEAKGATE_BUF_INIT;
+    int rc;
+
+    for (size_t i = 0; i < gate->nverdicts; i++) {
+        const struct leakgate_verdict *v = gate->verdicts[i];
+
+        if (!v->needs_replay)
+            continue;
+        if (strpbrk(v->suite, "\t\n") || strpbrk(v->test, "\t\n")) {
+            leakgate_buf__dispose(&b);
+            return leakgate_error__set(LEAKGATE_EUSAGE,
+                                       "cannot replay %s: a tab or newline "
+                                       "in the name",
+                                       v->name);
+        }
+        leakgate_buf__printf(&b, "%s\t%s\n", v->suite, v->test);
+    }
+    rc = b.failed ? leakgate_error__set(LEAKGATE_ENOMEM, "replay list")
+                  : leakgate_gate__write_file(path, b.ptr ? b.ptr : "", b.len);
+    leakgate_buf__dispose(&b);
+    return rc;
+}
+
+/* argv of this process, from /proc/self/cmdline (NUL-separated). */
+static int
+own_argv(char ***argv_out, struct leakgate_buf *text)
+{
+    char **argv;
+    size_t n = 0, k = 0;
+    int rc = leakgate_files__read(text, "/proc/self/cmdline", CMDLINE_MAX,
+                                  "command line");
+
+    *argv_out = NULL;
+    if (rc < 0)
+        return rc;
+    for (size_t i = 0; i < text->len; i++)
+        n += text->ptr[i] == '\0';
+    argv = leakgate_util__calloc(n + 2, sizeof *argv);
+    if (!argv)
+        return leakgate_error__set(LEAKGATE_ENOMEM, "replay arguments");
+    for (size_t i = 0; i < text->len && k < n; i += strlen(text->ptr + i) + 1)
+        argv[k++] = text->ptr + i;
+    if (k == 0) {
+        leakgate_util__free(argv);
+        return leakgate_error__set(LEAKGATE_EIO, "/proc/self/cmdline is empty");
+    }
+    *argv_out = argv;
+    return 0;
+}
+
+/* In the forked child: become the replay.  Never returns. */
+static void
+exec_replay(char **argv, const char *list, const char *log, const char *preload)
+{
+    int null = open("/dev/null", O_RDWR);
+    int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+
+    if (null >= 0) {
+        dup2(null, STDIN_FILENO);
+        dup2(null, STDOUT_FILENO);
+    }
+    if (fd >= 0)
+        dup2(fd, STDERR_FILENO);
+    if (setenv(LEAKGATE_REPLAY_ENV, list, 1) != 0 ||
+        (preload && setenv("LD_PRELOAD", preload, 1) != 0))
+        _exit(127);
+    execv("/proc/self/exe", argv);
+    fprintf(stderr, "cannot start /proc/self/exe: %s\n", strerror(errno));
+    _exit(127);
+}
+
+static int
+start_and_wait(char **argv,
+               const char *list,
+               const char *log,
+               const char *preload,
+               int *status_out)
+{
+    pid_t pid;
+
+    fflush(NULL);
+    pid = fork();
+    if (pid < 0)
+        return leakgate_error__set(LEAKGATE_EIO, "cannot fork the replay: %s",
+                                   strerror(errno));
+    if (pid == 0)
+        exec_replay(argv, list, log, preload);
+    while (waitpid(pid, status_out, 0) < 0) {
+        if (errno != EINTR)
+            return leakgate_error__set(LEAKGATE_EIO,
+                                       "cannot wait for the replay: %s",
+                                       strerror(errno));
+    }
+    return 0;
+}
+
+static struct leakgate_verdict *
+loaded_verdict(struct leakgate_results *r, const struct leakgate_verdict *v)
+{
+    for (size_t i = 0; i < r->n; i++) {
+        struct leakgate_verdict *x = r->v[i];
+
+        if (x && x->measured && strcmp(x->suite, v->suite) == 0 &&
+            strcmp(x->test, v->test) == 0)
+            return x;
+    }
+    return NULL;
+}
+
+/* Swap the replay's verdict into the gate; the gate's own notes (the
+ * assertions of the first run) stay with the test. */
+static void
+take_verdict(struct leakgate_gate *gate,
+             size_t i,
+             struct leakgate_results *r,
+             struct leakgate_verdict *x)
+{
+    struct leakgate_verdict *v = gate->verdicts[i];
+    struct leakgate_note *notes = x->notes;
+    size_t nnotes = x->nnotes;
+
+    for (size_t k = 0; k < r->n; k++) {
+        if (r->v[k] == x)
+            r->v[k] = v; /* freed with the results */
+    }
+    x->notes = v->notes;
+    x->nnotes = v->nnotes;
+    v->notes = notes;
+    v->nnotes = nnotes;
+    x->how = LEAKGATE_MEASURED_REPLAY;
+    x->first_bytes = v->first_bytes;
+    x->first_objs = v->first_objs;
+    x->needs_replay = false;
+    x->rerun_declined = v->rerun_declined;
+    gate->verdicts[i] = x;
+    if (x->picture_note && gate->pictures < 0) {
+        /* This run has said why there are no pictures already. */
+        leakgate_util__free(x->picture_note);
+        x->picture_note = NULL;
+    } else if (x->picture_note) {
+        gate->pictures = -1;
+    }
+    if (x->report && *x->report) {
+        struct leakgate_symbolizer *sym;
+        char *text;
+
+        /* The report names this binary, as the gate's symbolizer knows. */
+        (void)leakgate_gate__symbolizer(&sym, gate);
+        text = leakgate_report__text(x, &gate->env, false);
+
+        if (text) { /* else the replay's own text stays */
+            leakgate_util__free(x->report);
+            x->report = text;
+            if (x->text_path) /* the artifact says the same */
+                (void)leakgate_gate__write_file(x->text_path, text,
+                                                strlen(text));
+        }
+    }
+}
+
+static int
+take_results(struct leakgate_gate *gate, const char *json, const char *log,
+             int status)
+{
+    struct leakgate_results *r = NULL;
+    size_t missing = 0;
+    const char *first = NULL;
+    int rc = leakgate_results_new(&r);
+
+    if (rc == 0)
+        rc = leakgate_results_load(r, json);
+    if (rc < 0) {
+        leakgate_results_free(r);
+        return leakgate_error__set(
+            LEAKGATE_EIO,
+            "the replay (exit status %d) left no results: %s; its output is "
+            "in %s",
+            WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status),
+            leakgate_error_last(), log);
+    }
+    for (size_t i = 0; i < gate->nverdicts; i++) {
+        struct leakgate_verdict *x;
+
+        if (!gate->verdicts[i]->needs_replay)
+            continue;
+        x = loaded_verdict(r, gate->verdicts[i]);
+        if (x) {
+            take_verdict(gate, i, r, x);
+        } else if (missing++ == 0) {
+            first = gate->verdicts[i]->name;
+        }
+    }
+    gate->replay.loaded = r;
+    if (missing > 0)
+        return leakgate_error__set(LEAKGATE_EIO,
+                                   "the replay did not measure %s%s; its "
+                                   "output is in %s",
+                                   first, missing > 1 ? " and others" : "",
+                                   log);
+    return 0;
+}
+
+int
+leakgate_replay__run(struct leakgate_gate *gate, const char *preload)
+{
+    struct leakgate_buf list = LEAKGATE_BUF_INIT, json = LEAKGATE_BUF_INIT,
+                        log = LEAKGATE_BUF_INIT, args = LEAKGATE_BUF_INIT;
+    const char *tmp = getenv("TMPDIR");
+    char **argv = NULL;
+    int status = 0, rc;
+
+    if (leakgate_replay__pending(gate) == 0 || gate->replay.loaded)
+        return 0;
+    leakgate_buf__printf(&list, "%s/leakgate-replay.%ld.list",
+                         tmp && *tmp ? tmp : "/tmp", (long)getpid());
+    leakgate_buf__printf(&json, "%s.json", list.ptr);
+    leakgate_buf__printf(&log, "%s.log", list.ptr);
+    rc = list.failed || json.failed || log.failed
+             ? leakgate_error__set(LEAKGATE_ENOMEM, "replay")
+             : 0;
+    if (rc == 0)
+        rc = write_list(gate, list.ptr);
+    if (rc == 0)
+        rc = own_argv(&argv, &args);
+    unlink(json.ptr ? json.ptr : "");
+    if (rc == 0)
+        rc = start_and_wait(argv, list.ptr, log.ptr, preload, &status);
+    if (rc == 0)
+        rc = take_results(gate, json.ptr, log.ptr, status);
+    if (list.ptr)
+        unlink(list.ptr);
+    if (json.ptr)
+        unlink(json.ptr);
+    if (rc == 0 && log.ptr)
+        unlink(log.ptr);
+    leakgate_util__free(argv);
+    leakgate_buf__dispose(&args);
+    leakgate_buf__dispose(&list);
+    leakgate_buf__dispose(&json);
+    leakgate_buf__dispose(&log);
+    return rc;
+}
+
+void
+leakgate_replay__dispose(struct leakgate_gate *gate)
+{
+    for (size_t i = 0; i < gate->replay.n; i++)
+        leakgate_util__free(gate->replay.names[i]);
+    leakgate_util__free(gate->replay.names);
+    leakgate_util__free(gate->replay.json_path);
+    leakgate_results_free(gate->replay.loaded);
+    memset(&gate->replay, 0, sizeof gate->replay);
+}

@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * replay: exact verdicts for growth that happens once.
+ *
+ * A fast window that grew is re-run in an exact window (gate_fast.c).
+ * When the re-run leaves less than the first run did, part of the growth
+ * happened only once (a lazy initialisation, a cache filled on first use,
+ * glibc's time-zone data): exact mode would have measured it with its
+ * stacks, the re-run cannot.  Such verdicts stay NOT_JUDGED
+ * (needs_replay) until the end of the run; then the program is started
+ * again (/proc/self/exe with the same arguments, $LEAKGATE_REPLAY naming
+ * a list file) and runs every test once, unmeasured, except the listed
+ * ones, each measured in an exact window from the start.  The state
+ * before a listed test is then what exact mode would have had: every
+ * earlier test ran once.  The replay writes its JSON results next to the
+ * list; the first process takes the listed tests' verdicts from it.
+ *
+ * The replay assumes that the suite is deterministic, as any re-run
+ * does; the report says which verdicts came from a replay.
+ */
+#ifndef LEAKGATE_REPLAY_H
+#define LEAKGATE_REPLAY_H
+
+#include <stdbool.h>
+
+#include "gate.h"
+
+#define LEAKGATE_REPLAY_ENV "LEAKGATE_REPLAY"
+
+/*
+ * At leakgate_gate_new(): when $LEAKGATE_REPLAY names a list, make this
+ * gate the replay's: exact windows for the listed tests only, JSON
+ * results to the list's ".json" twin, no JUnit, no thresholds update.
+ * Returns 0 (also when this is no replay), LEAKGATE_EIO or ENOMEM.
+ */
+int leakgate_replay__child_setup(struct leakgate_gate *gate);
+
+/* True when the harness should open a window for suite/test: always,
+ * except in a replay, where only the listed tests are measured. */
+bool leakgate_replay__wanted(const struct leakgate_gate *gate,
+                             const char *suite,
+                             const char *test);
+
+/* The number of verdicts waiting for a replay. */
+size_t leakgate_replay__pending(const struct leakgate_gate *gate);
+
+/*
+ * Replay every verdict waiting for one and take its exact verdict.
+ * preload: LD_PRELOAD for the replay (NULL: this process's environment).
+ * Returns 0, or an error naming what failed (those verdicts then stay
+ * NOT_JUDGED).
+ */
+int leakgate_replay__run(struct leakgate_gate *gate, const char *preload);
+
+/* Free what the replay left in the gate (after its verdicts). */
+void leakgate_replay__dispose(struct leakgate_gate *gate);
+
+#endif
