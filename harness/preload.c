@@ -359,7 +359,7 @@ static CU_ErrorCode
 intercept(struct call *c)
 {
     struct leakgate_cunit_hooks hooks = {on_started, on_finished, NULL,
-                                         child.preload};
+                                         NULL};
     const char *fields[1] = {c->name};
 
     if ((child.fd < 0 && !child.replay) || child.depth > 0) {
@@ -376,6 +376,7 @@ intercept(struct call *c)
         start_gate();
     child.depth++;
     send_fixed("B", fields, 1);
+    hooks.replay_preload = child.preload; /* known once claimed */
     leakgate_cunit__set_hooks(&hooks);
     leakgate_cunit_run(child.gate, call_real, c);
     send_end();

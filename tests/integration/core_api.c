@@ -41,14 +41,23 @@ lazy_lookup(void)
 }
 
 static const leakgate_verdict *
-scope(leakgate_gate *gate, const char *test, void (*body)(void))
+scope_in(leakgate_gate *gate,
+         const char *suite,
+         const char *test,
+         void (*body)(void))
 {
     const leakgate_verdict *v = NULL;
 
-    CHECK(leakgate_gate_begin(gate, "core", test) == 0);
+    CHECK(leakgate_gate_begin(gate, suite, test) == 0);
     body();
     CHECK(leakgate_gate_end(gate, 1, &v) == 0);
     return v;
+}
+
+static const leakgate_verdict *
+scope(leakgate_gate *gate, const char *test, void (*body)(void))
+{
+    return scope_in(gate, "core", test, body);
 }
 
 static void
@@ -129,6 +138,92 @@ check_misuse(leakgate_gate *gate)
     CHECK(leakgate_gate_end(gate, 0, NULL) == 0);
 }
 
+static void
+body_leak24(void)
+{
+    leak(24);
+}
+
+/* A cache made on first use: growth that happens once. */
+static void
+body_lazy(void)
+{
+    static void *once;
+
+    if (!once)
+        once = malloc(512);
+    sink[15] = once;
+}
+
+/* The fast first pass: a clean scope passes without a re-run; a leaking
+ * one asks for a re-run whose exact verdict names the first pass; growth
+ * that does not recur waits for a replay; a declined re-run is not
+ * judged; fast scopes cannot pause. */
+static void
+check_fast(leakgate_gate *gate)
+{
+    const leakgate_verdict *v = NULL;
+    void *p;
+
+    CHECK(leakgate_gate_fast_available(gate, NULL) == 1);
+    CHECK(leakgate_gate_decline_rerun(gate, "no") == LEAKGATE_ESTATE);
+    CHECK(leakgate_gate_begin_fast(gate, "fast", "clean") == 0);
+    CHECK(leakgate_gate_pause(gate) == LEAKGATE_ESTATE);
+    CHECK(leakgate_gate_next_run(gate) == LEAKGATE_ESTATE);
+    body_clean();
+    p = malloc(64); /* the framework's: excluded */
+    leakgate_gate_exclude_object(gate, p);
+    CHECK(leakgate_gate_end(gate, 1, &v) == 0);
+    free(p);
+    CHECK(v && leakgate_verdict_status(v) == LEAKGATE_STATUS_PASS);
+
+    v = NULL;
+    CHECK(leakgate_gate_begin_fast(gate, "fast", "leak") == 0);
+    body_leak24();
+    CHECK(leakgate_gate_end(gate, 1, &v) == LEAKGATE_GATE_RERUN);
+    CHECK(v == NULL);
+    v = scope_in(gate, "fast", "leak", body_leak24);
+    CHECK(v && leakgate_verdict_status(v) == LEAKGATE_STATUS_FAIL);
+    CHECK(v && leakgate_verdict_retained_bytes(v) == 32);
+    CHECK(v && strstr(leakgate_verdict_report(v),
+                      "first pass: fast (no stacks) left 32 B in 1 object; "
+                      "these stacks are from an exact re-run") != NULL);
+    CHECK(v && strstr(leakgate_verdict_report(v), "body_leak24") != NULL);
+
+    CHECK(leakgate_gate_begin_fast(gate, "fast", "once") == 0);
+    body_lazy();
+    CHECK(leakgate_gate_end(gate, 1, &v) == LEAKGATE_GATE_RERUN);
+    v = scope_in(gate, "fast", "once", body_lazy);
+    CHECK(v && leakgate_verdict_status(v) == LEAKGATE_STATUS_NOT_JUDGED);
+
+    CHECK(leakgate_gate_begin_fast(gate, "fast", "declined") == 0);
+    body_leak24();
+    CHECK(leakgate_gate_end(gate, 1, &v) == LEAKGATE_GATE_RERUN);
+    CHECK(leakgate_gate_decline_rerun(gate, "it cannot run twice") == 0);
+}
+
+/* --exact: begin_fast opens exact scopes. */
+static void
+check_exact_option(void)
+{
+    struct leakgate_gate_options opts = LEAKGATE_GATE_OPTIONS_INIT;
+    const leakgate_verdict *v = NULL;
+    const char *why = NULL;
+    leakgate_gate *gate;
+
+    opts.exact = 1;
+    opts.color = 0;
+    CHECK(leakgate_gate_new(&gate, &opts) == 0);
+    CHECK(leakgate_gate_fast_available(gate, &why) == 0);
+    CHECK(why && strstr(why, "--exact") != NULL);
+    CHECK(leakgate_gate_begin_fast(gate, "exact", "leak") == 0);
+    body_leak24();
+    CHECK(leakgate_gate_end(gate, 1, &v) == 0);
+    CHECK(v && leakgate_verdict_status(v) == LEAKGATE_STATUS_FAIL);
+    CHECK(v && strstr(leakgate_verdict_report(v), "first pass") == NULL);
+    leakgate_gate_free(gate);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -146,11 +241,13 @@ main(int argc, char **argv)
     check_pause(gate);
     check_repeat(gate);
     check_misuse(gate);
+    check_fast(gate);
     CHECK(leakgate_gate_note_failure(gate, "core", "clean", "x.c", 3,
                                      "an assertion") == 0);
-    CHECK(leakgate_gate_failures(gate) == 2);
+    CHECK(leakgate_gate_failures(gate) == 3);
     CHECK(leakgate_gate_write_results(gate) == 0);
     leakgate_gate_free(gate);
+    check_exact_option();
     printf("%zu passed, %zu failed\n", checks - failures, failures);
     return failures ? 1 : 0;
 }

@@ -171,6 +171,31 @@ test_runtime_dlerror(void)
     CU_ASSERT_PTR_NOT_NULL(dlerror());
 }
 
+/* The fast first pass re-runs a test that grew: this one counts its
+ * runs and must run once only (corpus.yaml: rerun: false). */
+static int once_runs;
+
+static void
+test_rerun_once_only(void)
+{
+    once_runs++;
+    CU_ASSERT_EQUAL(once_runs, 1);
+    corpus_sink[22] = malloc(10); /* MARK:once_only */
+}
+
+/* ...and this one may run twice: its report comes from the re-run. */
+static NOINLINE void
+rerun_leaker(void)
+{
+    corpus_sink[23] = malloc(10); /* MARK:rerun_twice */
+}
+
+static void
+test_rerun_twice(void)
+{
+    rerun_leaker();
+}
+
 void
 corpus_register_real(void)
 {
@@ -188,4 +213,7 @@ corpus_register_real(void)
     CU_add_test(s, "printf", test_runtime_printf);
     CU_add_test(s, "threads_joined", test_runtime_threads_joined);
     CU_add_test(s, "dlerror", test_runtime_dlerror);
+    s = CU_add_suite("rerun", NULL, NULL);
+    CU_add_test(s, "once_only", test_rerun_once_only);
+    CU_add_test(s, "twice", test_rerun_twice);
 }

@@ -832,6 +832,12 @@ test_config__repeat_settle_builtin_ignore(void)
         {"version: 1\nbuiltin_ignore: maybe\n", LEAKGATE_ECONFIG,
          NAME ":2:17: expected true or false for 'builtin_ignore', got "
               "maybe"},
+        {"version: 1\ntests:\n  \"a/b\":\n    rerun: no\n", LEAKGATE_ECONFIG,
+         NAME ":4:12: expected true or false for 'rerun', got no"},
+        {"version: 1\nignore:\n  - frames: [x]\n    rerun: false\n",
+         LEAKGATE_ECONFIG,
+         NAME ":4:5: unknown key 'rerun' in an ignore rule (it belongs in "
+              "defaults)"},
     };
     struct leakgate_config *cfg;
 
@@ -845,6 +851,15 @@ test_config__repeat_settle_builtin_ignore(void)
     CU_ASSERT_EQUAL(cfg->defaults.settle_ms, 50);
     CU_ASSERT_EQUAL(cfg->tests[0].repeat, 100);
     CU_ASSERT_FALSE(cfg->tests[0].has_settle);
+    CU_ASSERT_FALSE(cfg->tests[0].has_rerun);
+    leakgate_config__free(cfg);
+    cfg = parse_ok("version: 1\ndefaults:\n  rerun: false\n"
+                   "tests:\n  \"a/b\":\n    rerun: true\n");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(cfg);
+    CU_ASSERT(cfg->defaults.has_rerun);
+    CU_ASSERT_FALSE(cfg->defaults.rerun);
+    CU_ASSERT(cfg->tests[0].has_rerun);
+    CU_ASSERT(cfg->tests[0].rerun);
     leakgate_config__free(cfg);
     cfg = parse_ok("version: 1\nbuiltin_ignore: false\n");
     CU_ASSERT_PTR_NOT_NULL_FATAL(cfg);

@@ -47,6 +47,7 @@ test_policy__resolve_without_config(void)
     CU_ASSERT_EQUAL(s.stack_limit, 0);
     CU_ASSERT(s.total_unlimited);
     CU_ASSERT_EQUAL(s.warmup, 0);
+    CU_ASSERT(s.rerun);
     CU_ASSERT_FALSE(s.suite_scope);
     CU_ASSERT_PTR_NULL(s.test_entry);
     CU_ASSERT_PTR_NULL(s.suite_entry);
@@ -64,9 +65,14 @@ test_policy__resolve_defaults(void)
     struct leakgate_config *cfg = load("version: 1\ndefaults:\n"
                                        "  stack_limit: 10\n"
                                        "  total_limit: 20\n"
-                                       "  warmup: 2\n");
+                                       "  warmup: 2\n"
+                                       "  rerun: false\n"
+                                       "tests:\n"
+                                       "  's/again': {rerun: true}\n");
     struct leakgate_policy_settings s = resolve(cfg, "s", "t");
 
+    CU_ASSERT_FALSE(s.rerun);
+    CU_ASSERT(resolve(cfg, "s", "again").rerun);
     CU_ASSERT_EQUAL(s.stack_limit, 10);
     CU_ASSERT_FALSE(s.total_unlimited);
     CU_ASSERT_EQUAL(s.total_limit, 20);
