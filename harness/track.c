@@ -3,10 +3,10 @@
  * track: allocation hooks and the pointer table of the cheap first pass
  * (see track.h for the contract and why an empty table is proof).
  *
- * Hot path (a hook, window open): hash the pointer, lock its shard, probe,
- * insert or delete, unlock.  Nothing here may call malloc: jemalloc does
- * not guard hooks against hooks.  Growing a shard maps a new array with
- * mmap; when that fails the shard is marked and the window's result is
+ * Hot path (a hook, window open): one atomic bit operation in an
+ * address-indexed bitmap and one counter.  Nothing here may call malloc:
+ * jemalloc does not guard hooks against hooks.  A leaf of the bitmap is
+ * mapped with mmap on first use; when that fails the window's result is
  * reported as unknown (LEAKGATE_ENOMEM), never as clean.
  */
 #include "track.h"
@@ -51,170 +51,140 @@ struct jemalloc_hooks {
     void *extra;
 };
 
-#define SHARD_BITS 6
-#define NSHARDS (1u << SHARD_BITS)
-#define SHARD_INITIAL_SLOTS 256 /* 2 KiB per shard at start */
-#define SPINS_BEFORE_YIELD 64
+/*
+ * The table: one bit per 8 bytes of address space (objects are at least
+ * 8-byte aligned), set while the object at that address was allocated in
+ * the window and is live.  Bits live in leaves of 64 KiB, each covering
+ * 4 MiB of addresses, mapped on first use and found through a top-level
+ * array of 2^25 pointers (256 MiB of address space reserved without
+ * backing: only the pages touched cost memory).  A bit sits next to the
+ * bits of the object's neighbours, so the table's accesses are as local as
+ * the heap's own; setting and clearing are single atomic operations, no
+ * lock.  Leaves touched in a window are listed, so that the end of a window
+ * that grew can find its objects and the next window can clear them.
+ */
+#define ADDR_BITS 47
+#define LEAF_SHIFT 22                            /* 4 MiB per leaf */
+#define LEAF_BITS ((size_t)1 << (LEAF_SHIFT - 3)) /* one per 8 bytes */
+#define LEAF_WORDS (LEAF_BITS / 64)
+#define NLEAVES ((size_t)1 << (ADDR_BITS - LEAF_SHIFT))
+#define MAX_TOUCHED ((size_t)1 << 16) /* leaves per window (256 GiB) */
 
-struct shard {
-    atomic_bool lock;
-    bool failed;     /* a grow failed during this window */
-    uintptr_t *slot; /* mmap'd, cap entries, 0 = empty */
-    size_t cap;      /* a power of two */
-    size_t count;    /* occupied slots */
-    uint64_t allocs; /* this window */
-    uint64_t frees;
-} __attribute__((aligned(64)));
+struct leaf {
+    _Atomic uint64_t word[LEAF_WORDS];
+    uintptr_t base;     /* first address covered */
+    atomic_bool listed; /* in track.touched for this window */
+};
 
 static struct {
-    struct shard shard[NSHARDS];
+    _Atomic(struct leaf *) *top; /* NLEAVES entries, mmap'd */
+    _Atomic(struct leaf *) *touched; /* MAX_TOUCHED entries, mmap'd */
+    atomic_size_t ntouched;
+    atomic_uint_fast64_t sets;   /* bits set in this window */
+    atomic_uint_fast64_t clears; /* bits cleared in this window */
+    atomic_bool failed;          /* a leaf could not be mapped or listed */
+    atomic_bool scanning;        /* end() reads the objects left */
     atomic_bool on;      /* a window is open: alloc/expand hooks record */
     atomic_bool erasing; /* dalloc hook erases (on, and while end counts) */
     bool installed;
     bool open;
+    bool dirty;          /* bits may be left from the last window */
+    uint_fast64_t sets_at_end;
     void *handle; /* jemalloc's handle of the installed hooks */
 } track;
 
-static uint64_t
-hash_ptr(uintptr_t p)
+static void *
+map_zeroed(size_t bytes, bool reserve_only)
 {
-    /* Objects are at least 8-byte aligned: drop the constant low bits. */
-    return (uint64_t)(p >> 3) * 0x9e3779b97f4a7c15u;
-}
-
-static struct shard *
-shard_of(uint64_t h)
-{
-    return &track.shard[h >> (64 - SHARD_BITS)];
-}
-
-static size_t
-home_of(uint64_t h, size_t cap)
-{
-    return (size_t)(h >> 16) & (cap - 1);
-}
-
-static void
-shard_lock(struct shard *s)
-{
-    unsigned int spins = 0;
-
-    while (atomic_exchange_explicit(&s->lock, true, memory_order_acquire)) {
-        while (atomic_load_explicit(&s->lock, memory_order_relaxed)) {
-            if (++spins % SPINS_BEFORE_YIELD == 0)
-                sched_yield();
-        }
-    }
-}
-
-static void
-shard_unlock(struct shard *s)
-{
-    atomic_store_explicit(&s->lock, false, memory_order_release);
-}
-
-static uintptr_t *
-map_slots(size_t cap)
-{
-    void *p = mmap(NULL, cap * sizeof(uintptr_t), PROT_READ | PROT_WRITE,
-                   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS |
+                       (reserve_only ? MAP_NORESERVE : 0),
+                   -1, 0);
 
     return p == MAP_FAILED ? NULL : p;
 }
 
-/* Index of p in s, or the empty slot where it would go. */
-static size_t
-probe(const struct shard *s, uintptr_t p, uint64_t h)
+/* The leaf covering address a, mapped on first use (from a hook: mmap
+ * only, no malloc).  NULL when it cannot be mapped. */
+static struct leaf *
+leaf_for(uintptr_t a, bool create)
 {
-    size_t mask = s->cap - 1, i = home_of(h, s->cap);
+    _Atomic(struct leaf *) *slot = &track.top[a >> LEAF_SHIFT];
+    struct leaf *l = atomic_load_explicit(slot, memory_order_acquire);
+    struct leaf *expected = NULL;
 
-    while (s->slot[i] != 0 && s->slot[i] != p)
-        i = (i + 1) & mask;
-    return i;
+    if (l || !create)
+        return l;
+    l = map_zeroed(sizeof *l, false);
+    if (!l)
+        return NULL;
+    l->base = a & ~(((uintptr_t)1 << LEAF_SHIFT) - 1);
+    if (!atomic_compare_exchange_strong_explicit(slot, &expected, l,
+                                                 memory_order_acq_rel,
+                                                 memory_order_acquire)) {
+        munmap(l, sizeof *l); /* another thread mapped it first */
+        l = expected;
+    }
+    return l;
 }
 
-/* Double s (called with its lock held, from a hook: mmap only). */
+/* List l as touched in this window (once). */
 static bool
-grow(struct shard *s)
+list_leaf(struct leaf *l)
 {
-    size_t cap = s->cap * 2;
-    uintptr_t *old = s->slot, *slot = map_slots(cap);
-    size_t old_cap = s->cap;
+    bool expected = false;
+    size_t i;
 
-    if (!slot)
+    if (atomic_load_explicit(&l->listed, memory_order_relaxed) ||
+        !atomic_compare_exchange_strong(&l->listed, &expected, true))
+        return true;
+    i = atomic_fetch_add(&track.ntouched, 1);
+    if (i >= MAX_TOUCHED)
         return false;
-    s->slot = slot;
-    s->cap = cap;
-    for (size_t i = 0; i < old_cap; i++) {
-        if (old[i] != 0)
-            slot[probe(s, old[i], hash_ptr(old[i]))] = old[i];
-    }
-    munmap(old, old_cap * sizeof *old);
+    atomic_store_explicit(&track.touched[i], l, memory_order_release);
     return true;
 }
 
 static void
-record(uintptr_t p)
+record(uintptr_t a)
 {
-    uint64_t h = hash_ptr(p);
-    struct shard *s = shard_of(h);
-    size_t i;
+    struct leaf *l = a >> ADDR_BITS ? NULL : leaf_for(a, true);
+    size_t bit = (a >> 3) & (LEAF_BITS - 1);
+    uint64_t mask = (uint64_t)1 << (bit & 63), old;
 
-    shard_lock(s);
-    s->allocs++;
-    /* Keep the load at most 1/2 so that probes stay short. */
-    if ((s->count + 1) * 2 > s->cap && !grow(s))
-        s->failed = true;
-    if (s->count + 1 < s->cap) {
-        i = probe(s, p, h);
-        if (s->slot[i] == 0) {
-            s->slot[i] = p;
-            s->count++;
-        }
+    /* The leaf is listed before its bit is set: a set bit is always in a
+     * listed leaf, which the next window clears. */
+    if (!l || !list_leaf(l)) {
+        atomic_store(&track.failed, true);
+        return;
     }
-    shard_unlock(s);
+    old = atomic_fetch_or_explicit(&l->word[bit >> 6], mask,
+                                   memory_order_relaxed);
+    if (!(old & mask))
+        atomic_fetch_add_explicit(&track.sets, 1, memory_order_relaxed);
 }
 
-/* Backward-shift deletion: close the gap so that no tombstones exist and
- * an emptied shard is all zeros.  Returns true when p was present. */
+/* Clear a's bit; true when it was set (a was allocated in the window). */
 static bool
-erase_locked(struct shard *s, uintptr_t p, uint64_t h)
+erase(uintptr_t a)
 {
-    size_t mask = s->cap - 1, i = probe(s, p, h), j = i;
+    struct leaf *l = a >> ADDR_BITS ? NULL : leaf_for(a, false);
+    size_t bit = (a >> 3) & (LEAF_BITS - 1);
+    uint64_t mask = (uint64_t)1 << (bit & 63), old;
 
-    if (s->slot[i] == 0)
+    if (!l || !(atomic_load_explicit(&l->word[bit >> 6],
+                                     memory_order_relaxed) &
+                mask))
+        return false; /* not from this window: the common case */
+    old = atomic_fetch_and(&l->word[bit >> 6], ~mask);
+    if (!(old & mask))
         return false;
-    for (;;) {
-        size_t home;
-
-        j = (j + 1) & mask;
-        if (s->slot[j] == 0)
-            break;
-        home = home_of(hash_ptr(s->slot[j]), s->cap);
-        /* Move slot j into the gap at i unless its home lies cyclically
-         * in (i, j]. */
-        if (i <= j ? (home <= i || home > j) : (home <= i && home > j)) {
-            s->slot[i] = s->slot[j];
-            i = j;
-        }
-    }
-    s->slot[i] = 0;
-    s->count--;
+    atomic_fetch_add_explicit(&track.clears, 1, memory_order_relaxed);
+    /* end() may be reading the objects left: the object must stay
+     * allocated until it is done (see count_left). */
+    while (atomic_load(&track.scanning))
+        sched_yield();
     return true;
-}
-
-static bool
-erase(uintptr_t p)
-{
-    uint64_t h = hash_ptr(p);
-    struct shard *s = shard_of(h);
-    bool found;
-
-    shard_lock(s);
-    found = erase_locked(s, p, h);
-    s->frees += found;
-    shard_unlock(s);
-    return found;
 }
 
 static bool
@@ -269,19 +239,15 @@ hook_expand(void *extra,
 static int
 map_tables(void)
 {
-    for (unsigned int i = 0; i < NSHARDS; i++) {
-        struct shard *s = &track.shard[i];
-
-        if (s->slot)
-            continue;
-        s->slot = map_slots(SHARD_INITIAL_SLOTS);
-        if (!s->slot)
-            return leakgate_error__set(LEAKGATE_ENOMEM,
-                                       "mmap of the allocation tracker's "
-                                       "table: %s",
-                                       strerror(errno));
-        s->cap = SHARD_INITIAL_SLOTS;
-    }
+    if (track.top)
+        return 0;
+    track.top = map_zeroed(NLEAVES * sizeof *track.top, true);
+    track.touched = map_zeroed(MAX_TOUCHED * sizeof *track.touched, true);
+    if (!track.top || !track.touched)
+        return leakgate_error__set(LEAKGATE_ENOMEM,
+                                   "mmap of the allocation tracker's "
+                                   "table: %s",
+                                   strerror(errno));
     return 0;
 }
 
@@ -350,68 +316,122 @@ leakgate_track__installed(void)
     return track.installed;
 }
 
+/* The leaves listed in the last window (entries may still be NULL when a
+ * hook raced with the end of the window). */
+static size_t
+touched_count(void)
+{
+    size_t n = atomic_load(&track.ntouched);
+
+    return n < MAX_TOUCHED ? n : MAX_TOUCHED;
+}
+
 int
 leakgate_track__begin(void)
 {
+    size_t n;
+
     if (!track.installed || track.open)
         return leakgate_error__set(LEAKGATE_ESTATE,
                                    track.open ? "track: a window is open"
                                               : "track: hooks not installed");
-    for (unsigned int i = 0; i < NSHARDS; i++) {
-        struct shard *s = &track.shard[i];
+    /* After a clean window every bit it set was cleared by a free; after
+     * one that grew, or a hook that recorded after the end, clear them. */
+    n = touched_count();
+    if (track.dirty || atomic_load(&track.sets) != track.sets_at_end) {
+        for (size_t i = 0; i < n; i++) {
+            struct leaf *l = atomic_load(&track.touched[i]);
 
-        shard_lock(s);
-        if (s->count > 0)
-            memset(s->slot, 0, s->cap * sizeof *s->slot);
-        s->count = 0;
-        s->allocs = s->frees = 0;
-        s->failed = false;
-        shard_unlock(s);
+            for (size_t w = 0; l && w < LEAF_WORDS; w++)
+                atomic_store_explicit(&l->word[w], 0, memory_order_relaxed);
+        }
     }
+    for (size_t i = 0; i < n; i++) {
+        struct leaf *l = atomic_load(&track.touched[i]);
+
+        if (l)
+            atomic_store(&l->listed, false);
+        atomic_store(&track.touched[i], NULL);
+    }
+    atomic_store(&track.ntouched, 0);
+    atomic_store(&track.sets, 0);
+    atomic_store(&track.clears, 0);
+    atomic_store(&track.failed, false);
+    track.dirty = false;
     track.open = true;
     atomic_store(&track.erasing, true);
     atomic_store(&track.on, true);
     return 0;
 }
 
-/* Usable bytes of the objects left in s, called with s locked: a thread
- * freeing one of them waits in the dalloc hook (which runs before the free)
- * for this lock, so every pointer asked about is live. */
-static uint64_t
-shard_bytes(const struct shard *s)
+/* Visit every object the last window left (bit set in a listed leaf). */
+static int
+each_left(int (*fn)(uintptr_t a, void *payload), void *payload)
 {
-    uint64_t bytes = 0;
+    size_t n = touched_count();
 
-    for (size_t i = 0; i < s->cap && s->count > 0; i++) {
-        if (s->slot[i] != 0)
-            bytes += malloc_usable_size((void *)s->slot[i]);
+    for (size_t i = 0; i < n; i++) {
+        struct leaf *l = atomic_load(&track.touched[i]);
+
+        for (size_t w = 0; l && w < LEAF_WORDS; w++) {
+            uint64_t bits = atomic_load_explicit(&l->word[w],
+                                                 memory_order_relaxed);
+
+            while (bits) {
+                unsigned int b = (unsigned int)__builtin_ctzll(bits);
+                int rc;
+
+                bits &= bits - 1;
+                rc = fn(l->base + ((w * 64 + b) << 3), payload);
+                if (rc != 0)
+                    return rc;
+            }
+        }
     }
-    return bytes;
+    return 0;
+}
+
+static int
+add_left(uintptr_t a, void *payload)
+{
+    struct leakgate_track_result *out = payload;
+
+    out->live_objs++;
+    out->live_bytes += malloc_usable_size((void *)a);
+    return 0;
+}
+
+/* Count what the window left.  A thread freeing one of those objects now
+ * waits in the dalloc hook (which runs before the free) until the count
+ * is done, so every pointer asked about is live. */
+static void
+count_left(struct leakgate_track_result *out)
+{
+    atomic_store(&track.scanning, true);
+    each_left(add_left, out);
+    atomic_store(&track.scanning, false);
 }
 
 int
 leakgate_track__end(struct leakgate_track_result *out)
 {
-    bool failed = false;
+    uint_fast64_t sets, clears;
 
     if (!track.open)
         return leakgate_error__set(LEAKGATE_ESTATE, "track: no open window");
     atomic_store(&track.on, false);
     track.open = false;
     memset(out, 0, sizeof *out);
-    for (unsigned int i = 0; i < NSHARDS; i++) {
-        struct shard *s = &track.shard[i];
-
-        shard_lock(s);
-        out->live_objs += s->count;
-        out->allocs += s->allocs;
-        out->frees += s->frees;
-        out->live_bytes += shard_bytes(s);
-        failed |= s->failed;
-        shard_unlock(s);
-    }
+    sets = atomic_load(&track.sets);
+    clears = atomic_load(&track.clears);
+    out->allocs = sets;
+    out->frees = clears;
+    if (sets != clears)
+        count_left(out);
     atomic_store(&track.erasing, false);
-    if (failed)
+    track.sets_at_end = atomic_load(&track.sets);
+    track.dirty = out->live_objs > 0 || atomic_load(&track.failed);
+    if (atomic_load(&track.failed))
         return leakgate_error__set(LEAKGATE_ENOMEM,
                                    "the allocation tracker's table could "
                                    "not grow (mmap failed): this window "
@@ -429,27 +449,28 @@ leakgate_track__forget(const void *ptr)
     return erase(p);
 }
 
+struct each_call {
+    int (*fn)(const void *ptr, size_t usable_bytes, void *payload);
+    void *payload;
+};
+
+static int
+call_each(uintptr_t a, void *payload)
+{
+    const struct each_call *c = payload;
+
+    return c->fn((const void *)a, malloc_usable_size((void *)a), c->payload);
+}
+
 int
 leakgate_track__each(int (*fn)(const void *ptr,
                                size_t usable_bytes,
                                void *payload),
                      void *payload)
 {
+    struct each_call c = {fn, payload};
+
     if (track.open)
         return leakgate_error__set(LEAKGATE_ESTATE, "track: window open");
-    for (unsigned int i = 0; i < NSHARDS; i++) {
-        const struct shard *s = &track.shard[i];
-
-        for (size_t j = 0; j < s->cap && s->count > 0; j++) {
-            const void *p = (const void *)s->slot[j];
-            int rc;
-
-            if (!p)
-                continue;
-            rc = fn(p, malloc_usable_size((void *)s->slot[j]), payload);
-            if (rc != 0)
-                return rc;
-        }
-    }
-    return 0;
+    return each_left(call_each, &c);
 }

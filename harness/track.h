@@ -20,12 +20,13 @@
  * say "grew" where exact mode finds nothing (growth it excludes, such as
  * CUnit's own failure records, or one-time growth).
  *
- * The hooks never allocate: the table lives in mmap'd memory, split into
- * shards by pointer hash, each an open-addressing (linear probing) set
- * with backward-shift deletion behind its own spinlock.  Objects of all
- * threads are tracked, as exact profiling counts all threads.  The hooks
- * stay installed once installed (jemalloc does not wait for running hooks
- * on removal); outside windows they return after one relaxed load.
+ * The hooks never allocate: the table is a bitmap in mmap'd memory, one
+ * bit per 8 bytes of address space, set and cleared with one atomic
+ * operation each (no lock), in leaves mapped on first use; its accesses
+ * are as local as the heap's.  Objects of all threads are tracked, as
+ * exact profiling counts all threads.  The hooks stay installed once
+ * installed (jemalloc does not wait for running hooks on removal); outside
+ * windows they return after one relaxed load.
  */
 #ifndef LEAKGATE_TRACK_H
 #define LEAKGATE_TRACK_H

@@ -16,7 +16,7 @@
  *   profiling active       prof.active=true; with lg_prof_sample:0 every
  *                          allocation unwinds its stack (today's windows)
  *   hooks, no window       tracker installed, outside windows
- *   tracker window         tracker recording (the proposed fast pass)
+ *   tracker window         tracker recording (the fast first pass)
  * Per empty window: leakgate_track__begin/end versus the exact gate's
  * leakgate_gate_begin/end (two dumps, parse, diff, judge).
  */
@@ -145,7 +145,7 @@ measure_ops(size_t n)
     }
     row("tracker hooks installed, no window open", n);
     leakgate_track__begin();
-    row("tracker window open (proposed fast pass)", n);
+    row("tracker window open (the fast first pass)", n);
     {
         struct leakgate_track_result r;
 
