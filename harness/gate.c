@@ -12,6 +12,7 @@
 
 #include "error.h"
 #include "heapfile.h"
+#include "intercept.h"
 #include "policy.h"
 #include "replay.h"
 #include "util.h"
@@ -64,6 +65,26 @@ describe_sampling(struct leakgate_gate *gate)
                  p->lg_sample, p->lg_sample);
 }
 
+/* The allocation wrappers (intercept.c) are allocator frames too. */
+static int
+add_wrapper_range(struct leakgate_gate *gate)
+{
+    struct leakgate_range *r;
+    uintptr_t start, end;
+
+    leakgate_intercept__range(&start, &end);
+    if (start == end)
+        return 0;
+    r = leakgate_util__realloc(gate->strip, (gate->nstrip + 1) * sizeof *r);
+    if (!r)
+        return leakgate_error__set(LEAKGATE_ENOMEM, "module ranges");
+    gate->strip = r;
+    r[gate->nstrip].start = start;
+    r[gate->nstrip].end = end;
+    gate->nstrip++;
+    return 0;
+}
+
 static int
 prepare_profiling(struct leakgate_gate *gate)
 {
@@ -79,6 +100,8 @@ prepare_profiling(struct leakgate_gate *gate)
         rc = leakgate_profile__dumpfile_open(&gate->after);
     if (rc == 0)
         rc = leakgate_profile__allocator_ranges(&gate->strip, &gate->nstrip);
+    if (rc == 0)
+        rc = add_wrapper_range(gate);
     if (rc == 0)
         rc = leakgate_profile__module_ranges(&gate->exclude, &gate->nexclude,
                                              "libcunit.", NULL);

@@ -169,11 +169,14 @@ pick_recurring(struct leakgate_diff *view,
     for (size_t k = 1; k < s->nruns; k++) {
         for (size_t i = 0; i < s->runs[k]->nentries; i++) {
             const struct leakgate_diff_entry *e = &s->runs[k]->entries[i];
+            const struct leakgate_diff_entry *best;
 
             if (e->delta_bytes <= 0 || find_entry(view, e) ||
                 view->nentries == cap)
                 continue;
-            view->entries[view->nentries++] = *largest_later(s, e);
+            /* e itself grew in run k, so a largest growth exists. */
+            best = largest_later(s, e);
+            view->entries[view->nentries++] = best ? *best : *e;
         }
     }
 }

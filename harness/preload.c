@@ -49,7 +49,8 @@ static struct {
     int color;           /* --color 1, --no-color 0, -1 not given */
     bool replay;         /* this process is a replay (replay.h) */
     char *preload;       /* LD_PRELOAD that started this process */
-} child = {-1, false, 0, NULL, NULL, false, -1, false, NULL};
+    bool pieces;         /* records carry JUnit/JSON pieces */
+} child = {-1, false, 0, NULL, NULL, false, -1, false, NULL, false};
 
 /* A record of short fields, built on the stack: no allocation, so it may
  * be sent while a window records. */
@@ -122,8 +123,10 @@ claim(void)
     const char *saved = getenv(LEAKGATE_RUN_ENV_SAVED_PRELOAD);
     const char *list = getenv(LEAKGATE_RUN_ENV_LIST);
     const char *color = getenv(LEAKGATE_RUN_ENV_COLOR);
+    const char *pieces = getenv(LEAKGATE_RUN_ENV_PIECES);
 
     child.claimed = true;
+    child.pieces = pieces && strcmp(pieces, "1") == 0;
     child.preload = leakgate_util__strdup(getenv("LD_PRELOAD"));
     child.list = list && strcmp(list, "1") == 0;
     if (color && *color)
@@ -137,6 +140,7 @@ claim(void)
     unsetenv(LEAKGATE_RUN_ENV_FD);
     unsetenv(LEAKGATE_RUN_ENV_LIST);
     unsetenv(LEAKGATE_RUN_ENV_COLOR);
+    unsetenv(LEAKGATE_RUN_ENV_PIECES);
 }
 
 static void
@@ -232,11 +236,11 @@ put_verdict(struct leakgate_buf *b,
                          (unsigned int)v->status < 3 ? status[v->status]
                                                      : "not_judged",
                          failed ? 1 : 0, v->seconds > 0 ? v->seconds : 0.0);
-    leakgate_run__put_field(b, p->suite_tag);
+    leakgate_run__put_field(b, p->suite_tag ? p->suite_tag : "");
     leakgate_buf__puts(b, "\t");
-    leakgate_run__put_field(b, p->junit_case);
+    leakgate_run__put_field(b, p->junit_case ? p->junit_case : "");
     leakgate_buf__puts(b, "\t");
-    leakgate_run__put_field(b, p->json_test);
+    leakgate_run__put_field(b, p->json_test ? p->json_test : "");
 }
 
 static void
@@ -250,9 +254,12 @@ on_finished(const char *suite, const char *test, void *p)
     (void)p;
     if (!v)
         return; /* its window could not open: the run's error says why */
-    if (leakgate_run__pieces(&pieces, v, &child.gate->env) < 0)
-        fail(3, leakgate_error_last());
-    send_env(&pieces);
+    memset(&pieces, 0, sizeof pieces);
+    if (child.pieces) {
+        if (leakgate_run__pieces(&pieces, v, &child.gate->env) < 0)
+            fail(3, leakgate_error_last());
+        send_env(&pieces);
+    }
     put_verdict(&b, v, &pieces);
     leakgate_run__pieces_dispose(&pieces);
     if (b.failed)

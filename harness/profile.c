@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "error.h"
+#include "intercept.h"
 
 /*
  * Exact mode: every allocation sampled (lg_prof_sample:0), raw counts
@@ -81,6 +82,30 @@ module_of(const void *addr)
     return info.dli_fname;
 }
 
+/* Is fn leakgate's allocation wrapper (intercept.c), this copy's or
+ * another's (a linked test binary under `leakgate run`)? */
+static bool
+leakgate_wrapper(const void *fn, bool *ours)
+{
+    uintptr_t start, end;
+    Dl_info info;
+    void *h;
+    bool yes;
+
+    leakgate_intercept__range(&start, &end);
+    *ours = (uintptr_t)fn >= start && (uintptr_t)fn < end;
+    if (*ours)
+        return true;
+    if (!fn || !dladdr(fn, &info) || !info.dli_fname)
+        return false;
+    h = dlopen(info.dli_fname, RTLD_LAZY | RTLD_NOLOAD);
+    if (!h)
+        return false;
+    yes = dlsym(h, "leakgate_alloc_wrappers") != NULL;
+    dlclose(h);
+    return yes;
+}
+
 int
 leakgate_profile__check(struct leakgate_profile_info *out)
 {
@@ -89,12 +114,21 @@ leakgate_profile__check(struct leakgate_profile_info *out)
     const char *version = "unknown";
     size_t vsz = sizeof version;
     void *jemalloc_malloc;
+    bool foreign, ours;
 
     memset(out, 0, sizeof *out);
-    /* malloc must be jemalloc's: compare with the definition that the
-     * jemalloc library itself exports. */
+    /* malloc must be jemalloc's (or leakgate's own wrapper of it,
+     * intercept.c): compare with the definition that the jemalloc library
+     * itself exports, and see that an allocation reaches jemalloc. */
     jemalloc_malloc = dlsym(RTLD_DEFAULT, "malloc");
-    if (strcmp(module_of(jemalloc_malloc), module_of(mallctl_addr())) != 0 ||
+    /* leakgate's wrapper calls the next malloc: that one must be
+     * jemalloc's, or another copy's wrapper (a linked test binary under
+     * `leakgate run`), known by where its allocations lead. */
+    if (leakgate_wrapper(jemalloc_malloc, &ours) && ours)
+        jemalloc_malloc = (void *)(uintptr_t)leakgate_intercept__next_malloc();
+    foreign = leakgate_wrapper(jemalloc_malloc, &ours) && !ours;
+    if ((!foreign && strcmp(module_of(jemalloc_malloc),
+                            module_of(mallctl_addr())) != 0) ||
         !malloc_reaches_jemalloc())
         return leakgate_error__set(
             LEAKGATE_ENOPROF,

@@ -40,6 +40,10 @@
 #define LEAKGATE_RUN_ENV_LIST "LEAKGATE_RUN_LIST"
 #define LEAKGATE_RUN_ENV_COLOR "LEAKGATE_RUN_COLOR"
 #define LEAKGATE_RUN_ENV_SAVED_PRELOAD "LEAKGATE_RUN_SAVED_PRELOAD"
+/* "1" when the parent writes --junit or --json: records then carry the
+ * JUnit testcase and JSON test pieces (rendering them costs ~50 µs per
+ * test, so they are left empty otherwise). */
+#define LEAKGATE_RUN_ENV_PIECES "LEAKGATE_RUN_PIECES"
 
 #define LEAKGATE_RUN_FIELDS_MAX 10
 

@@ -1,18 +1,19 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * track: allocation hooks and the pointer table of the cheap first pass
- * (see track.h for the contract and why an empty table is proof).
+ * track: the table of the cheap first pass, fed by the allocation
+ * wrappers of intercept.c (see track.h for the contract and why an empty
+ * table is proof).
  *
- * Hot path (a hook, window open): one atomic bit operation in an
- * address-indexed bitmap and one counter.  Nothing here may call malloc:
- * jemalloc does not guard hooks against hooks.  A leaf of the bitmap is
+ * Hot path (a wrapper, window open): one atomic bit operation in an
+ * address-indexed bitmap and one counter.  Nothing here may call malloc: it
+ * runs inside malloc.  A leaf of the bitmap is
  * mapped with mmap on first use; when that fails the window's result is
  * reported as unknown (LEAKGATE_ENOMEM), never as clean.
  */
 #include "track.h"
 
 #include <errno.h>
-#include <jemalloc/jemalloc.h>
+#include <malloc.h>
 #include <sched.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -20,36 +21,8 @@
 #include <sys/mman.h>
 
 #include "error.h"
-
-/*
- * jemalloc 5.3's experimental hook ABI (include/jemalloc/internal/hook.h,
- * not installed by Debian): three callbacks and a payload, installed with
- * mallctl("experimental.hooks.install").  The enumerators' values are not
- * needed: every alloc type records, every dalloc type removes, every
- * expand type records.  tests/unit/test_track.c pins the behaviour.
- */
-typedef void (*jemalloc_hook_alloc)(void *extra,
-                                    int type,
-                                    void *result,
-                                    uintptr_t result_raw,
-                                    uintptr_t args_raw[3]);
-typedef void (*jemalloc_hook_dalloc)(void *extra,
-                                     int type,
-                                     void *address,
-                                     uintptr_t args_raw[3]);
-typedef void (*jemalloc_hook_expand)(void *extra,
-                                     int type,
-                                     void *address,
-                                     size_t old_usize,
-                                     size_t new_usize,
-                                     uintptr_t result_raw,
-                                     uintptr_t args_raw[4]);
-struct jemalloc_hooks {
-    jemalloc_hook_alloc alloc_hook;
-    jemalloc_hook_dalloc dalloc_hook;
-    jemalloc_hook_expand expand_hook;
-    void *extra;
-};
+#include "intercept.h"
+#include "track_hot.h"
 
 /*
  * The table: one bit per 8 bytes of address space (objects are at least
@@ -80,18 +53,74 @@ static struct {
     _Atomic(struct leaf *) *top; /* NLEAVES entries, mmap'd */
     _Atomic(struct leaf *) *touched; /* MAX_TOUCHED entries, mmap'd */
     atomic_size_t ntouched;
-    atomic_uint_fast64_t sets;   /* bits set in this window */
-    atomic_uint_fast64_t clears; /* bits cleared in this window */
+    atomic_uint gen;             /* windows begun: listing is per window */
     atomic_bool failed;          /* a leaf could not be mapped or listed */
     atomic_bool scanning;        /* end() reads the objects left */
-    atomic_bool on;      /* a window is open: alloc/expand hooks record */
-    atomic_bool erasing; /* dalloc hook erases (on, and while end counts) */
     bool installed;
     bool open;
     bool dirty;          /* bits may be left from the last window */
-    uint_fast64_t sets_at_end;
-    void *handle; /* jemalloc's handle of the installed hooks */
+    uint64_t sets_at_end;
 } track;
+
+/*
+ * Bits set and cleared, counted per thread: a thread adds to its own slot
+ * with a plain store (no locked instruction, no shared cache line);
+ * end() sums the slots.  Threads beyond MAX_SLOTS share the last slot,
+ * with atomic adds.
+ */
+#define MAX_SLOTS 1024
+
+struct slot {
+    _Atomic uint64_t sets;
+    _Atomic uint64_t clears;
+} __attribute__((aligned(64)));
+
+static struct slot slots[MAX_SLOTS];
+static atomic_uint nslots;
+
+/* Per thread: its slot, and the last leaf it looked up and listed. */
+static __thread struct {
+    struct slot *slot;
+    uintptr_t leaf_index;
+    struct leaf *leaf;
+    struct leaf *listed;
+    unsigned int listed_gen;
+} tc __attribute__((tls_model("initial-exec")));
+
+static struct slot *
+my_slot(void)
+{
+    unsigned int i;
+
+    if (tc.slot)
+        return tc.slot;
+    i = atomic_fetch_add(&nslots, 1);
+    tc.slot = &slots[i < MAX_SLOTS ? i : MAX_SLOTS - 1];
+    return tc.slot;
+}
+
+static void
+slot_add(_Atomic uint64_t *counter, const struct slot *s)
+{
+    if (s == &slots[MAX_SLOTS - 1])
+        atomic_fetch_add_explicit(counter, 1, memory_order_relaxed);
+    else
+        atomic_store_explicit(
+            counter, atomic_load_explicit(counter, memory_order_relaxed) + 1,
+            memory_order_relaxed);
+}
+
+static unsigned int
+used_slots(void)
+{
+    unsigned int n = atomic_load(&nslots);
+
+    return n < MAX_SLOTS ? n : MAX_SLOTS;
+}
+
+/* Read by the wrappers on every allocation and free (track_hot.h). */
+atomic_bool leakgate_track__on;      /* a window is open: record */
+atomic_bool leakgate_track__erasing; /* erase (on, and while end counts) */
 
 static void *
 map_zeroed(size_t bytes, bool reserve_only)
@@ -104,15 +133,22 @@ map_zeroed(size_t bytes, bool reserve_only)
     return p == MAP_FAILED ? NULL : p;
 }
 
-/* The leaf covering address a, mapped on first use (from a hook: mmap
+/* The leaf covering address a, mapped on first use (from a wrapper: mmap
  * only, no malloc).  NULL when it cannot be mapped. */
 static struct leaf *
 leaf_for(uintptr_t a, bool create)
 {
-    _Atomic(struct leaf *) *slot = &track.top[a >> LEAF_SHIFT];
-    struct leaf *l = atomic_load_explicit(slot, memory_order_acquire);
-    struct leaf *expected = NULL;
+    _Atomic(struct leaf *) *slot;
+    struct leaf *l, *expected = NULL;
 
+    if (tc.leaf && tc.leaf_index == a >> LEAF_SHIFT)
+        return tc.leaf;
+    slot = &track.top[a >> LEAF_SHIFT];
+    l = atomic_load_explicit(slot, memory_order_acquire);
+    if (l) {
+        tc.leaf_index = a >> LEAF_SHIFT;
+        tc.leaf = l;
+    }
     if (l || !create)
         return l;
     l = map_zeroed(sizeof *l, false);
@@ -132,12 +168,20 @@ leaf_for(uintptr_t a, bool create)
 static bool
 list_leaf(struct leaf *l)
 {
+    unsigned int gen = atomic_load_explicit(&track.gen, memory_order_relaxed);
     bool expected = false;
     size_t i;
 
-    if (atomic_load_explicit(&l->listed, memory_order_relaxed) ||
-        !atomic_compare_exchange_strong(&l->listed, &expected, true))
+    if (tc.listed == l && tc.listed_gen == gen)
         return true;
+    if (atomic_load_explicit(&l->listed, memory_order_relaxed) ||
+        !atomic_compare_exchange_strong(&l->listed, &expected, true)) {
+        tc.listed = l;
+        tc.listed_gen = gen;
+        return true;
+    }
+    tc.listed = l;
+    tc.listed_gen = gen;
     i = atomic_fetch_add(&track.ntouched, 1);
     if (i >= MAX_TOUCHED)
         return false;
@@ -145,8 +189,8 @@ list_leaf(struct leaf *l)
     return true;
 }
 
-static void
-record(uintptr_t a)
+void
+leakgate_track__record(uintptr_t a)
 {
     struct leaf *l = a >> ADDR_BITS ? NULL : leaf_for(a, true);
     size_t bit = (a >> 3) & (LEAF_BITS - 1);
@@ -160,14 +204,18 @@ record(uintptr_t a)
     }
     old = atomic_fetch_or_explicit(&l->word[bit >> 6], mask,
                                    memory_order_relaxed);
-    if (!(old & mask))
-        atomic_fetch_add_explicit(&track.sets, 1, memory_order_relaxed);
+    if (!(old & mask)) {
+        struct slot *sl = my_slot();
+
+        slot_add(&sl->sets, sl);
+    }
 }
 
 /* Clear a's bit; true when it was set (a was allocated in the window). */
-static bool
-erase(uintptr_t a)
+bool
+leakgate_track__erase(uintptr_t a)
 {
+    struct slot *sl;
     struct leaf *l = a >> ADDR_BITS ? NULL : leaf_for(a, false);
     size_t bit = (a >> 3) & (LEAF_BITS - 1);
     uint64_t mask = (uint64_t)1 << (bit & 63), old;
@@ -179,61 +227,13 @@ erase(uintptr_t a)
     old = atomic_fetch_and(&l->word[bit >> 6], ~mask);
     if (!(old & mask))
         return false;
-    atomic_fetch_add_explicit(&track.clears, 1, memory_order_relaxed);
+    sl = my_slot();
+    slot_add(&sl->clears, sl);
     /* end() may be reading the objects left: the object must stay
      * allocated until it is done (see count_left). */
     while (atomic_load(&track.scanning))
         sched_yield();
     return true;
-}
-
-static bool
-recording(void)
-{
-    return atomic_load_explicit(&track.on, memory_order_relaxed);
-}
-
-static bool
-erasing(void)
-{
-    return atomic_load_explicit(&track.erasing, memory_order_relaxed);
-}
-
-static void
-hook_alloc(void *extra,
-           int type,
-           void *result,
-           uintptr_t result_raw,
-           uintptr_t args_raw[3])
-{
-    (void)extra, (void)type, (void)result_raw, (void)args_raw;
-    if (result && recording())
-        record((uintptr_t)result);
-}
-
-static void
-hook_dalloc(void *extra, int type, void *address, uintptr_t args_raw[3])
-{
-    (void)extra, (void)type, (void)args_raw;
-    if (address && erasing())
-        erase((uintptr_t)address);
-}
-
-static void
-hook_expand(void *extra,
-            int type,
-            void *address,
-            size_t old_usize,
-            size_t new_usize,
-            uintptr_t result_raw,
-            uintptr_t args_raw[4])
-{
-    (void)extra, (void)type, (void)old_usize, (void)new_usize;
-    (void)result_raw, (void)args_raw;
-    /* Exact profiling samples a resized object anew at this stack, even in
-     * place: count it as allocated in the window. */
-    if (address && recording())
-        record((uintptr_t)address);
 }
 
 static int
@@ -251,27 +251,18 @@ map_tables(void)
     return 0;
 }
 
-static void
-remove_hooks(void)
-{
-    void *handle = track.handle;
-
-    mallctl("experimental.hooks.remove", NULL, NULL, &handle, sizeof handle);
-    track.handle = NULL;
-}
-
-/* Allocate one object with recording on: the alloc hook must record it.
- * (Other threads may add objects meanwhile; begin() empties the table.) */
+/* Allocate one object with recording on: the wrapper (intercept.c) must
+ * note it.  (Other threads may add objects meanwhile; begin() clears.) */
 static bool
-probe_hooks(void)
+probe_wrappers(void)
 {
     void *volatile p;
     bool seen;
 
-    atomic_store(&track.on, true);
+    atomic_store(&leakgate_track__on, true);
     p = malloc(24);
-    atomic_store(&track.on, false);
-    seen = p != NULL && erase((uintptr_t)p);
+    atomic_store(&leakgate_track__on, false);
+    seen = p != NULL && leakgate_track__erase((uintptr_t)p);
     free(p);
     return seen;
 }
@@ -279,8 +270,6 @@ probe_hooks(void)
 int
 leakgate_track__install(void)
 {
-    struct jemalloc_hooks hooks = {hook_alloc, hook_dalloc, hook_expand, NULL};
-    size_t sz = sizeof track.handle;
     int rc;
 
     if (track.installed)
@@ -288,24 +277,12 @@ leakgate_track__install(void)
     rc = map_tables();
     if (rc < 0)
         return rc;
-    /* jemalloc copies the struct (newlen must be its size) and returns a
-     * handle for experimental.hooks.remove. */
-    rc = mallctl("experimental.hooks.install", &track.handle, &sz, &hooks,
-                 sizeof hooks);
-    if (rc != 0)
+    if (!probe_wrappers())
         return leakgate_error__set(LEAKGATE_ENOPROF,
-                                   "mallctl(\"experimental.hooks.install\"): "
-                                   "%s (jemalloc 5.3 allocation hooks are "
-                                   "needed for the fast first pass)",
-                                   strerror(rc));
-    if (!probe_hooks()) {
-        remove_hooks();
-        return leakgate_error__set(LEAKGATE_ENOPROF,
-                                   "jemalloc's allocation hooks are not "
-                                   "called: malloc in this process is not "
-                                   "jemalloc's (a sanitizer or another "
-                                   "allocator replaces it)");
-    }
+                                   "leakgate's allocation wrappers are not "
+                                   "this process's malloc (a sanitizer, or "
+                                   "another allocator linked ahead of "
+                                   "leakgate)");
     track.installed = true;
     return 0;
 }
@@ -316,8 +293,22 @@ leakgate_track__installed(void)
     return track.installed;
 }
 
+/* Sum the threads' slots. */
+static void
+sum_slots(uint64_t *sets, uint64_t *clears)
+{
+    unsigned int n = used_slots();
+
+    *sets = *clears = 0;
+    for (unsigned int i = 0; i < n; i++) {
+        *sets += atomic_load_explicit(&slots[i].sets, memory_order_relaxed);
+        *clears +=
+            atomic_load_explicit(&slots[i].clears, memory_order_relaxed);
+    }
+}
+
 /* The leaves listed in the last window (entries may still be NULL when a
- * hook raced with the end of the window). */
+ * wrapper raced with the end of the window). */
 static size_t
 touched_count(void)
 {
@@ -329,16 +320,18 @@ touched_count(void)
 int
 leakgate_track__begin(void)
 {
+    uint64_t sets, clears;
     size_t n;
 
     if (!track.installed || track.open)
         return leakgate_error__set(LEAKGATE_ESTATE,
                                    track.open ? "track: a window is open"
-                                              : "track: hooks not installed");
+                                              : "track: wrappers not installed");
     /* After a clean window every bit it set was cleared by a free; after
-     * one that grew, or a hook that recorded after the end, clear them. */
+     * one that grew, or a wrapper that recorded after the end, clear them. */
     n = touched_count();
-    if (track.dirty || atomic_load(&track.sets) != track.sets_at_end) {
+    sum_slots(&sets, &clears);
+    if (track.dirty || sets != track.sets_at_end) {
         for (size_t i = 0; i < n; i++) {
             struct leaf *l = atomic_load(&track.touched[i]);
 
@@ -354,13 +347,16 @@ leakgate_track__begin(void)
         atomic_store(&track.touched[i], NULL);
     }
     atomic_store(&track.ntouched, 0);
-    atomic_store(&track.sets, 0);
-    atomic_store(&track.clears, 0);
+    for (unsigned int i = 0; i < used_slots(); i++) {
+        atomic_store(&slots[i].sets, 0);
+        atomic_store(&slots[i].clears, 0);
+    }
+    atomic_fetch_add(&track.gen, 1);
     atomic_store(&track.failed, false);
     track.dirty = false;
     track.open = true;
-    atomic_store(&track.erasing, true);
-    atomic_store(&track.on, true);
+    atomic_store(&leakgate_track__erasing, true);
+    atomic_store(&leakgate_track__on, true);
     return 0;
 }
 
@@ -402,7 +398,7 @@ add_left(uintptr_t a, void *payload)
 }
 
 /* Count what the window left.  A thread freeing one of those objects now
- * waits in the dalloc hook (which runs before the free) until the count
+ * waits in the free wrapper (which runs before the free) until the count
  * is done, so every pointer asked about is live. */
 static void
 count_left(struct leakgate_track_result *out)
@@ -415,21 +411,20 @@ count_left(struct leakgate_track_result *out)
 int
 leakgate_track__end(struct leakgate_track_result *out)
 {
-    uint_fast64_t sets, clears;
+    uint64_t sets, clears;
 
     if (!track.open)
         return leakgate_error__set(LEAKGATE_ESTATE, "track: no open window");
-    atomic_store(&track.on, false);
+    atomic_store(&leakgate_track__on, false);
     track.open = false;
     memset(out, 0, sizeof *out);
-    sets = atomic_load(&track.sets);
-    clears = atomic_load(&track.clears);
+    sum_slots(&sets, &clears);
     out->allocs = sets;
     out->frees = clears;
     if (sets != clears)
         count_left(out);
-    atomic_store(&track.erasing, false);
-    track.sets_at_end = atomic_load(&track.sets);
+    atomic_store(&leakgate_track__erasing, false);
+    sum_slots(&track.sets_at_end, &clears);
     track.dirty = out->live_objs > 0 || atomic_load(&track.failed);
     if (atomic_load(&track.failed))
         return leakgate_error__set(LEAKGATE_ENOMEM,
@@ -446,7 +441,7 @@ leakgate_track__forget(const void *ptr)
 
     if (!track.installed || p == 0)
         return false;
-    return erase(p);
+    return leakgate_track__erase(p);
 }
 
 struct each_call {
@@ -474,3 +469,18 @@ leakgate_track__each(int (*fn)(const void *ptr,
         return leakgate_error__set(LEAKGATE_ESTATE, "track: window open");
     return each_left(call_each, &c);
 }
+
+#ifdef LEAKGATE_NO_INTERCEPT
+/* Sanitizer builds: no wrappers (intercept.c is not built). */
+void
+leakgate_intercept__range(uintptr_t *start, uintptr_t *end)
+{
+    *start = *end = 0;
+}
+
+const void *
+leakgate_intercept__next_malloc(void)
+{
+    return NULL;
+}
+#endif

@@ -1,0 +1,417 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * intercept: the process's allocation functions, wrapped for the fast
+ * first pass (track.h).  The library that carries leakgate (the test
+ * binary's libleakgate, or libleakgate-preload.so under `leakgate run`)
+ * comes before libjemalloc in the symbol search order, so malloc, free,
+ * the rest of the C and jemalloc allocation API and C++'s operator new and
+ * delete resolve here first.  Each wrapper calls the next definition
+ * (jemalloc's, found with dlsym(RTLD_NEXT)) and, while a window is open,
+ * sets or clears the object's bit in the tracker.  Outside windows a
+ * wrapper costs a call and one relaxed load: jemalloc keeps its fast path
+ * (its own allocation hooks would take every thread off it).
+ *
+ * The wrappers live in their own section, "leakgate_alloc": exact windows
+ * strip their frames from every stack with jemalloc's
+ * (leakgate_intercept__range()).  Until the next definitions are known, a
+ * few early allocations (dlsym's own) come from a small static arena.
+ *
+ * Not built with sanitizers: their runtime owns malloc, and the tracker
+ * then reports that the fast pass is unavailable (exact windows only).
+ */
+#include "intercept.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <malloc.h>
+#include <stdalign.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "track_hot.h"
+
+/* jemalloc's own API (jemalloc/jemalloc.h declares them with attributes
+ * that the definitions below need not repeat). */
+void *mallocx(size_t n, int flags);
+void *rallocx(void *p, size_t n, int flags);
+size_t xallocx(void *p, size_t n, size_t extra, int flags);
+void dallocx(void *p, int flags);
+void sdallocx(void *p, size_t n, int flags);
+
+#define WRAP                                                                   \
+    __attribute__((visibility("default"), section("leakgate_alloc"), used))
+
+/* jemalloc's MALLOCX_* flags are bit fields of an int; not needed here. */
+struct next_fns {
+    void *(*malloc)(size_t);
+    void (*free)(void *);
+    void *(*calloc)(size_t, size_t);
+    void *(*realloc)(void *, size_t);
+    int (*posix_memalign)(void **, size_t, size_t);
+    void *(*aligned_alloc)(size_t, size_t);
+    void *(*memalign)(size_t, size_t);
+    void *(*valloc)(size_t);
+    void *(*mallocx)(size_t, int);
+    void *(*rallocx)(void *, size_t, int);
+    size_t (*xallocx)(void *, size_t, size_t, int);
+    size_t (*sallocx)(const void *, int);
+    void (*dallocx)(void *, int);
+    void (*sdallocx)(void *, size_t, int);
+    /* C++: new (n), new (n, nothrow), new (n, align), new (n, align,
+     * nothrow), for objects and arrays; delete likewise, plus sized. */
+    void *(*nw)(size_t);
+    void *(*na)(size_t);
+    void *(*nw_nt)(size_t, const void *);
+    void *(*na_nt)(size_t, const void *);
+    void *(*nw_al)(size_t, size_t);
+    void *(*na_al)(size_t, size_t);
+    void *(*nw_al_nt)(size_t, size_t, const void *);
+    void *(*na_al_nt)(size_t, size_t, const void *);
+    void (*dl)(void *);
+    void (*da)(void *);
+    void (*dl_nt)(void *, const void *);
+    void (*da_nt)(void *, const void *);
+    void (*dl_sz)(void *, size_t);
+    void (*da_sz)(void *, size_t);
+    void (*dl_al)(void *, size_t);
+    void (*da_al)(void *, size_t);
+    void (*dl_al_nt)(void *, size_t, const void *);
+    void (*da_al_nt)(void *, size_t, const void *);
+    void (*dl_sz_al)(void *, size_t, size_t);
+    void (*da_sz_al)(void *, size_t, size_t);
+};
+
+static struct next_fns next;
+static atomic_int state; /* 0 not resolved, 1 resolving, 2 resolved */
+static __thread bool resolving
+    __attribute__((tls_model("initial-exec")));
+
+/* The early arena: what dlsym allocates while the next definitions are
+ * being looked up.  Never freed. */
+#define ARENA_SIZE 65536
+static alignas(64) unsigned char arena[ARENA_SIZE];
+static atomic_size_t arena_used;
+
+static bool
+in_arena(const void *p)
+{
+    return (const unsigned char *)p >= arena &&
+           (const unsigned char *)p < arena + ARENA_SIZE;
+}
+
+static void *
+arena_alloc(size_t n, size_t align)
+{
+    size_t off, size = (n + 15) & ~(size_t)15;
+
+    if (align < 16)
+        align = 16;
+    for (;;) {
+        size_t used = atomic_load(&arena_used);
+
+        off = (used + align - 1) & ~(align - 1);
+        if (off + size > ARENA_SIZE || off + size < off)
+            return NULL;
+        if (atomic_compare_exchange_weak(&arena_used, &used, off + size))
+            return arena + off; /* static storage: zeroed, never reused */
+    }
+}
+
+/* ISO C has no cast between object and function pointers. */
+#define LOOKUP(field, name)                                                    \
+    do {                                                                       \
+        void *sym_ = dlsym(RTLD_NEXT, name);                                   \
+        memcpy(&next.field, &sym_, sizeof sym_);                               \
+    } while (0)
+
+static void
+resolve(void)
+{
+    int expected = 0;
+
+    if (atomic_load_explicit(&state, memory_order_acquire) == 2)
+        return;
+    if (!atomic_compare_exchange_strong(&state, &expected, 1)) {
+        while (atomic_load(&state) != 2)
+            ; /* another thread is looking them up: a moment */
+        return;
+    }
+    resolving = true;
+    LOOKUP(malloc, "malloc");
+    LOOKUP(free, "free");
+    LOOKUP(calloc, "calloc");
+    LOOKUP(realloc, "realloc");
+    LOOKUP(posix_memalign, "posix_memalign");
+    LOOKUP(aligned_alloc, "aligned_alloc");
+    LOOKUP(memalign, "memalign");
+    LOOKUP(valloc, "valloc");
+    LOOKUP(mallocx, "mallocx");
+    LOOKUP(rallocx, "rallocx");
+    LOOKUP(xallocx, "xallocx");
+    LOOKUP(sallocx, "sallocx");
+    LOOKUP(dallocx, "dallocx");
+    LOOKUP(sdallocx, "sdallocx");
+    LOOKUP(nw, "_Znwm");
+    LOOKUP(na, "_Znam");
+    LOOKUP(nw_nt, "_ZnwmRKSt9nothrow_t");
+    LOOKUP(na_nt, "_ZnamRKSt9nothrow_t");
+    LOOKUP(nw_al, "_ZnwmSt11align_val_t");
+    LOOKUP(na_al, "_ZnamSt11align_val_t");
+    LOOKUP(nw_al_nt, "_ZnwmSt11align_val_tRKSt9nothrow_t");
+    LOOKUP(na_al_nt, "_ZnamSt11align_val_tRKSt9nothrow_t");
+    LOOKUP(dl, "_ZdlPv");
+    LOOKUP(da, "_ZdaPv");
+    LOOKUP(dl_nt, "_ZdlPvRKSt9nothrow_t");
+    LOOKUP(da_nt, "_ZdaPvRKSt9nothrow_t");
+    LOOKUP(dl_sz, "_ZdlPvm");
+    LOOKUP(da_sz, "_ZdaPvm");
+    LOOKUP(dl_al, "_ZdlPvSt11align_val_t");
+    LOOKUP(da_al, "_ZdaPvSt11align_val_t");
+    LOOKUP(dl_al_nt, "_ZdlPvSt11align_val_tRKSt9nothrow_t");
+    LOOKUP(da_al_nt, "_ZdaPvSt11align_val_tRKSt9nothrow_t");
+    LOOKUP(dl_sz_al, "_ZdlPvmSt11align_val_t");
+    LOOKUP(da_sz_al, "_ZdaPvmSt11align_val_t");
+    resolving = false;
+    atomic_store_explicit(&state, 2, memory_order_release);
+}
+
+/* The next definition of a function, looked up on first use. */
+#define NEXT(field) (next.field ? next.field : (resolve(), next.field))
+
+static inline void *
+noted(void *p)
+{
+    if (p && leakgate_track__recording())
+        leakgate_track__record((uintptr_t)p);
+    return p;
+}
+
+static inline void
+forget(void *p)
+{
+    if (p && leakgate_track__erasing_now())
+        leakgate_track__erase((uintptr_t)p);
+}
+
+/* No next definition (a program without the C++ runtime calling a C++
+ * operator it cannot have): fail like an allocation that found no memory. */
+static void *
+none(void)
+{
+    errno = ENOMEM;
+    return NULL;
+}
+
+WRAP void *
+malloc(size_t n)
+{
+    if (!next.malloc && resolving)
+        return arena_alloc(n, 16);
+    return noted(NEXT(malloc)(n));
+}
+
+WRAP void
+free(void *p)
+{
+    if (in_arena(p))
+        return;
+    forget(p);
+    NEXT(free)(p);
+}
+
+WRAP void *
+calloc(size_t k, size_t n)
+{
+    if (!next.calloc && resolving)
+        return n && k > SIZE_MAX / n ? NULL : arena_alloc(k * n, 16);
+    return noted(NEXT(calloc)(k, n));
+}
+
+/* A resized object is noted anew, even in place: exact profiling samples
+ * it again at the resizing stack.  On failure the old one stays live. */
+static void *
+resized(void *old, void *p, size_t n, bool was_noted)
+{
+    if (p)
+        return noted(p);
+    if (was_noted && n != 0)
+        leakgate_track__record((uintptr_t)old);
+    return NULL;
+}
+
+WRAP void *
+realloc(void *p, size_t n)
+{
+    bool was;
+
+    if ((!next.realloc && resolving) || in_arena(p)) {
+        void *q = arena_alloc(n, 16);
+
+        if (q && p) /* an arena object is never larger than what is left */
+            memmove(q, p, (size_t)(arena + ARENA_SIZE - (unsigned char *)p) < n
+                              ? (size_t)(arena + ARENA_SIZE -
+                                         (unsigned char *)p)
+                              : n);
+        return q;
+    }
+    was = p && leakgate_track__erasing_now() &&
+          leakgate_track__erase((uintptr_t)p);
+    return resized(p, NEXT(realloc)(p, n), n, was);
+}
+
+WRAP int
+posix_memalign(void **out, size_t align, size_t n)
+{
+    int rc;
+
+    if (!next.posix_memalign && resolving) {
+        *out = arena_alloc(n, align);
+        return *out ? 0 : ENOMEM;
+    }
+    rc = NEXT(posix_memalign)(out, align, n);
+    if (rc == 0)
+        noted(*out);
+    return rc;
+}
+
+WRAP void *
+aligned_alloc(size_t align, size_t n)
+{
+    return noted(NEXT(aligned_alloc)(align, n));
+}
+
+WRAP void *
+memalign(size_t align, size_t n)
+{
+    return noted(NEXT(memalign)(align, n));
+}
+
+WRAP void *
+valloc(size_t n)
+{
+    return noted(NEXT(valloc)(n));
+}
+
+WRAP void *
+mallocx(size_t n, int flags)
+{
+    return noted(NEXT(mallocx)(n, flags));
+}
+
+WRAP void *
+rallocx(void *p, size_t n, int flags)
+{
+    bool was = p && leakgate_track__erasing_now() &&
+               leakgate_track__erase((uintptr_t)p);
+
+    return resized(p, NEXT(rallocx)(p, n, flags), n, was);
+}
+
+WRAP size_t
+xallocx(void *p, size_t n, size_t extra, int flags)
+{
+    size_t before = NEXT(sallocx)(p, 0);
+    size_t after = NEXT(xallocx)(p, n, extra, flags);
+
+    if (after != before)
+        noted(p);
+    return after;
+}
+
+WRAP void
+dallocx(void *p, int flags)
+{
+    forget(p);
+    NEXT(dallocx)(p, flags);
+}
+
+WRAP void
+sdallocx(void *p, size_t n, int flags)
+{
+    forget(p);
+    NEXT(sdallocx)(p, n, flags);
+}
+
+/* C++'s operators, by their mangled names.  A throwing new's exception
+ * passes through these frames (C has unwind tables on this platform). */
+#define NEW_WRAPPER(name, field, params, args)                                 \
+    WRAP void *name params;                                                    \
+    WRAP void *name params                                                     \
+    {                                                                          \
+        return NEXT(field) ? noted(next.field args) : none();                  \
+    }
+#define DELETE_WRAPPER(name, field, params, args)                              \
+    WRAP void name params;                                                     \
+    WRAP void name params                                                      \
+    {                                                                          \
+        forget(p);                                                             \
+        if (NEXT(field))                                                       \
+            next.field args;                                                   \
+    }
+
+NEW_WRAPPER(_Znwm, nw, (size_t n), (n))
+NEW_WRAPPER(_Znam, na, (size_t n), (n))
+NEW_WRAPPER(_ZnwmRKSt9nothrow_t, nw_nt, (size_t n, const void *t), (n, t))
+NEW_WRAPPER(_ZnamRKSt9nothrow_t, na_nt, (size_t n, const void *t), (n, t))
+NEW_WRAPPER(_ZnwmSt11align_val_t, nw_al, (size_t n, size_t a), (n, a))
+NEW_WRAPPER(_ZnamSt11align_val_t, na_al, (size_t n, size_t a), (n, a))
+NEW_WRAPPER(_ZnwmSt11align_val_tRKSt9nothrow_t,
+            nw_al_nt,
+            (size_t n, size_t a, const void *t),
+            (n, a, t))
+NEW_WRAPPER(_ZnamSt11align_val_tRKSt9nothrow_t,
+            na_al_nt,
+            (size_t n, size_t a, const void *t),
+            (n, a, t))
+DELETE_WRAPPER(_ZdlPv, dl, (void *p), (p))
+DELETE_WRAPPER(_ZdaPv, da, (void *p), (p))
+DELETE_WRAPPER(_ZdlPvRKSt9nothrow_t, dl_nt, (void *p, const void *t), (p, t))
+DELETE_WRAPPER(_ZdaPvRKSt9nothrow_t, da_nt, (void *p, const void *t), (p, t))
+DELETE_WRAPPER(_ZdlPvm, dl_sz, (void *p, size_t n), (p, n))
+DELETE_WRAPPER(_ZdaPvm, da_sz, (void *p, size_t n), (p, n))
+DELETE_WRAPPER(_ZdlPvSt11align_val_t, dl_al, (void *p, size_t a), (p, a))
+DELETE_WRAPPER(_ZdaPvSt11align_val_t, da_al, (void *p, size_t a), (p, a))
+DELETE_WRAPPER(_ZdlPvSt11align_val_tRKSt9nothrow_t,
+               dl_al_nt,
+               (void *p, size_t a, const void *t),
+               (p, a, t))
+DELETE_WRAPPER(_ZdaPvSt11align_val_tRKSt9nothrow_t,
+               da_al_nt,
+               (void *p, size_t a, const void *t),
+               (p, a, t))
+DELETE_WRAPPER(_ZdlPvmSt11align_val_t,
+               dl_sz_al,
+               (void *p, size_t n, size_t a),
+               (p, n, a))
+DELETE_WRAPPER(_ZdaPvmSt11align_val_t,
+               da_sz_al,
+               (void *p, size_t n, size_t a),
+               (p, n, a))
+
+/* Exported so that another copy of leakgate (a linked test binary run by
+ * `leakgate run`) recognises these wrappers as leakgate's. */
+__attribute__((visibility("default"))) const int leakgate_alloc_wrappers = 1;
+
+/* The section's bounds, defined by the linker for this module. */
+extern const char __start_leakgate_alloc[] __attribute__((weak));
+extern const char __stop_leakgate_alloc[] __attribute__((weak));
+
+void
+leakgate_intercept__range(uintptr_t *start, uintptr_t *end)
+{
+    *start = (uintptr_t)__start_leakgate_alloc;
+    *end = (uintptr_t)__stop_leakgate_alloc;
+}
+
+const void *
+leakgate_intercept__next_malloc(void)
+{
+    void *p;
+
+    resolve();
+    memcpy(&p, &next.malloc, sizeof p);
+    return p;
+}
