@@ -1,14 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * track: the cheap exact first pass.  Adapter (jemalloc), beside profile.
+ * track: the cheap exact first pass, beside profile.
  *
- * jemalloc's allocation hooks (experimental.hooks.install, 5.3) record,
- * while a window is open, every pointer that malloc, calloc, realloc,
- * posix_memalign, aligned_alloc, memalign, valloc or mallocx returns, and
- * remove it again when it is freed (free, realloc's free half, dallocx,
- * sdallocx).  A pointer resized in place (realloc, rallocx, xallocx) is
- * recorded too, because exact profiling samples it anew at the resizing
- * stack.  Frees of objects from before the window are ignored.
+ * leakgate's allocation wrappers (intercept.c: malloc, calloc, realloc,
+ * posix_memalign, aligned_alloc, memalign, valloc, jemalloc's mallocx
+ * family and C++'s operator new) record, while a window is open, every
+ * pointer they return, and remove it again when it is freed (free,
+ * realloc's free half, dallocx, sdallocx, operator delete).  A pointer
+ * resized in place (realloc, rallocx, xallocx) is recorded too, because
+ * exact profiling samples it anew at the resizing stack.  Frees of objects
+ * from before the window are ignored.
  *
  * Invariant (why an empty table is proof): a stack's live bytes can only
  * grow between two exact dumps through objects allocated or resized
@@ -20,13 +21,13 @@
  * say "grew" where exact mode finds nothing (growth it excludes, such as
  * CUnit's own failure records, or one-time growth).
  *
- * The hooks never allocate: the table is a bitmap in mmap'd memory, one
- * bit per 8 bytes of address space, set and cleared with one atomic
- * operation each (no lock), in leaves mapped on first use; its accesses
- * are as local as the heap's.  Objects of all threads are tracked, as
- * exact profiling counts all threads.  The hooks stay installed once
- * installed (jemalloc does not wait for running hooks on removal); outside
- * windows they return after one relaxed load.
+ * The tracker never allocates (it runs inside malloc): the table is a
+ * bitmap in mmap'd memory, one bit per 8 bytes of address space, set and
+ * cleared with one atomic operation each (no lock), in leaves mapped on
+ * first use; its accesses are as local as the heap's; the counts are per
+ * thread.  Objects of all threads are tracked, as exact profiling counts
+ * all threads.  Outside windows a wrapper adds one relaxed load to
+ * jemalloc's own fast path.
  */
 #ifndef LEAKGATE_TRACK_H
 #define LEAKGATE_TRACK_H
@@ -44,11 +45,11 @@ struct leakgate_track_result {
 };
 
 /*
- * Install the hooks (once; later calls return 0).  A probe allocation
- * proves that this process's malloc is jemalloc's and calls them.
- * Returns 0; LEAKGATE_ENOPROF (no jemalloc, no hook support, or malloc
- * comes from elsewhere, e.g. a sanitizer; the detail says which);
- * LEAKGATE_ENOMEM (the table could not be mapped).
+ * Get ready (once; later calls return 0): map the table, and prove with a
+ * probe allocation that this process's malloc is leakgate's wrapper.
+ * Returns 0; LEAKGATE_ENOPROF (malloc comes from elsewhere, e.g. a
+ * sanitizer, or the wrappers are not built); LEAKGATE_ENOMEM (the table
+ * could not be mapped).
  */
 int leakgate_track__install(void);
 

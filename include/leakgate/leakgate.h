@@ -6,7 +6,10 @@
  * A *gate* measures code regions ("scopes") with exact jemalloc heap
  * profiles: leakgate_gate_begin() dumps the heap, leakgate_gate_end() dumps
  * it again, diffs the two per allocation stack, symbolizes what grew and
- * judges it against the thresholds file.  Any harness (CUnit through
+ * judges it against the thresholds file.  A harness that can run a scope's
+ * code twice can open it with leakgate_gate_begin_fast() instead: no
+ * dump, no stack unwinding, and an exact scope only when the code left
+ * something allocated.  Any harness (CUnit through
  * leakgate/cunit.h, cmocka, Unity, a hand-written main) can gate any region:
  *
  * @code

@@ -5,9 +5,10 @@
  *   bench_time OUTFILE -- COMMAND [ARGS...]
  *
  * The command's stdout and stderr go to OUTFILE.  Prints one line:
- * "<wall seconds> <peak RSS KiB> <exit status>" where the peak RSS is the
- * child's own ru_maxrss (wait4), and a child killed by signal N exits
- * 128+N.  Exit status: 0 measured, 2 usage, 3 the command could not run.
+ * "<wall seconds> <peak RSS KiB> <exit status> <CPU seconds>" where the
+ * peak RSS is the child's own ru_maxrss (wait4), the CPU time is its user
+ * plus system time (with the children it waited for), and a child killed
+ * by signal N exits 128+N.  Exit status: 0 measured, 2 usage, 3 the command could not run.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -68,6 +69,8 @@ main(int argc, char **argv)
     }
     t1 = now();
     code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-    printf("%.6f %ld %d\n", t1 - t0, ru.ru_maxrss, code);
+    printf("%.6f %ld %d %.6f\n", t1 - t0, ru.ru_maxrss, code,
+           (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 +
+               (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6);
     return 0;
 }

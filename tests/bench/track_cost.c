@@ -15,7 +15,7 @@
  *   prof inactive          the fast pass without the tracker (floor)
  *   profiling active       prof.active=true; with lg_prof_sample:0 every
  *                          allocation unwinds its stack (today's windows)
- *   hooks, no window       tracker installed, outside windows
+ *   wrappers, no window    tracker installed, outside windows
  *   tracker window         tracker recording (the fast first pass)
  * Per empty window: leakgate_track__begin/end versus the exact gate's
  * leakgate_gate_begin/end (two dumps, parse, diff, judge).
@@ -143,7 +143,7 @@ measure_ops(size_t n)
         fprintf(stderr, "track_cost: %s\n", leakgate_error_last());
         return 3;
     }
-    row("tracker hooks installed, no window open", n);
+    row("tracker installed, no window open", n);
     leakgate_track__begin();
     row("tracker window open (the fast first pass)", n);
     {

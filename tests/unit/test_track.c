@@ -1,14 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * track: the cheap first pass under the real jemalloc (ctest label
- * needs-jemalloc).  Pins the behaviour of jemalloc 5.3's experimental
- * hooks that track.c relies on: every allocation function records, every
- * free removes, in-place resizes record, frees of older objects are
- * ignored, several threads at once.  No CUnit assertion runs inside a
+ * needs-jemalloc).  Pins the behaviour of the allocation wrappers
+ * (intercept.c) that track.c relies on: every allocation function
+ * records, every free removes, in-place resizes record, frees of older
+ * objects are ignored, several threads at once.  No CUnit assertion runs inside a
  * window: a failing one would allocate CUnit's failure record there.
  */
 #include "track.h"
 
+#include <jemalloc/jemalloc.h>
 #include <malloc.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -127,6 +128,31 @@ test_track__calloc_and_memalign_leaks(void)
     CU_ASSERT_EQUAL(r.live_bytes, 5120 + 256); /* aligned class */
     free(a);
     free(b);
+}
+
+/* jemalloc's own API and the older aligned allocators go through the
+ * wrappers too: allocations recorded, frees and moves removed. */
+static void
+test_track__jemalloc_api_and_old_aligned(void)
+{
+    struct leakgate_track_result r;
+    void *volatile a, *volatile b, *volatile c, *volatile d;
+
+    must_install();
+    CU_ASSERT_EQUAL_FATAL(leakgate_track__begin(), 0);
+    a = mallocx(100, 0);
+    a = rallocx(a, 50000, 0); /* moves to a large class */
+    b = memalign(64, 100);
+    c = valloc(100);
+    d = mallocx(40, MALLOCX_ZERO);
+    sdallocx(a, 50000, 0);
+    dallocx(b, 0);
+    free(c);
+    CU_ASSERT_EQUAL(leakgate_track__end(&r), 0);
+    CU_ASSERT_EQUAL(r.live_objs, 1);
+    CU_ASSERT_EQUAL(r.live_bytes, 48);
+    CU_ASSERT(r.allocs >= 5);
+    dallocx(d, 0);
 }
 
 /* Objects from before the window: freeing them changes nothing. */
@@ -345,6 +371,7 @@ const struct unit_case unit_cases[] = {
     {"all_functions_freed", test_track__all_functions_freed},
     {"one_byte_leak", test_track__one_byte_leak},
     {"calloc_and_memalign_leaks", test_track__calloc_and_memalign_leaks},
+    {"jemalloc_api_and_old_aligned", test_track__jemalloc_api_and_old_aligned},
     {"older_frees_ignored", test_track__older_frees_ignored},
     {"older_object_resized", test_track__older_object_resized},
     {"resize_in_window", test_track__resize_in_window},
