@@ -66,9 +66,9 @@ static const char *const top_keys[] = {
     "version", "defaults", "suites", "tests", "ignore", "builtin_ignore", NULL};
 static const char *const defaults_keys[] = {
     "stack_limit", "total_limit", "warmup", "repeat", "settle", "rerun", NULL};
-static const char *const suite_keys[] = {
-    "scope",  "stack_limit", "total_limit", "warmup", "repeat",
-    "settle", "rerun",       "stacks",      NULL};
+static const char *const suite_keys[] = {"scope",  "stack_limit", "total_limit",
+                                         "warmup", "repeat",      "settle",
+                                         "rerun",  "stacks",      NULL};
 static const char *const test_keys[] = {"stack_limit", "total_limit", "warmup",
                                         "repeat",      "settle",      "rerun",
                                         "stacks",      NULL};

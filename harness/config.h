@@ -51,7 +51,7 @@ struct leakgate_config_entry {
     bool has_repeat;
     unsigned int repeat; /* measured runs, 1..100 */
     bool has_settle;
-    unsigned int settle_ms;           /* milliseconds, 0..60000 */
+    unsigned int settle_ms; /* milliseconds, 0..60000 */
     bool has_rerun;
     bool rerun; /* false: measure in an exact window from the start */
     enum leakgate_config_scope scope; /* suites only */

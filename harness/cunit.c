@@ -394,8 +394,8 @@ leakgate_cunit_rerun(struct wtest *wt)
     CU_pRunSummary sum = CU_get_run_summary();
     unsigned int asserts = sum->nAsserts;
     CU_pFailureRecord last = last_record();
-    int rc = leakgate_gate_begin(run.gate, wt->ws->suite->pName,
-                                 wt->test->pName);
+    int rc =
+        leakgate_gate_begin(run.gate, wt->ws->suite->pName, wt->test->pName);
 
     gate_error(rc, "opening a test window");
     if (rc < 0)

@@ -249,7 +249,8 @@ piece_start(struct leakgate_gate *gate)
         leakgate_profile__live_bytes(&gate->cur.start_live) < 0)
         gate->cur.start_live = 0;
     rc = leakgate_profile__set_active(true);
-    if (rc == 0 && gate->cur.rerun && !gate->cur.tracking && gate->cur.nruns == 0)
+    if (rc == 0 && gate->cur.rerun && !gate->cur.tracking &&
+        gate->cur.nruns == 0)
         gate->cur.tracking = leakgate_track__begin() == 0;
     return rc;
 }

@@ -87,8 +87,8 @@ struct leakgate_gate {
     char fast_off[256]; /* why not ("" when fast) */
     struct gate_grew grew;
     struct {
-        bool child;      /* this process is a replay (replay.h) */
-        char **names;    /* its list: "SUITE\tTEST" */
+        bool child;   /* this process is a replay (replay.h) */
+        char **names; /* its list: "SUITE\tTEST" */
         size_t n;
         char *json_path; /* where the replay writes its results */
         struct leakgate_results *loaded; /* the replay's results: they own

@@ -233,8 +233,9 @@ decline(struct leakgate_gate *gate, const char *why, bool replay)
     rc = leakgate_gate_note_failure(gate, g->suite, g->test, NULL, 0, NULL);
     v = rc == 0 ? leakgate_gate__find_verdict(gate, g->suite, g->test) : NULL;
     if (v) {
-        leakgate_buf__printf(&text, "the fast first pass left %llu B in %llu "
-                                    "objects; %s",
+        leakgate_buf__printf(&text,
+                             "the fast first pass left %llu B in %llu "
+                             "objects; %s",
                              (unsigned long long)g->r.live_bytes,
                              (unsigned long long)g->r.live_objs,
                              why ? why : "it was not run again");

@@ -86,8 +86,7 @@ struct next_fns {
 
 static struct next_fns next;
 static atomic_int state; /* 0 not resolved, 1 resolving, 2 resolved */
-static __thread bool resolving
-    __attribute__((tls_model("initial-exec")));
+static __thread bool resolving __attribute__((tls_model("initial-exec")));
 
 /* The early arena: what dlsym allocates while the next definitions are
  * being looked up.  Never freed. */
@@ -251,10 +250,10 @@ realloc(void *p, size_t n)
         void *q = arena_alloc(n, 16);
 
         if (q && p) /* an arena object is never larger than what is left */
-            memmove(q, p, (size_t)(arena + ARENA_SIZE - (unsigned char *)p) < n
-                              ? (size_t)(arena + ARENA_SIZE -
-                                         (unsigned char *)p)
-                              : n);
+            memmove(q, p,
+                    (size_t)(arena + ARENA_SIZE - (unsigned char *)p) < n
+                        ? (size_t)(arena + ARENA_SIZE - (unsigned char *)p)
+                        : n);
         return q;
     }
     was = p && leakgate_track__erasing_now() &&

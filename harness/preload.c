@@ -365,8 +365,7 @@ replay(struct call *c)
 static CU_ErrorCode
 intercept(struct call *c)
 {
-    struct leakgate_cunit_hooks hooks = {on_started, on_finished, NULL,
-                                         NULL};
+    struct leakgate_cunit_hooks hooks = {on_started, on_finished, NULL, NULL};
     const char *fields[1] = {c->name};
 
     if ((child.fd < 0 && !child.replay) || child.depth > 0) {

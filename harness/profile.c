@@ -127,8 +127,8 @@ leakgate_profile__check(struct leakgate_profile_info *out)
     if (leakgate_wrapper(jemalloc_malloc, &ours) && ours)
         jemalloc_malloc = (void *)(uintptr_t)leakgate_intercept__next_malloc();
     foreign = leakgate_wrapper(jemalloc_malloc, &ours) && !ours;
-    if ((!foreign && strcmp(module_of(jemalloc_malloc),
-                            module_of(mallctl_addr())) != 0) ||
+    if ((!foreign &&
+         strcmp(module_of(jemalloc_malloc), module_of(mallctl_addr())) != 0) ||
         !malloc_reaches_jemalloc())
         return leakgate_error__set(
             LEAKGATE_ENOPROF,

@@ -279,7 +279,9 @@ take_verdict(struct leakgate_gate *gate,
 }
 
 static int
-take_results(struct leakgate_gate *gate, const char *json, const char *log,
+take_results(struct leakgate_gate *gate,
+             const char *json,
+             const char *log,
              int status)
 {
     struct leakgate_results *r = NULL;

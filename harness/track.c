@@ -37,7 +37,7 @@
  * that grew can find its objects and the next window can clear them.
  */
 #define ADDR_BITS 47
-#define LEAF_SHIFT 22                            /* 4 MiB per leaf */
+#define LEAF_SHIFT 22                             /* 4 MiB per leaf */
 #define LEAF_BITS ((size_t)1 << (LEAF_SHIFT - 3)) /* one per 8 bytes */
 #define LEAF_WORDS (LEAF_BITS / 64)
 #define NLEAVES ((size_t)1 << (ADDR_BITS - LEAF_SHIFT))
@@ -50,15 +50,15 @@ struct leaf {
 };
 
 static struct {
-    _Atomic(struct leaf *) *top; /* NLEAVES entries, mmap'd */
+    _Atomic(struct leaf *) *top;     /* NLEAVES entries, mmap'd */
     _Atomic(struct leaf *) *touched; /* MAX_TOUCHED entries, mmap'd */
     atomic_size_t ntouched;
-    atomic_uint gen;             /* windows begun: listing is per window */
-    atomic_bool failed;          /* a leaf could not be mapped or listed */
-    atomic_bool scanning;        /* end() reads the objects left */
+    atomic_uint gen;      /* windows begun: listing is per window */
+    atomic_bool failed;   /* a leaf could not be mapped or listed */
+    atomic_bool scanning; /* end() reads the objects left */
     bool installed;
     bool open;
-    bool dirty;          /* bits may be left from the last window */
+    bool dirty; /* bits may be left from the last window */
     uint64_t sets_at_end;
 } track;
 
@@ -125,10 +125,10 @@ atomic_bool leakgate_track__erasing; /* erase (on, and while end counts) */
 static void *
 map_zeroed(size_t bytes, bool reserve_only)
 {
-    void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
-                   MAP_PRIVATE | MAP_ANONYMOUS |
-                       (reserve_only ? MAP_NORESERVE : 0),
-                   -1, 0);
+    void *p =
+        mmap(NULL, bytes, PROT_READ | PROT_WRITE,
+             MAP_PRIVATE | MAP_ANONYMOUS | (reserve_only ? MAP_NORESERVE : 0),
+             -1, 0);
 
     return p == MAP_FAILED ? NULL : p;
 }
@@ -155,9 +155,8 @@ leaf_for(uintptr_t a, bool create)
     if (!l)
         return NULL;
     l->base = a & ~(((uintptr_t)1 << LEAF_SHIFT) - 1);
-    if (!atomic_compare_exchange_strong_explicit(slot, &expected, l,
-                                                 memory_order_acq_rel,
-                                                 memory_order_acquire)) {
+    if (!atomic_compare_exchange_strong_explicit(
+            slot, &expected, l, memory_order_acq_rel, memory_order_acquire)) {
         munmap(l, sizeof *l); /* another thread mapped it first */
         l = expected;
     }
@@ -220,8 +219,7 @@ leakgate_track__erase(uintptr_t a)
     size_t bit = (a >> 3) & (LEAF_BITS - 1);
     uint64_t mask = (uint64_t)1 << (bit & 63), old;
 
-    if (!l || !(atomic_load_explicit(&l->word[bit >> 6],
-                                     memory_order_relaxed) &
+    if (!l || !(atomic_load_explicit(&l->word[bit >> 6], memory_order_relaxed) &
                 mask))
         return false; /* not from this window: the common case */
     old = atomic_fetch_and(&l->word[bit >> 6], ~mask);
@@ -302,8 +300,7 @@ sum_slots(uint64_t *sets, uint64_t *clears)
     *sets = *clears = 0;
     for (unsigned int i = 0; i < n; i++) {
         *sets += atomic_load_explicit(&slots[i].sets, memory_order_relaxed);
-        *clears +=
-            atomic_load_explicit(&slots[i].clears, memory_order_relaxed);
+        *clears += atomic_load_explicit(&slots[i].clears, memory_order_relaxed);
     }
 }
 
@@ -324,9 +321,9 @@ leakgate_track__begin(void)
     size_t n;
 
     if (!track.installed || track.open)
-        return leakgate_error__set(LEAKGATE_ESTATE,
-                                   track.open ? "track: a window is open"
-                                              : "track: wrappers not installed");
+        return leakgate_error__set(
+            LEAKGATE_ESTATE, track.open ? "track: a window is open"
+                                        : "track: wrappers not installed");
     /* After a clean window every bit it set was cleared by a free; after
      * one that grew, or a wrapper that recorded after the end, clear them. */
     n = touched_count();
@@ -370,8 +367,8 @@ each_left(int (*fn)(uintptr_t a, void *payload), void *payload)
         struct leaf *l = atomic_load(&track.touched[i]);
 
         for (size_t w = 0; l && w < LEAF_WORDS; w++) {
-            uint64_t bits = atomic_load_explicit(&l->word[w],
-                                                 memory_order_relaxed);
+            uint64_t bits =
+                atomic_load_explicit(&l->word[w], memory_order_relaxed);
 
             while (bits) {
                 unsigned int b = (unsigned int)__builtin_ctzll(bits);

@@ -32,8 +32,7 @@ leakgate_track__recording(void)
 static inline bool
 leakgate_track__erasing_now(void)
 {
-    return atomic_load_explicit(&leakgate_track__erasing,
-                                memory_order_relaxed);
+    return atomic_load_explicit(&leakgate_track__erasing, memory_order_relaxed);
 }
 
 #endif

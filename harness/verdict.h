@@ -83,7 +83,7 @@ struct leakgate_verdict {
     enum leakgate_measured how;
     uint64_t first_bytes; /* RERUN, REPLAY: what the fast pass left */
     uint64_t first_objs;
-    bool needs_replay; /* NOT_JUDGED until a replay measures it */
+    bool needs_replay;   /* NOT_JUDGED until a replay measures it */
     bool rerun_declined; /* replayed because it could not be re-run */
 };
 

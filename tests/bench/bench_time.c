@@ -8,7 +8,8 @@
  * "<wall seconds> <peak RSS KiB> <exit status> <CPU seconds>" where the
  * peak RSS is the child's own ru_maxrss (wait4), the CPU time is its user
  * plus system time (with the children it waited for), and a child killed
- * by signal N exits 128+N.  Exit status: 0 measured, 2 usage, 3 the command could not run.
+ * by signal N exits 128+N.  Exit status: 0 measured, 2 usage, 3 the command
+ * could not run.
  */
 #include <errno.h>
 #include <fcntl.h>

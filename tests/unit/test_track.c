@@ -4,8 +4,8 @@
  * needs-jemalloc).  Pins the behaviour of the allocation wrappers
  * (intercept.c) that track.c relies on: every allocation function
  * records, every free removes, in-place resizes record, frees of older
- * objects are ignored, several threads at once.  No CUnit assertion runs inside a
- * window: a failing one would allocate CUnit's failure record there.
+ * objects are ignored, several threads at once.  No CUnit assertion runs inside
+ * a window: a failing one would allocate CUnit's failure record there.
  */
 #include "track.h"
 
