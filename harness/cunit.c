@@ -450,7 +450,7 @@ leakgate_cunit_teardown(void)
         run.test_open = false;
         close_test_window(wt);
     }
-    if (wt && !wt->awaiting)
+    if (wt)
         push_pending(wt->ws, wt);
     current.test = NULL;
 }
@@ -656,6 +656,7 @@ replay_awaiting(void)
             "could not measure (growth that happens once, or a failed "
             "test)\n",
             n, n == 1 ? "" : "s", n == 1 ? "it grew" : "they grew");
+    checkpoint(); /* the waiting records are streamed, not judged, first */
     gate_error(leakgate_replay__run(run.gate, hooks.replay_preload),
                "replaying the run");
     for (size_t i = 0; i < run.ntests; i++) {
@@ -666,7 +667,9 @@ replay_awaiting(void)
         wt->awaiting = false;
         report_verdict(leakgate_gate__find_verdict(
             run.gate, wt->ws->suite->pName, wt->test->pName));
-        push_pending(wt->ws, wt);
+        if (hooks.revised)
+            hooks.revised(wt->ws->suite->pName, wt->test->pName,
+                          hooks.payload);
     }
 }
 

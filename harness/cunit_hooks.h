@@ -10,6 +10,8 @@
  * CUnit's failure records of it are attached, which is at the next
  * trampoline (before the next started()) or at the end of the run; the
  * suite's own record after its cleanup (or its failed init) the same way.
+ * A test whose verdict waits for a replay is finished (not judged, "a
+ * replay measures it") and revised() once the replay has measured it.
  */
 #ifndef LEAKGATE_CUNIT_HOOKS_H
 #define LEAKGATE_CUNIT_HOOKS_H
@@ -32,6 +34,9 @@ struct leakgate_cunit_hooks {
      * during this run.  Called with recording off.
      */
     void (*finished)(const char *suite, const char *test, void *payload);
+    /* The record of suite/test, finished before, has a new verdict (a
+     * replay measured it).  Called with recording off.  May be NULL. */
+    void (*revised)(const char *suite, const char *test, void *payload);
     void *payload;
     /* LD_PRELOAD for a replay of the program (replay.h); NULL: keep the
      * environment as it is. */

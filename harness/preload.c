@@ -244,14 +244,13 @@ put_verdict(struct leakgate_buf *b,
 }
 
 static void
-on_finished(const char *suite, const char *test, void *p)
+send_record(const char *suite, const char *test, bool revised)
 {
     const struct leakgate_verdict *v =
         leakgate_run__find_verdict(child.gate, suite, test);
     struct leakgate_run_pieces pieces;
     struct leakgate_buf b = LEAKGATE_BUF_INIT;
 
-    (void)p;
     if (!v)
         return; /* its window could not open: the run's error says why */
     memset(&pieces, 0, sizeof pieces);
@@ -261,10 +260,26 @@ on_finished(const char *suite, const char *test, void *p)
         send_env(&pieces);
     }
     put_verdict(&b, v, &pieces);
+    if (revised)
+        leakgate_buf__puts(&b, "\tr");
     leakgate_run__pieces_dispose(&pieces);
     if (b.failed)
         fail(3, "out of memory while sending a record to leakgate run");
     send_buf(&b);
+}
+
+static void
+on_finished(const char *suite, const char *test, void *p)
+{
+    (void)p;
+    send_record(suite, test, false);
+}
+
+static void
+on_revised(const char *suite, const char *test, void *p)
+{
+    (void)p;
+    send_record(suite, test, true);
 }
 
 /* ---- the interposed functions ------------------------------------------ */
@@ -365,7 +380,8 @@ replay(struct call *c)
 static CU_ErrorCode
 intercept(struct call *c)
 {
-    struct leakgate_cunit_hooks hooks = {on_started, on_finished, NULL, NULL};
+    struct leakgate_cunit_hooks hooks = {on_started, on_finished, on_revised,
+                                         NULL, NULL};
     const char *fields[1] = {c->name};
 
     if ((child.fd < 0 && !child.replay) || child.depth > 0) {

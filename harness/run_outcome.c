@@ -46,22 +46,23 @@ parse_status(const char *s)
                                   : LEAKGATE_STATUS_NOT_JUDGED;
 }
 
-static int
-take_case(struct leakgate_run *r, char **f)
+/* The earlier record of suite/test, which a revised record replaces. */
+static struct leakgate_run_case *
+earlier_case(struct leakgate_run *r, const char *suite, const char *test)
 {
-    struct leakgate_run_case *c;
+    for (size_t i = r->ncases; i-- > 0;) {
+        struct leakgate_run_case *c = &r->cases[i];
 
-    if (r->ncases == r->cap) {
-        size_t cap = r->cap ? r->cap * 2 : 64;
-        struct leakgate_run_case *p =
-            leakgate_util__realloc(r->cases, cap * sizeof *p);
-
-        if (!p)
-            return leakgate_error__set(LEAKGATE_ENOMEM, "records");
-        r->cases = p;
-        r->cap = cap;
+        if (c->suite && c->test && strcmp(c->suite, suite) == 0 &&
+            strcmp(c->test, test) == 0)
+            return c;
     }
-    c = &r->cases[r->ncases];
+    return NULL;
+}
+
+static int
+fill_case(struct leakgate_run_case *c, char **f)
+{
     memset(c, 0, sizeof *c);
     c->status = parse_status(f[3]);
     c->failed = strcmp(f[4], "1") == 0;
@@ -73,6 +74,33 @@ take_case(struct leakgate_run *r, char **f)
         leakgate_run__case_dispose(c);
         return LEAKGATE_ENOMEM;
     }
+    return 0;
+}
+
+static int
+take_case(struct leakgate_run *r, char **f, bool revised)
+{
+    struct leakgate_run_case *c = revised ? earlier_case(r, f[1], f[2]) : NULL;
+    int rc;
+
+    if (c) { /* in its place: JUnit and JSON keep the run's order */
+        leakgate_run__case_dispose(c);
+        return fill_case(c, f);
+    }
+    if (r->ncases == r->cap) {
+        size_t cap = r->cap ? r->cap * 2 : 64;
+        struct leakgate_run_case *p =
+            leakgate_util__realloc(r->cases, cap * sizeof *p);
+
+        if (!p)
+            return leakgate_error__set(LEAKGATE_ENOMEM, "records");
+        r->cases = p;
+        r->cap = cap;
+    }
+    c = &r->cases[r->ncases];
+    rc = fill_case(c, f);
+    if (rc < 0)
+        return rc;
     r->ncases++;
     if (r->running[0] && strcmp(r->running[0], f[1]) == 0 &&
         strcmp(r->running[1], f[2]) == 0)
@@ -117,7 +145,7 @@ leakgate_run__take_record(struct leakgate_run *r, char *line)
         if (rc == 0)
             rc = replace(&r->json_env, f[2]);
     } else if (type == 'V' && n >= 9) {
-        rc = take_case(r, f);
+        rc = take_case(r, f, n >= 10 && strcmp(f[9], "r") == 0);
     } else if (type == 'E' && n >= 3) {
         rc = take_error(r, f);
     }

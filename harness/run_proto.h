@@ -13,8 +13,10 @@
  *   B function                   a CUnit run began (outermost run call)
  *   S suite test phase           a test / suite init / cleanup starts
  *   N junit_env json_env         the report environment (rendered)
- *   V suite test status failed seconds suite_tag junit_case json_test
- *                                a finished record, rendered by report.c
+ *   V suite test status failed seconds suite_tag junit_case json_test [r]
+ *                                a finished record, rendered by report.c;
+ *                                with "r", it replaces the earlier record
+ *                                of suite/test (a verdict a replay made)
  *   L                            --list printed the tests
  *   E exit_status message        the gate could not run (2 or 3)
  *   D failure_records            the run returned
