@@ -668,8 +668,7 @@ replay_awaiting(void)
         report_verdict(leakgate_gate__find_verdict(
             run.gate, wt->ws->suite->pName, wt->test->pName));
         if (hooks.revised)
-            hooks.revised(wt->ws->suite->pName, wt->test->pName,
-                          hooks.payload);
+            hooks.revised(wt->ws->suite->pName, wt->test->pName, hooks.payload);
     }
 }
 
