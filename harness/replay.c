@@ -77,6 +77,8 @@ leakgate_replay__child_setup(struct leakgate_gate *gate)
     if (rc < 0)
         return rc;
     gate->replay.child = true;
+    /* Programs the tests start are not replays. */
+    unsetenv(LEAKGATE_REPLAY_ENV);
     gate->opts.json_path = gate->replay.json_path;
     gate->opts.junit_path = NULL;
     gate->opts.update_thresholds = 0;
