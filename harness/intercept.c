@@ -119,12 +119,47 @@ arena_alloc(size_t n, size_t align)
     }
 }
 
-/* ISO C has no cast between object and function pointers. */
-#define LOOKUP(field, name)                                                    \
-    do {                                                                       \
-        void *sym_ = dlsym(RTLD_NEXT, name);                                   \
-        memcpy(&next.field, &sym_, sizeof sym_);                               \
-    } while (0)
+static const struct {
+    size_t offset;
+    const char *name;
+} lookups[] = {
+    {offsetof(struct next_fns, malloc), "malloc"},
+    {offsetof(struct next_fns, free), "free"},
+    {offsetof(struct next_fns, calloc), "calloc"},
+    {offsetof(struct next_fns, realloc), "realloc"},
+    {offsetof(struct next_fns, posix_memalign), "posix_memalign"},
+    {offsetof(struct next_fns, aligned_alloc), "aligned_alloc"},
+    {offsetof(struct next_fns, memalign), "memalign"},
+    {offsetof(struct next_fns, valloc), "valloc"},
+    {offsetof(struct next_fns, mallocx), "mallocx"},
+    {offsetof(struct next_fns, rallocx), "rallocx"},
+    {offsetof(struct next_fns, xallocx), "xallocx"},
+    {offsetof(struct next_fns, sallocx), "sallocx"},
+    {offsetof(struct next_fns, dallocx), "dallocx"},
+    {offsetof(struct next_fns, sdallocx), "sdallocx"},
+    {offsetof(struct next_fns, nw), "_Znwm"},
+    {offsetof(struct next_fns, na), "_Znam"},
+    {offsetof(struct next_fns, nw_nt), "_ZnwmRKSt9nothrow_t"},
+    {offsetof(struct next_fns, na_nt), "_ZnamRKSt9nothrow_t"},
+    {offsetof(struct next_fns, nw_al), "_ZnwmSt11align_val_t"},
+    {offsetof(struct next_fns, na_al), "_ZnamSt11align_val_t"},
+    {offsetof(struct next_fns, nw_al_nt), "_ZnwmSt11align_val_tRKSt9nothrow_t"},
+    {offsetof(struct next_fns, na_al_nt), "_ZnamSt11align_val_tRKSt9nothrow_t"},
+    {offsetof(struct next_fns, dl), "_ZdlPv"},
+    {offsetof(struct next_fns, da), "_ZdaPv"},
+    {offsetof(struct next_fns, dl_nt), "_ZdlPvRKSt9nothrow_t"},
+    {offsetof(struct next_fns, da_nt), "_ZdaPvRKSt9nothrow_t"},
+    {offsetof(struct next_fns, dl_sz), "_ZdlPvm"},
+    {offsetof(struct next_fns, da_sz), "_ZdaPvm"},
+    {offsetof(struct next_fns, dl_al), "_ZdlPvSt11align_val_t"},
+    {offsetof(struct next_fns, da_al), "_ZdaPvSt11align_val_t"},
+    {offsetof(struct next_fns, dl_al_nt),
+     "_ZdlPvSt11align_val_tRKSt9nothrow_t"},
+    {offsetof(struct next_fns, da_al_nt),
+     "_ZdaPvSt11align_val_tRKSt9nothrow_t"},
+    {offsetof(struct next_fns, dl_sz_al), "_ZdlPvmSt11align_val_t"},
+    {offsetof(struct next_fns, da_sz_al), "_ZdaPvmSt11align_val_t"},
+};
 
 static void
 resolve(void)
@@ -139,40 +174,13 @@ resolve(void)
         return;
     }
     resolving = true;
-    LOOKUP(malloc, "malloc");
-    LOOKUP(free, "free");
-    LOOKUP(calloc, "calloc");
-    LOOKUP(realloc, "realloc");
-    LOOKUP(posix_memalign, "posix_memalign");
-    LOOKUP(aligned_alloc, "aligned_alloc");
-    LOOKUP(memalign, "memalign");
-    LOOKUP(valloc, "valloc");
-    LOOKUP(mallocx, "mallocx");
-    LOOKUP(rallocx, "rallocx");
-    LOOKUP(xallocx, "xallocx");
-    LOOKUP(sallocx, "sallocx");
-    LOOKUP(dallocx, "dallocx");
-    LOOKUP(sdallocx, "sdallocx");
-    LOOKUP(nw, "_Znwm");
-    LOOKUP(na, "_Znam");
-    LOOKUP(nw_nt, "_ZnwmRKSt9nothrow_t");
-    LOOKUP(na_nt, "_ZnamRKSt9nothrow_t");
-    LOOKUP(nw_al, "_ZnwmSt11align_val_t");
-    LOOKUP(na_al, "_ZnamSt11align_val_t");
-    LOOKUP(nw_al_nt, "_ZnwmSt11align_val_tRKSt9nothrow_t");
-    LOOKUP(na_al_nt, "_ZnamSt11align_val_tRKSt9nothrow_t");
-    LOOKUP(dl, "_ZdlPv");
-    LOOKUP(da, "_ZdaPv");
-    LOOKUP(dl_nt, "_ZdlPvRKSt9nothrow_t");
-    LOOKUP(da_nt, "_ZdaPvRKSt9nothrow_t");
-    LOOKUP(dl_sz, "_ZdlPvm");
-    LOOKUP(da_sz, "_ZdaPvm");
-    LOOKUP(dl_al, "_ZdlPvSt11align_val_t");
-    LOOKUP(da_al, "_ZdaPvSt11align_val_t");
-    LOOKUP(dl_al_nt, "_ZdlPvSt11align_val_tRKSt9nothrow_t");
-    LOOKUP(da_al_nt, "_ZdaPvSt11align_val_tRKSt9nothrow_t");
-    LOOKUP(dl_sz_al, "_ZdlPvmSt11align_val_t");
-    LOOKUP(da_sz_al, "_ZdaPvmSt11align_val_t");
+    for (size_t i = 0; i < sizeof lookups / sizeof lookups[0]; i++) {
+        void *sym = dlsym(RTLD_NEXT, lookups[i].name);
+
+        /* ISO C has no cast between object and function pointers; POSIX
+         * makes them the same size. */
+        memcpy((char *)&next + lookups[i].offset, &sym, sizeof sym);
+    }
     resolving = false;
     atomic_store_explicit(&state, 2, memory_order_release);
 }

@@ -177,6 +177,8 @@ exec_replay(char **argv, const char *list, const char *log, const char *preload)
     int null = open("/dev/null", O_RDWR);
     int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0600);
 
+    if (!argv || !argv[0])
+        _exit(127);
     if (null >= 0) {
         dup2(null, STDIN_FILENO);
         dup2(null, STDOUT_FILENO);
