@@ -40,7 +40,6 @@
 
 #include "cunit_hooks.h"
 #include "leakgate/thresholds.h"
-#include "replay.h"
 
 #define SUITE_WINDOW "[suite]"
 
@@ -171,7 +170,7 @@ end_window(int judged, struct wtest *wt)
     int rc = leakgate_gate_end(run.gate, judged, &v);
 
     gate_error(rc, "closing a window");
-    if (wt && v && v->needs_replay) {
+    if (wt && v && leakgate_verdict_waits_for_replay(v)) {
         wt->awaiting = true;
         return false;
     }
@@ -335,8 +334,8 @@ leakgate_cunit_setup(void)
     if (!wt->ws->suite_scope) {
         leakgate_cunit_warmup(wt);
         /* A replay measures only the tests it replays. */
-        if (!leakgate_replay__wanted(run.gate, wt->ws->suite->pName,
-                                     wt->test->pName))
+        if (!leakgate_gate_measures(run.gate, wt->ws->suite->pName,
+                                    wt->test->pName))
             rc = 1;
         else if (wt->rerun && !repeats(wt))
             rc = leakgate_gate_begin_fast(run.gate, wt->ws->suite->pName,
@@ -422,14 +421,14 @@ close_test_window(struct wtest *wt)
 
     if (rc != LEAKGATE_GATE_RERUN) {
         gate_error(rc, "closing a window");
-        if (wt && v && v->needs_replay)
+        if (wt && v && leakgate_verdict_waits_for_replay(v))
             wt->awaiting = true;
         else
             report_verdict(v);
     } else if (failed && wt) {
         /* Re-running it would make CUnit count its failures twice: a
          * replay in another process measures it instead. */
-        gate_error(leakgate_gate__replay_instead(
+        gate_error(leakgate_gate_decline_rerun(
                        run.gate, "the test failed an assertion, so it is "
                                  "not run again in this process"),
                    "recording a test");
@@ -466,7 +465,7 @@ leakgate_cunit_init(void)
     ws->init_called = true;
     checkpoint();
     started(ws, SUITE_WINDOW, "init");
-    rc = leakgate_replay__wanted(run.gate, ws->suite->pName, SUITE_WINDOW)
+    rc = leakgate_gate_measures(run.gate, ws->suite->pName, SUITE_WINDOW)
              ? leakgate_gate_begin(run.gate, ws->suite->pName, SUITE_WINDOW)
              : 1;
     gate_error(rc, "opening a suite window");
@@ -646,7 +645,7 @@ finish_run(void)
 static void
 replay_awaiting(void)
 {
-    size_t n = leakgate_replay__pending(run.gate);
+    size_t n = leakgate_gate_replays_pending(run.gate);
 
     if (n == 0)
         return;
@@ -657,7 +656,7 @@ replay_awaiting(void)
             "test)\n",
             n, n == 1 ? "" : "s", n == 1 ? "it grew" : "they grew");
     checkpoint(); /* the waiting records are streamed, not judged, first */
-    gate_error(leakgate_replay__run(run.gate, hooks.replay_preload),
+    gate_error(leakgate_gate_replay(run.gate, hooks.replay_preload),
                "replaying the run");
     for (size_t i = 0; i < run.ntests; i++) {
         struct wtest *wt = &run.tests[i];
@@ -665,8 +664,8 @@ replay_awaiting(void)
         if (!wt->awaiting)
             continue;
         wt->awaiting = false;
-        report_verdict(leakgate_gate__find_verdict(
-            run.gate, wt->ws->suite->pName, wt->test->pName));
+        report_verdict(leakgate_gate_verdict(run.gate, wt->ws->suite->pName,
+                                             wt->test->pName));
         if (hooks.revised)
             hooks.revised(wt->ws->suite->pName, wt->test->pName, hooks.payload);
     }

@@ -630,7 +630,7 @@ leakgate_gate_end(leakgate_gate *gate, int judged, const leakgate_verdict **out)
 }
 
 struct leakgate_verdict *
-leakgate_gate__find_verdict(struct leakgate_gate *gate,
+leakgate_gate__find_verdict(const struct leakgate_gate *gate,
                             const char *suite,
                             const char *test)
 {

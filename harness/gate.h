@@ -124,16 +124,11 @@ int leakgate_gate__scope_open(struct leakgate_gate *gate,
                               const char *test);
 
 /* gate.c: the last record of suite/test, or NULL. */
-struct leakgate_verdict *leakgate_gate__find_verdict(struct leakgate_gate *gate,
-                                                     const char *suite,
-                                                     const char *test);
+struct leakgate_verdict *leakgate_gate__find_verdict(
+    const struct leakgate_gate *gate, const char *suite, const char *test);
 
 /* gate.c: drop gate->cur, giving it back to the scope it interrupted. */
 void leakgate_gate__scope_close(struct leakgate_gate *gate);
-
-/* gate_fast.c: as leakgate_gate_decline_rerun(), but the verdict waits
- * for a replay (replay.h) instead of staying NOT_JUDGED. */
-int leakgate_gate__replay_instead(struct leakgate_gate *gate, const char *why);
 
 /* gate.c, for gate_fast.c: settle deferred frees, as exact windows do. */
 void leakgate_gate__settle(const struct leakgate_gate *gate);

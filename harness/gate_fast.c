@@ -221,7 +221,7 @@ leakgate_gate__fast_annotate(struct leakgate_gate *gate,
 
 static int
 decline(struct leakgate_gate *gate, const char *why, bool replay)
-{
+{ /* replay: the verdict waits for leakgate_gate_replay() */
     struct gate_grew *g = &gate->grew;
     struct leakgate_buf text = LEAKGATE_BUF_INIT;
     struct leakgate_verdict *v;
@@ -260,12 +260,6 @@ decline(struct leakgate_gate *gate, const char *why, bool replay)
 
 int
 leakgate_gate_decline_rerun(leakgate_gate *gate, const char *why)
-{
-    return decline(gate, why, false);
-}
-
-int
-leakgate_gate__replay_instead(struct leakgate_gate *gate, const char *why)
 {
     return decline(gate, why, true);
 }

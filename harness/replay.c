@@ -377,3 +377,39 @@ leakgate_replay__dispose(struct leakgate_gate *gate)
     leakgate_results_free(gate->replay.loaded);
     memset(&gate->replay, 0, sizeof gate->replay);
 }
+
+/* ---- the public API (leakgate.h) --------------------------------------- */
+
+int
+leakgate_gate_measures(const leakgate_gate *gate,
+                       const char *suite,
+                       const char *test)
+{
+    return leakgate_replay__wanted(gate, suite, test) ? 1 : 0;
+}
+
+size_t
+leakgate_gate_replays_pending(const leakgate_gate *gate)
+{
+    return leakgate_replay__pending(gate);
+}
+
+int
+leakgate_gate_replay(leakgate_gate *gate, const char *preload)
+{
+    return leakgate_replay__run(gate, preload);
+}
+
+int
+leakgate_verdict_waits_for_replay(const leakgate_verdict *v)
+{
+    return v && v->needs_replay ? 1 : 0;
+}
+
+const leakgate_verdict *
+leakgate_gate_verdict(const leakgate_gate *gate,
+                      const char *suite,
+                      const char *test)
+{
+    return leakgate_gate__find_verdict(gate, suite, test);
+}

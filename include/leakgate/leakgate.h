@@ -253,11 +253,54 @@ LEAKGATE_API int leakgate_gate_begin_fast(leakgate_gate *gate,
  * Do not re-run the fast scope that leakgate_gate_end() just answered
  * with LEAKGATE_GATE_RERUN (the harness cannot run it again, e.g. it
  * already failed): its verdict becomes NOT_JUDGED with @p why and the
- * bytes and objects it left.
+ * bytes and objects it left, and waits for leakgate_gate_replay().
  * @return 0; LEAKGATE_ESTATE when no fast scope is waiting; ENOMEM.
  */
 LEAKGATE_API int leakgate_gate_decline_rerun(leakgate_gate *gate,
                                              const char *why);
+
+/**
+ * @return the last verdict or record of suite/test (owned by the gate), or
+ *         NULL when there is none.
+ */
+LEAKGATE_API const leakgate_verdict *leakgate_gate_verdict(
+    const leakgate_gate *gate, const char *suite, const char *test);
+
+/**
+ * @return 1 when @p v is NOT_JUDGED until a replay measures it: its exact
+ *         re-run left a different amount than the fast scope (growth that
+ *         happens once), or the re-run was declined.
+ */
+LEAKGATE_API int leakgate_verdict_waits_for_replay(const leakgate_verdict *v);
+
+/** @return how many verdicts wait for a replay. */
+LEAKGATE_API size_t leakgate_gate_replays_pending(const leakgate_gate *gate);
+
+/**
+ * Measure every verdict that waits for a replay exactly, as exact mode
+ * would have: start this program again (/proc/self/exe, same arguments,
+ * $LEAKGATE_REPLAY naming the scopes), in which the harness runs every
+ * scope once and measures only the listed ones, in exact scopes
+ * (leakgate_gate_measures()), and take their verdicts from its results.
+ * Call it after the run, with no scope open.
+ *
+ * @param[in] gate    the gate
+ * @param[in] preload LD_PRELOAD for the replay, NULL to keep the
+ *                    environment
+ * @return 0; LEAKGATE_EIO (the replay could not run or did not measure a
+ *         scope: leakgate_error_last() names it; those verdicts stay
+ *         NOT_JUDGED); LEAKGATE_ENOMEM.
+ */
+LEAKGATE_API int leakgate_gate_replay(leakgate_gate *gate, const char *preload);
+
+/**
+ * @return 1 when the harness should measure suite/test in this process:
+ *         always, except in a replay, which measures only the scopes it
+ *         replays (the others run unmeasured, once, as before).
+ */
+LEAKGATE_API int leakgate_gate_measures(const leakgate_gate *gate,
+                                        const char *suite,
+                                        const char *test);
 
 /**
  * @return 1 when leakgate_gate_begin_fast() opens fast scopes, 0 when it
