@@ -1348,6 +1348,14 @@ read_file(struct leakgate_buf *b, const char *path, size_t max)
     return rc;
 }
 
+const char *
+leakgate_config__path(const char *given)
+{
+    if (given)
+        return given;
+    return access("leakgate.yaml", F_OK) == 0 ? "leakgate.yaml" : NULL;
+}
+
 int
 leakgate_config__load(struct leakgate_config **out,
                       const char *path,

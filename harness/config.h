@@ -93,6 +93,11 @@ int leakgate_config__parse(struct leakgate_config **out,
  * Read and parse a file.  Returns what leakgate_config__parse returns, or
  * LEAKGATE_ENOTFOUND / LEAKGATE_EIO naming the path.
  */
+/* The thresholds file a run uses: `given` (--thresholds), else
+ * ./leakgate.yaml when it exists, else NULL (every limit 0).  Cannot
+ * fail. */
+const char *leakgate_config__path(const char *given);
+
 int leakgate_config__load(struct leakgate_config **out,
                           const char *path,
                           const struct leakgate_config_limits *limits);

@@ -161,8 +161,19 @@ report_verdict(const leakgate_verdict *v)
     return true;
 }
 
-/* Close the open window; returns true when its verdict failed.  A
- * verdict that waits for the replay is reported after it (wt->awaiting). */
+/* Report a closed window's verdict; one that waits for the replay is
+ * reported after it (wt->awaiting).  Returns true when it failed. */
+static bool
+take_verdict(struct wtest *wt, const leakgate_verdict *v)
+{
+    if (wt && v && leakgate_verdict_waits_for_replay(v)) {
+        wt->awaiting = true;
+        return false;
+    }
+    return report_verdict(v);
+}
+
+/* Close the open window; returns true when its verdict failed. */
 static bool
 end_window(int judged, struct wtest *wt)
 {
@@ -170,11 +181,7 @@ end_window(int judged, struct wtest *wt)
     int rc = leakgate_gate_end(run.gate, judged, &v);
 
     gate_error(rc, "closing a window");
-    if (wt && v && leakgate_verdict_waits_for_replay(v)) {
-        wt->awaiting = true;
-        return false;
-    }
-    return report_verdict(v);
+    return take_verdict(wt, v);
 }
 
 /* The test or suite window running now, for the exit and crash guards of
@@ -323,28 +330,27 @@ static void
 leakgate_cunit_setup(void)
 {
     struct wtest *wt = current_test();
+    const char *suite, *test;
     int rc;
 
     if (!wt)
         return;
+    suite = wt->ws->suite->pName;
+    test = wt->test->pName;
     /* A `scope: suite` window records here: no checkpoint. */
     if (!wt->ws->suite_scope)
         checkpoint();
-    started(wt->ws, wt->test->pName, "test");
+    started(wt->ws, test, "test");
     if (!wt->ws->suite_scope) {
         leakgate_cunit_warmup(wt);
         /* A replay measures only the tests it replays. */
-        if (!leakgate_gate_measures(run.gate, wt->ws->suite->pName,
-                                    wt->test->pName))
-            rc = 1;
-        else if (wt->rerun && !repeats(wt))
-            rc = leakgate_gate_begin_fast(run.gate, wt->ws->suite->pName,
-                                          wt->test->pName);
-        else
-            rc = leakgate_gate_begin(run.gate, wt->ws->suite->pName,
-                                     wt->test->pName);
-        gate_error(rc, "opening a test window");
-        run.test_open = rc == 0;
+        if (leakgate_gate_measures(run.gate, suite, test)) {
+            rc = wt->rerun && !repeats(wt)
+                     ? leakgate_gate_begin_fast(run.gate, suite, test)
+                     : leakgate_gate_begin(run.gate, suite, test);
+            gate_error(rc, "opening a test window");
+            run.test_open = rc == 0;
+        }
     }
     if (repeats(wt)) {
         leakgate_cunit_repeat(wt);
@@ -372,16 +378,6 @@ exclude_records(CU_pTest t)
     return failed;
 }
 
-static CU_pFailureRecord
-last_record(void)
-{
-    CU_pFailureRecord f = CU_get_failure_list();
-
-    while (f && f->pNext)
-        f = f->pNext;
-    return f;
-}
-
 /*
  * The fast first pass of wt left memory live: run setUp, the test and
  * tearDown again in an exact window, whose verdict is the test's.  A
@@ -391,8 +387,7 @@ static void
 leakgate_cunit_rerun(struct wtest *wt)
 {
     CU_pRunSummary sum = CU_get_run_summary();
-    unsigned int asserts = sum->nAsserts;
-    CU_pFailureRecord last = last_record();
+    unsigned int asserts = sum->nAsserts, records = sum->nFailureRecords;
     int rc =
         leakgate_gate_begin(run.gate, wt->ws->suite->pName, wt->test->pName);
 
@@ -406,7 +401,7 @@ leakgate_cunit_rerun(struct wtest *wt)
     if (wt->ws->teardown)
         wt->ws->teardown();
     run.test_open = false;
-    if (last_record() == last)
+    if (sum->nFailureRecords == records)
         sum->nAsserts = asserts;
     exclude_records(wt->test);
     end_window(1, wt);
@@ -421,10 +416,7 @@ close_test_window(struct wtest *wt)
 
     if (rc != LEAKGATE_GATE_RERUN) {
         gate_error(rc, "closing a window");
-        if (wt && v && leakgate_verdict_waits_for_replay(v))
-            wt->awaiting = true;
-        else
-            report_verdict(v);
+        take_verdict(wt, v);
     } else if (failed && wt) {
         /* Re-running it would make CUnit count its failures twice: a
          * replay in another process measures it instead. */

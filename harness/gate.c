@@ -28,11 +28,9 @@ leakgate_version(void)
 static int
 load_config(struct leakgate_gate *gate)
 {
-    const char *path = gate->opts.thresholds_path;
+    const char *path = leakgate_config__path(gate->opts.thresholds_path);
     int rc;
 
-    if (!path && access("leakgate.yaml", F_OK) == 0)
-        path = "leakgate.yaml";
     if (!path)
         return leakgate_config__new_default(&gate->config);
     gate->thresholds_path = leakgate_util__strdup(path);
@@ -159,17 +157,28 @@ scope_reset(struct gate_scope *s)
     memset(s, 0, sizeof *s);
 }
 
+/* Stop whatever records the open window, measuring nothing (the window
+ * is dropped). */
+static void
+stop_recording(struct leakgate_gate *gate)
+{
+    struct leakgate_track_result r;
+
+    if (!gate->cur.open)
+        return;
+    if (gate->cur.fast || gate->cur.tracking)
+        leakgate_track__end(&r);
+    if (!gate->cur.fast && !gate->cur.paused)
+        leakgate_profile__set_active(false);
+}
+
 void
 leakgate_gate_free(leakgate_gate *gate)
 {
     if (!gate)
         return;
-    if (gate->cur.open && gate->cur.fast)
-        leakgate_gate__fast_stop(gate);
-    else if (gate->cur.open && !gate->cur.paused)
-        leakgate_profile__set_active(false);
-    leakgate_util__free(gate->grew.suite);
-    leakgate_util__free(gate->grew.test);
+    stop_recording(gate);
+    leakgate_gate__grew_clear(gate);
     scope_reset(&gate->cur);
     scope_reset(&gate->held);
     for (size_t i = 0; i < gate->nverdicts; i++)
@@ -188,6 +197,19 @@ leakgate_gate_free(leakgate_gate *gate)
     leakgate_util__free(gate);
 }
 
+/* The thresholds file's settings for suite/test ("[suite]" or NULL: the
+ * suite's own window). */
+static void
+resolve_window(struct leakgate_policy_settings *out,
+               const struct leakgate_gate *gate,
+               const char *suite,
+               const char *test)
+{
+    if (test && strcmp(test, SUITE_WINDOW) == 0)
+        test = NULL;
+    leakgate_policy__resolve(out, gate->config, suite, test);
+}
+
 void
 leakgate_gate_settings(struct leakgate_window_settings *out,
                        const leakgate_gate *gate,
@@ -196,9 +218,7 @@ leakgate_gate_settings(struct leakgate_window_settings *out,
 {
     struct leakgate_policy_settings s;
 
-    if (test && strcmp(test, SUITE_WINDOW) == 0)
-        test = NULL;
-    leakgate_policy__resolve(&s, gate->config, suite, test);
+    resolve_window(&s, gate, suite, test);
     out->warmup = s.warmup;
     out->suite_scope = s.suite_scope;
     out->repeat = s.repeat;
@@ -226,14 +246,23 @@ leakgate_gate_selected(const leakgate_gate *gate,
     return selected;
 }
 
-static double
-elapsed_since(const struct timespec *t0)
+void
+leakgate_gate__clock_start(struct leakgate_gate *gate)
+{
+    clock_gettime(CLOCK_MONOTONIC, &gate->cur.t0);
+    if (gate->cur.settings.settle_ms > 0 &&
+        leakgate_profile__live_bytes(&gate->cur.start_live) < 0)
+        gate->cur.start_live = 0;
+}
+
+void
+leakgate_gate__clock_stop(struct leakgate_gate *gate)
 {
     struct timespec t1;
 
     clock_gettime(CLOCK_MONOTONIC, &t1);
-    return (double)(t1.tv_sec - t0->tv_sec) +
-           (double)(t1.tv_nsec - t0->tv_nsec) / 1e9;
+    gate->cur.seconds += (double)(t1.tv_sec - gate->cur.t0.tv_sec) +
+                         (double)(t1.tv_nsec - gate->cur.t0.tv_nsec) / 1e9;
 }
 
 /* Start recording a piece: dump "before", then activate. */
@@ -244,10 +273,7 @@ piece_start(struct leakgate_gate *gate)
 
     if (rc < 0)
         return rc;
-    clock_gettime(CLOCK_MONOTONIC, &gate->cur.t0);
-    if (gate->cur.settle_ms > 0 &&
-        leakgate_profile__live_bytes(&gate->cur.start_live) < 0)
-        gate->cur.start_live = 0;
+    leakgate_gate__clock_start(gate);
     rc = leakgate_profile__set_active(true);
     if (rc == 0 && gate->cur.rerun && !gate->cur.tracking &&
         gate->cur.nruns == 0)
@@ -313,13 +339,13 @@ void
 leakgate_gate__settle(const struct leakgate_gate *gate)
 {
     const struct timespec step = {0, 1000000}; /* 1 ms */
-    unsigned int quiet_needed = gate->cur.settle_ms / 10, quiet = 0;
+    unsigned int quiet_needed = gate->cur.settings.settle_ms / 10, quiet = 0;
     uint64_t live, last = UINT64_MAX;
     bool fell = false;
 
     if (quiet_needed < 5)
         quiet_needed = 5;
-    for (unsigned int ms = 0; ms < gate->cur.settle_ms; ms++) {
+    for (unsigned int ms = 0; ms < gate->cur.settings.settle_ms; ms++) {
         if (leakgate_profile__live_bytes(&live) < 0)
             return;
         if (live <= gate->cur.start_live)
@@ -349,23 +375,12 @@ piece_stop(struct leakgate_gate *gate)
         gate->cur.tracking = false;
     }
     rc = leakgate_profile__set_active(false);
-
-    gate->cur.seconds += elapsed_since(&gate->cur.t0);
+    leakgate_gate__clock_stop(gate);
     if (rc == 0)
         rc = leakgate_profile__dump(&gate->after);
     if (rc == 0)
         rc = piece_add(gate);
     return rc;
-}
-
-static unsigned int
-settle_of(const struct leakgate_gate *gate, const char *suite, const char *test)
-{
-    struct leakgate_policy_settings st;
-
-    leakgate_policy__resolve(&st, gate->config, suite,
-                             strcmp(test, "[suite]") == 0 ? NULL : test);
-    return st.settle_ms;
 }
 
 /* A failure to dump or read a profile stops the gate from measuring: the
@@ -413,7 +428,7 @@ leakgate_gate__scope_open(struct leakgate_gate *gate,
                                    test, s->suite, s->test);
     s->suite = leakgate_util__strdup(suite);
     s->test = leakgate_util__strdup(test);
-    s->settle_ms = settle_of(gate, suite, test);
+    resolve_window(&s->settings, gate, suite, test);
     rc = leakgate_diff__new_empty(&s->acc);
     if (rc == 0)
         rc = leakgate_diff__new_empty(&s->run_acc);
@@ -643,6 +658,14 @@ leakgate_gate__find_verdict(const struct leakgate_gate *gate,
     return NULL;
 }
 
+const leakgate_verdict *
+leakgate_gate_verdict(const leakgate_gate *gate,
+                      const char *suite,
+                      const char *test)
+{
+    return leakgate_gate__find_verdict(gate, suite, test);
+}
+
 static int
 new_record(struct leakgate_verdict **out,
            const struct leakgate_gate *gate,
@@ -739,8 +762,7 @@ leakgate_gate_abandon(leakgate_gate *gate,
     struct leakgate_verdict *v;
     int rc;
 
-    if (gate->cur.open && gate->cur.fast)
-        leakgate_gate__fast_stop(gate);
+    stop_recording(gate);
     leakgate_profile__set_active(false);
     scope_reset(&gate->cur);
     scope_reset(&gate->held);

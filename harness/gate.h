@@ -41,13 +41,13 @@ struct gate_scope {
     char *first_before; /* text of the first "before" dump (artifacts) */
     size_t first_before_len;
     struct timespec t0;
-    double seconds;         /* measured time, pauses excluded */
-    unsigned int settle_ms; /* `settle` of this window */
-    uint64_t start_live;    /* live bytes when recording started */
-    bool fast;              /* a tracker window: no dumps (gate_fast.c) */
-    bool rerun;             /* the exact re-run of a fast window that grew */
-    bool tracking;          /* the tracker watches this exact re-run too */
-    bool first_unknown;     /* the fast run's table could not grow */
+    double seconds; /* measured time, pauses excluded */
+    struct leakgate_policy_settings settings; /* resolved at open */
+    uint64_t start_live; /* live bytes when recording started */
+    bool fast;           /* a tracker window: no dumps (gate_fast.c) */
+    bool rerun;          /* the exact re-run of a fast window that grew */
+    bool tracking;       /* the tracker watches this exact re-run too */
+    bool first_unknown;  /* the fast run's table could not grow */
     struct leakgate_track_result first;  /* what the fast run left */
     struct leakgate_track_result second; /* what the exact re-run left */
 };
@@ -129,6 +129,16 @@ struct leakgate_verdict *leakgate_gate__find_verdict(
 
 /* gate.c: drop gate->cur, giving it back to the scope it interrupted. */
 void leakgate_gate__scope_close(struct leakgate_gate *gate);
+
+/* gate.c: the open window starts counting its time (and, with `settle`,
+ * the live bytes it starts from); clock_stop adds the time since to
+ * cur.seconds.  Cannot fail. */
+void leakgate_gate__clock_start(struct leakgate_gate *gate);
+void leakgate_gate__clock_stop(struct leakgate_gate *gate);
+
+/* gate_fast.c: forget the fast window that grew (gate->grew).  Cannot
+ * fail. */
+void leakgate_gate__grew_clear(struct leakgate_gate *gate);
 
 /* gate.c, for gate_fast.c: settle deferred frees, as exact windows do. */
 void leakgate_gate__settle(const struct leakgate_gate *gate);

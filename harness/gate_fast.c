@@ -39,7 +39,7 @@ leakgate_gate__fast_init(struct leakgate_gate *gate)
     rc = leakgate_track__install();
     if (rc < 0) {
         snprintf(gate->fast_off, sizeof gate->fast_off,
-                 "jemalloc's allocation hooks are not available (%s)",
+                 "leakgate's allocation wrappers are not available (%s)",
                  leakgate_error_last());
         return;
     }
@@ -70,9 +70,7 @@ leakgate_gate_begin_fast(leakgate_gate *gate,
     if (rc < 0)
         return rc;
     s->fast = true;
-    clock_gettime(CLOCK_MONOTONIC, &s->t0);
-    if (s->settle_ms > 0 && leakgate_profile__live_bytes(&s->start_live) < 0)
-        s->start_live = 0;
+    leakgate_gate__clock_start(gate);
     rc = leakgate_track__begin();
     if (rc < 0) {
         leakgate_gate__scope_close(gate);
@@ -90,6 +88,14 @@ leakgate_gate_exclude_object(leakgate_gate *gate, const void *ptr)
         leakgate_track__forget(ptr);
 }
 
+void
+leakgate_gate__grew_clear(struct leakgate_gate *gate)
+{
+    leakgate_util__free(gate->grew.suite);
+    leakgate_util__free(gate->grew.test);
+    memset(&gate->grew, 0, sizeof gate->grew);
+}
+
 static int
 remember_growth(struct leakgate_gate *gate,
                 bool unknown,
@@ -97,8 +103,7 @@ remember_growth(struct leakgate_gate *gate,
 {
     struct gate_grew *g = &gate->grew;
 
-    leakgate_util__free(g->suite);
-    leakgate_util__free(g->test);
+    leakgate_gate__grew_clear(gate);
     g->suite = leakgate_util__strdup(gate->cur.suite);
     g->test = leakgate_util__strdup(gate->cur.test);
     g->unknown = unknown;
@@ -112,15 +117,12 @@ int
 leakgate_gate__fast_stop(struct leakgate_gate *gate)
 {
     struct gate_scope *s = &gate->cur;
-    struct timespec t1;
     struct leakgate_track_result r;
     int rc;
 
     leakgate_gate__settle(gate);
     rc = leakgate_track__end(&r);
-    clock_gettime(CLOCK_MONOTONIC, &t1);
-    s->seconds += (double)(t1.tv_sec - s->t0.tv_sec) +
-                  (double)(t1.tv_nsec - s->t0.tv_nsec) / 1e9;
+    leakgate_gate__clock_stop(gate);
     if (rc == LEAKGATE_ESTATE)
         return rc;
     s->first = r;
@@ -144,9 +146,7 @@ leakgate_gate__fast_rerun_claim(struct leakgate_gate *gate)
     s->rerun = true;
     s->first = g->r;
     s->first_unknown = g->unknown;
-    leakgate_util__free(g->suite);
-    leakgate_util__free(g->test);
-    memset(g, 0, sizeof *g);
+    leakgate_gate__grew_clear(gate);
 }
 
 static int
@@ -219,9 +219,9 @@ leakgate_gate__fast_annotate(struct leakgate_gate *gate,
     return 0;
 }
 
-static int
-decline(struct leakgate_gate *gate, const char *why, bool replay)
-{ /* replay: the verdict waits for leakgate_gate_replay() */
+int
+leakgate_gate_decline_rerun(leakgate_gate *gate, const char *why)
+{
     struct gate_grew *g = &gate->grew;
     struct leakgate_buf text = LEAKGATE_BUF_INIT;
     struct leakgate_verdict *v;
@@ -244,7 +244,7 @@ decline(struct leakgate_gate *gate, const char *why, bool replay)
         v->first_bytes = g->r.live_bytes;
         v->first_objs = g->r.live_objs;
         v->status = LEAKGATE_STATUS_NOT_JUDGED;
-        v->needs_replay = replay;
+        v->needs_replay = true; /* until leakgate_gate_replay() */
         v->rerun_declined = true;
         leakgate_util__free(v->not_judged_why);
         v->not_judged_why = leakgate_buf__take(&text);
@@ -252,14 +252,6 @@ decline(struct leakgate_gate *gate, const char *why, bool replay)
                  ? rewrite_report(gate, v)
                  : leakgate_error__set(LEAKGATE_ENOMEM, "verdict");
     }
-    leakgate_util__free(g->suite);
-    leakgate_util__free(g->test);
-    memset(g, 0, sizeof *g);
+    leakgate_gate__grew_clear(gate);
     return rc;
-}
-
-int
-leakgate_gate_decline_rerun(leakgate_gate *gate, const char *why)
-{
-    return decline(gate, why, true);
 }

@@ -297,7 +297,6 @@ leakgate_gate__judge(struct leakgate_verdict **out,
 {
     struct gate_scope *s = &gate->cur;
     struct leakgate_verdict *v = leakgate_util__calloc(1, sizeof *v);
-    const char *test;
     int rc;
 
     *out = NULL;
@@ -305,8 +304,7 @@ leakgate_gate__judge(struct leakgate_verdict **out,
         return leakgate_error__set(LEAKGATE_ENOMEM, "verdict");
     v->measured = true;
     v->seconds = s->seconds;
-    test = strcmp(s->test, "[suite]") == 0 ? NULL : s->test;
-    leakgate_policy__resolve(&v->settings, gate->config, s->suite, test);
+    v->settings = s->settings; /* resolved when the window opened */
     rc = name_verdict(v, s);
     if (rc == 0 && s->nruns >= 2)
         rc = leakgate_gate__classify_runs(gate, &v->hint);

@@ -84,12 +84,18 @@ send_buf(struct leakgate_buf *b)
 
 /* The gate cannot run: tell leakgate run, which prints the message, and
  * stop the program (its output so far is flushed). */
-static _Noreturn void
-fail(int status, const char *message)
+static void
+send_error(int status, const char *message)
 {
     const char *fields[2] = {status == 2 ? "2" : "3", message};
 
     send_fixed("E", fields, 2);
+}
+
+static _Noreturn void
+fail(int status, const char *message)
+{
+    send_error(status, message);
     fflush(NULL);
     _exit(status);
 }
@@ -247,7 +253,7 @@ static void
 send_record(const char *suite, const char *test, bool revised)
 {
     const struct leakgate_verdict *v =
-        leakgate_run__find_verdict(child.gate, suite, test);
+        leakgate_gate__find_verdict(child.gate, suite, test);
     struct leakgate_run_pieces pieces;
     struct leakgate_buf b = LEAKGATE_BUF_INIT;
 
@@ -343,20 +349,26 @@ send_end(void)
     char failures[32];
     const char *fields[1] = {failures};
 
-    if (leakgate_cunit_run_error(&text) < 0) {
-        const char *err[2] = {"3", text};
-
-        send_fixed("E", err, 2);
-    }
+    if (leakgate_cunit_run_error(&text) < 0)
+        send_error(3, text);
     /* With --report-dir: index.html (junit/json are leakgate run's). */
-    if (leakgate_gate_write_results(child.gate) < 0) {
-        const char *err[2] = {"3", leakgate_error_last()};
-
-        send_fixed("E", err, 2);
-    }
+    if (leakgate_gate_write_results(child.gate) < 0)
+        send_error(3, leakgate_error_last());
     snprintf(failures, sizeof failures, "%u",
              CU_get_number_of_failure_records());
     send_fixed("D", fields, 1);
+}
+
+/* Run CUnit's function under the gate, with these hooks. */
+static void
+run_gated(struct call *c, const struct leakgate_cunit_hooks *hooks)
+{
+    if (!child.gate)
+        start_gate();
+    child.depth++;
+    leakgate_cunit__set_hooks(hooks);
+    leakgate_cunit_run(child.gate, call_real, c);
+    child.depth--;
 }
 
 /* A replay started by the claimed process (replay.h): measure the listed
@@ -364,16 +376,9 @@ send_end(void)
 static CU_ErrorCode
 replay(struct call *c)
 {
-    if (!child.gate)
-        start_gate();
-    if (!child.gate)
-        _exit(3);
-    child.depth++;
-    leakgate_cunit__set_hooks(NULL);
-    leakgate_cunit_run(child.gate, call_real, c);
+    run_gated(c, NULL);
     if (leakgate_gate_write_results(child.gate) < 0)
         fprintf(stderr, "leakgate: %s\n", leakgate_error_last());
-    child.depth--;
     return c->result;
 }
 
@@ -394,15 +399,10 @@ intercept(struct call *c)
         claim();
     if (child.list)
         list_and_exit();
-    if (!child.gate)
-        start_gate();
-    child.depth++;
     send_fixed("B", fields, 1);
     hooks.replay_preload = child.preload; /* known once claimed */
-    leakgate_cunit__set_hooks(&hooks);
-    leakgate_cunit_run(child.gate, call_real, c);
+    run_gated(c, &hooks);
     send_end();
-    child.depth--;
     return c->result;
 }
 

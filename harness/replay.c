@@ -87,27 +87,27 @@ leakgate_replay__child_setup(struct leakgate_gate *gate)
     return 0;
 }
 
-bool
-leakgate_replay__wanted(const struct leakgate_gate *gate,
-                        const char *suite,
-                        const char *test)
+int
+leakgate_gate_measures(const leakgate_gate *gate,
+                       const char *suite,
+                       const char *test)
 {
     size_t ls = strlen(suite);
 
     if (!gate->replay.child)
-        return true;
+        return 1;
     for (size_t i = 0; i < gate->replay.n; i++) {
         const char *n = gate->replay.names[i];
 
         if (strncmp(n, suite, ls) == 0 && n[ls] == '\t' &&
             strcmp(n + ls + 1, test) == 0)
-            return true;
+            return 1;
     }
-    return false;
+    return 0;
 }
 
 size_t
-leakgate_replay__pending(const struct leakgate_gate *gate)
+leakgate_gate_replays_pending(const leakgate_gate *gate)
 {
     size_t n = 0;
 
@@ -327,7 +327,7 @@ take_results(struct leakgate_gate *gate,
 }
 
 int
-leakgate_replay__run(struct leakgate_gate *gate, const char *preload)
+leakgate_gate_replay(leakgate_gate *gate, const char *preload)
 {
     struct leakgate_buf list = LEAKGATE_BUF_INIT, json = LEAKGATE_BUF_INIT,
                         log = LEAKGATE_BUF_INIT, args = LEAKGATE_BUF_INIT;
@@ -335,7 +335,7 @@ leakgate_replay__run(struct leakgate_gate *gate, const char *preload)
     char **argv = NULL;
     int status = 0, rc;
 
-    if (leakgate_replay__pending(gate) == 0 || gate->replay.loaded)
+    if (leakgate_gate_replays_pending(gate) == 0 || gate->replay.loaded)
         return 0;
     leakgate_buf__printf(&list, "%s/leakgate-replay.%ld.list",
                          tmp && *tmp ? tmp : "/tmp", (long)getpid());
@@ -378,38 +378,8 @@ leakgate_replay__dispose(struct leakgate_gate *gate)
     memset(&gate->replay, 0, sizeof gate->replay);
 }
 
-/* ---- the public API (leakgate.h) --------------------------------------- */
-
-int
-leakgate_gate_measures(const leakgate_gate *gate,
-                       const char *suite,
-                       const char *test)
-{
-    return leakgate_replay__wanted(gate, suite, test) ? 1 : 0;
-}
-
-size_t
-leakgate_gate_replays_pending(const leakgate_gate *gate)
-{
-    return leakgate_replay__pending(gate);
-}
-
-int
-leakgate_gate_replay(leakgate_gate *gate, const char *preload)
-{
-    return leakgate_replay__run(gate, preload);
-}
-
 int
 leakgate_verdict_waits_for_replay(const leakgate_verdict *v)
 {
     return v && v->needs_replay ? 1 : 0;
-}
-
-const leakgate_verdict *
-leakgate_gate_verdict(const leakgate_gate *gate,
-                      const char *suite,
-                      const char *test)
-{
-    return leakgate_gate__find_verdict(gate, suite, test);
 }

@@ -35,22 +35,9 @@
  */
 int leakgate_replay__child_setup(struct leakgate_gate *gate);
 
-/* True when the harness should open a window for suite/test: always,
- * except in a replay, where only the listed tests are measured. */
-bool leakgate_replay__wanted(const struct leakgate_gate *gate,
-                             const char *suite,
-                             const char *test);
-
-/* The number of verdicts waiting for a replay. */
-size_t leakgate_replay__pending(const struct leakgate_gate *gate);
-
-/*
- * Replay every verdict waiting for one and take its exact verdict.
- * preload: LD_PRELOAD for the replay (NULL: this process's environment).
- * Returns 0, or an error naming what failed (those verdicts then stay
- * NOT_JUDGED).
- */
-int leakgate_replay__run(struct leakgate_gate *gate, const char *preload);
+/* The public side (leakgate.h): leakgate_gate_measures(),
+ * leakgate_gate_replays_pending(), leakgate_gate_replay(),
+ * leakgate_verdict_waits_for_replay(). */
 
 /* Free what the replay left in the gate (after its verdicts). */
 void leakgate_replay__dispose(struct leakgate_gate *gate);

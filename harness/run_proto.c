@@ -207,20 +207,6 @@ leakgate_run__pieces_dispose(struct leakgate_run_pieces *p)
     memset(p, 0, sizeof *p);
 }
 
-const struct leakgate_verdict *
-leakgate_run__find_verdict(const leakgate_gate *gate,
-                           const char *suite,
-                           const char *test)
-{
-    for (size_t i = gate->nverdicts; i-- > 0;) {
-        const struct leakgate_verdict *v = gate->verdicts[i];
-
-        if (strcmp(v->suite, suite) == 0 && strcmp(v->test, test) == 0)
-            return v;
-    }
-    return NULL;
-}
-
 void
 leakgate_run__case_dispose(struct leakgate_run_case *c)
 {

@@ -128,10 +128,6 @@ int leakgate_run__pieces(struct leakgate_run_pieces *out,
 
 void leakgate_run__pieces_dispose(struct leakgate_run_pieces *p);
 
-/* The latest verdict of suite/test in the gate, or NULL. */
-const struct leakgate_verdict *leakgate_run__find_verdict(
-    const leakgate_gate *gate, const char *suite, const char *test);
-
 /* Inspect the ELF file at path; a file that is not ELF (a script) gives
  * is_elf false.  Cannot fail. */
 void leakgate_run__inspect_elf(struct leakgate_run_elf *out, const char *path);

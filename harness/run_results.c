@@ -30,11 +30,9 @@ resolve(struct leakgate_policy_settings *out,
         const char *suite,
         const char *test)
 {
-    const char *path = r->opts.thresholds_path;
+    const char *path = leakgate_config__path(r->opts.thresholds_path);
 
     *cfg_out = NULL;
-    if (!path && access("leakgate.yaml", F_OK) == 0)
-        path = "leakgate.yaml";
     if (path && leakgate_config__load(cfg_out, path, NULL) < 0)
         *cfg_out = NULL; /* the program said so already, or it died first */
     leakgate_policy__resolve(out, *cfg_out, suite,
