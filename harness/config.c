@@ -16,17 +16,15 @@
 #include "config.h"
 
 #include <assert.h>
-#include <errno.h>
-#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 #include <yaml.h>
 
 #include "error.h"
+#include "files.h"
 #include "util.h"
 
 #define DEFAULT_MAX_SIZE ((size_t)4 << 20)
@@ -1293,61 +1291,6 @@ leakgate_config__parse(struct leakgate_config **out,
     return rc;
 }
 
-/* Read all of path into b, at most max bytes. */
-static int
-read_all(struct leakgate_buf *b, int fd, const char *path, size_t max)
-{
-    char chunk[16384];
-
-    for (;;) {
-        ssize_t n = read(fd, chunk, sizeof chunk);
-
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0)
-            return leakgate_error__set(LEAKGATE_EIO, "%s: %s", path,
-                                       strerror(errno));
-        if (n == 0)
-            return b->failed ? leakgate_error__set(LEAKGATE_ENOMEM,
-                                                   "%s: out of memory", path)
-                             : 0;
-        leakgate_buf__put(b, chunk, (size_t)n);
-        if (b->len > max)
-            return leakgate_error__set(LEAKGATE_ETOOBIG,
-                                       "%s: larger than the limit of %zu "
-                                       "bytes",
-                                       path, max);
-    }
-}
-
-static int
-read_file(struct leakgate_buf *b, const char *path, size_t max)
-{
-    struct stat st;
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    int rc;
-
-    if (fd < 0 && (errno == ENOENT || errno == ENOTDIR))
-        return leakgate_error__set(LEAKGATE_ENOTFOUND,
-                                   "%s: no such thresholds file", path);
-    if (fd < 0)
-        return leakgate_error__set(LEAKGATE_EIO, "%s: %s", path,
-                                   strerror(errno));
-    if (fstat(fd, &st) != 0)
-        rc = leakgate_error__set(LEAKGATE_EIO, "%s: %s", path, strerror(errno));
-    else if (S_ISDIR(st.st_mode))
-        rc = leakgate_error__set(
-            LEAKGATE_EIO, "%s: is a directory, not a thresholds file", path);
-    else if (S_ISREG(st.st_mode) && (uintmax_t)st.st_size > max)
-        rc = leakgate_error__set(LEAKGATE_ETOOBIG,
-                                 "%s: %jd bytes, more than the limit of %zu",
-                                 path, (intmax_t)st.st_size, max);
-    else
-        rc = read_all(b, fd, path, max);
-    close(fd);
-    return rc;
-}
-
 const char *
 leakgate_config__path(const char *given)
 {
@@ -1369,7 +1312,7 @@ leakgate_config__load(struct leakgate_config **out,
     *out = NULL;
     if (limits && limits->max_size)
         max = limits->max_size;
-    rc = read_file(&b, path, max);
+    rc = leakgate_files__read(&b, path, max, "thresholds file");
     if (rc == 0)
         rc = leakgate_config__parse(out, b.ptr, b.len, path, limits);
     leakgate_buf__dispose(&b);

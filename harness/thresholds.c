@@ -93,7 +93,6 @@ struct target {
 struct gather {
     struct target *t;
     size_t n, cap;
-    bool failed;
 };
 
 static bool
@@ -705,7 +704,7 @@ leakgate_thresholds__accept(struct leakgate_yedits *e,
                             struct leakgate_treport *rep,
                             const struct leakgate_tstate *st)
 {
-    struct gather g = {NULL, 0, 0, false};
+    struct gather g = {NULL, 0, 0};
 
     for (size_t i = 0; i < st->nw; i++) {
         const struct leakgate_twin *w = &st->w[i];

@@ -58,15 +58,11 @@ struct leakgate_twin {
 
 /* The file as it is now: text, meaning and layout of one round. */
 struct leakgate_tstate {
-    const char *name; /* for messages */
     const char *text;
-    size_t len;
     struct leakgate_config *cfg;
     struct leakgate_ylayout lay;
     struct leakgate_twin *w;
     size_t nw;
-    const struct leakgate_verdict *const *all;
-    size_t nall;
 };
 
 /* What an update says, and how much it changed. */

@@ -152,53 +152,71 @@ report_skipped(struct leakgate_treport *rep,
 
 /* With accept, every judged window must pass under the new text. */
 static int
-verify(const char *text,
-       size_t len,
-       const char *name,
-       const struct leakgate_verdict *const *v,
-       size_t n)
+verify(const struct leakgate_tstate *st, const char *name)
 {
-    struct leakgate_tstate st;
-    int rc = leakgate_thresholds__state(&st, text, len, name, v, n);
-
-    for (size_t i = 0; rc == 0 && i < st.nw; i++) {
-        if (st.w[i].judged && st.w[i].pol.failed)
-            rc = leakgate_error__set(LEAKGATE_ERROR,
-                                     "%s: %s would still fail after the "
-                                     "update (a leakgate bug; the file was "
-                                     "not written)",
-                                     name, st.w[i].v->name);
+    for (size_t i = 0; i < st->nw; i++) {
+        if (st->w[i].judged && st->w[i].pol.failed)
+            return leakgate_error__set(LEAKGATE_ERROR,
+                                       "%s: %s would still fail after the "
+                                       "update (a leakgate bug; the file was "
+                                       "not written)",
+                                       name, st->w[i].v->name);
     }
-    leakgate_thresholds__state_dispose(&st);
+    return 0;
+}
+
+/* What is loose or stale in st's text: the new text when it is written
+ * (its lines are the ones the user reads next), else the current one; a
+ * dry run that tightens already listed the limits and rules it would
+ * change. */
+static int
+report_pass(struct leakgate_tstate *st,
+            struct leakgate_treport *rep,
+            const struct leakgate_thresholds_opts *o)
+{
+    struct leakgate_yedits e;
+    int rc = 0;
+
+    leakgate_yamledit__edits_init(&e, &st->lay);
+    leakgate_thresholds__tighten(&e, rep, st, o, false,
+                                 o->write || !o->tighten);
+    report_skipped(rep, st, o);
+    if (e.failed || rep->lines.failed)
+        rc = leakgate_error__set(LEAKGATE_ENOMEM, "thresholds report");
+    leakgate_yamledit__edits_dispose(&e);
     return rc;
 }
 
-/* What is loose or stale in text: the new text when it is written (its
- * lines are the ones the user reads next), else the current one; a dry
- * run that tightens already listed the limits and rules it would change. */
+/* Verify the new text (with accept) and report on the text the user reads
+ * next, building each text's state once. */
 static int
-report_pass(const char *text,
-            size_t len,
-            struct leakgate_treport *rep,
-            const char *name,
-            const struct leakgate_verdict *const *v,
-            size_t n,
-            const struct leakgate_thresholds_opts *o)
+check_and_report(const char *cur,
+                 size_t cur_len,
+                 const char *old,
+                 size_t old_len,
+                 struct leakgate_treport *rep,
+                 const char *name,
+                 const struct leakgate_verdict *const *v,
+                 size_t n,
+                 const struct leakgate_thresholds_opts *o)
 {
     struct leakgate_tstate st;
-    struct leakgate_yedits e;
-    int rc = leakgate_thresholds__state(&st, text, len, name, v, n);
+    int rc = 0;
 
-    leakgate_yamledit__edits_init(&e, &st.lay);
-    if (rc == 0) {
-        leakgate_thresholds__tighten(&e, rep, &st, o, false,
-                                     o->write || !o->tighten);
-        report_skipped(rep, &st, o);
+    if (o->accept || o->write) {
+        rc = leakgate_thresholds__state(&st, cur, cur_len, name, v, n);
+        if (rc == 0 && o->accept)
+            rc = verify(&st, name);
+        if (rc == 0 && o->write)
+            rc = report_pass(&st, rep, o);
+        leakgate_thresholds__state_dispose(&st);
     }
-    if (rc == 0 && (e.failed || rep->lines.failed))
-        rc = leakgate_error__set(LEAKGATE_ENOMEM, "thresholds report");
-    leakgate_yamledit__edits_dispose(&e);
-    leakgate_thresholds__state_dispose(&st);
+    if (rc == 0 && !o->write) {
+        rc = leakgate_thresholds__state(&st, old, old_len, name, v, n);
+        if (rc == 0)
+            rc = report_pass(&st, rep, o);
+        leakgate_thresholds__state_dispose(&st);
+    }
     return rc;
 }
 
@@ -230,13 +248,10 @@ leakgate_thresholds__rewrite(char **out,
         if (rc == 0 && changed && o->accept)
             rc = accept_rounds(&cur, &cur_len, rep, name, v, n);
     }
-    if (rc == 0 && o->accept)
-        rc = verify(cur, cur_len, name, v, n);
-    if (rc == 0 && o->write)
-        rc = report_pass(cur, cur_len, rep, name, v, n, o);
-    else if (rc == 0)
-        rc = report_pass(text ? text : new_file, text ? len : strlen(new_file),
-                         rep, name, v, n, o);
+    if (rc == 0)
+        rc =
+            check_and_report(cur, cur_len, text ? text : new_file,
+                             text ? len : strlen(new_file), rep, name, v, n, o);
     if (rc < 0) {
         leakgate_util__free(cur);
         return rc;

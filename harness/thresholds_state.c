@@ -229,11 +229,7 @@ leakgate_thresholds__state(struct leakgate_tstate *st,
     int rc;
 
     memset(st, 0, sizeof *st);
-    st->name = name;
     st->text = text;
-    st->len = len;
-    st->all = v;
-    st->nall = n;
     rc = leakgate_config__parse(&st->cfg, text, len, name, NULL);
     if (rc == 0)
         rc = leakgate_yamledit__layout(&st->lay, text, len, name);
