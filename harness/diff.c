@@ -73,6 +73,15 @@ cmp_pcs(const uintptr_t *a, size_t na, const uintptr_t *b, size_t nb)
     return (na > nb) - (na < nb);
 }
 
+bool
+leakgate_diff__same_pcs(const uintptr_t *a,
+                        size_t na,
+                        const uintptr_t *b,
+                        size_t nb)
+{
+    return cmp_pcs(a, na, b, nb) == 0;
+}
+
 static int
 cmp_items(const void *a, const void *b)
 {

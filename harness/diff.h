@@ -16,6 +16,7 @@
 #ifndef LEAKGATE_DIFF_H
 #define LEAKGATE_DIFF_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -74,5 +75,12 @@ int leakgate_diff__new_empty(struct leakgate_diff **out);
 
 /* Free; NULL is a no-op. */
 void leakgate_diff__free(struct leakgate_diff *diff);
+
+/* True when two stacks have the same addresses (na and nb entries).
+ * Cannot fail. */
+bool leakgate_diff__same_pcs(const uintptr_t *a,
+                             size_t na,
+                             const uintptr_t *b,
+                             size_t nb);
 
 #endif

@@ -164,18 +164,10 @@ scale(struct leakgate_heap *view,
 
 /* ---- mappings ----------------------------------------------------------- */
 
-static const char *
-base_name(const char *path)
-{
-    const char *slash = strrchr(path, '/');
-
-    return slash ? slash + 1 : path;
-}
-
 static bool
 is_shared_object(const char *path)
 {
-    const char *so = strstr(base_name(path), ".so");
+    const char *so = strstr(leakgate_util__base_name(path), ".so");
 
     return so && (so[3] == '\0' || so[3] == '.');
 }
@@ -226,7 +218,8 @@ allocator_ranges(struct job *j)
     if (!j->strip)
         return leakgate_error__set(LEAKGATE_ENOMEM, "allocator ranges");
     for (size_t i = 0; i < h->nmaps; i++) {
-        if (strncmp(base_name(h->maps[i].path), "libjemalloc.", 12) == 0)
+        if (strncmp(leakgate_util__base_name(h->maps[i].path), "libjemalloc.",
+                    12) == 0)
             j->strip[j->nstrip++] =
                 (struct leakgate_range){h->maps[i].start, h->maps[i].end};
     }

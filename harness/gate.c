@@ -541,14 +541,6 @@ push_verdict(struct leakgate_gate *gate, struct leakgate_verdict *v)
     return 0;
 }
 
-static bool
-same_stack(const struct leakgate_vstack *a, const struct leakgate_vstack *b)
-{
-    return a->npcs == b->npcs &&
-           (a->npcs == 0 ||
-            memcmp(a->pcs, b->pcs, a->npcs * sizeof *a->pcs) == 0);
-}
-
 /* Did the suite window `sv` free a stack that test verdict `tv` kept? */
 static bool
 released_by(const struct leakgate_verdict *tv,
@@ -559,7 +551,8 @@ released_by(const struct leakgate_verdict *tv,
             continue;
         for (size_t k = 0; k < sv->nstacks; k++) {
             if (sv->stacks[k].bytes < 0 &&
-                same_stack(&tv->stacks[i], &sv->stacks[k]))
+                leakgate_diff__same_pcs(tv->stacks[i].pcs, tv->stacks[i].npcs,
+                                        sv->stacks[k].pcs, sv->stacks[k].npcs))
                 return true;
         }
     }

@@ -126,20 +126,12 @@ cleanup:
     return rc;
 }
 
-static bool
-same_pcs(const struct leakgate_diff_entry *a,
-         const struct leakgate_diff_entry *b)
-{
-    return a->npcs == b->npcs &&
-           (a->npcs == 0 ||
-            memcmp(a->pcs, b->pcs, a->npcs * sizeof *a->pcs) == 0);
-}
-
 static const struct leakgate_diff_entry *
 find_entry(const struct leakgate_diff *d, const struct leakgate_diff_entry *e)
 {
     for (size_t i = 0; i < d->nentries; i++) {
-        if (same_pcs(&d->entries[i], e))
+        if (leakgate_diff__same_pcs(d->entries[i].pcs, d->entries[i].npcs,
+                                    e->pcs, e->npcs))
             return &d->entries[i];
     }
     return NULL;

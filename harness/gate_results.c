@@ -326,14 +326,6 @@ utc_now(char *out, size_t size)
     return out;
 }
 
-static const char *
-base_name(const char *path)
-{
-    const char *slash = path ? strrchr(path, '/') : NULL;
-
-    return slash ? slash + 1 : path;
-}
-
 /* The SVG text of every failing verdict that has one (NULL elsewhere). */
 static int
 read_svgs(char ***out, const struct leakgate_verdict *const *v, size_t n)
@@ -369,7 +361,9 @@ leakgate_gate__write_index(const char *dir,
     char *page = NULL, *path = NULL;
     int rc = read_svgs(&svgs, v, n);
 
-    run.title = env->binary && *env->binary ? base_name(env->binary) : NULL;
+    run.title = env->binary && *env->binary
+                    ? leakgate_util__base_name(env->binary)
+                    : NULL;
     run.date = utc_now(date, sizeof date);
     run.graphviz = pictures;
     if (rc == 0) {

@@ -502,14 +502,6 @@ put_share(struct leakgate_buf *b, uint64_t n, uint64_t total)
                          total ? 100.0 * (double)n / (double)total : 0.0);
 }
 
-static const char *
-base_name(const char *path)
-{
-    const char *slash = path ? strrchr(path, '/') : NULL;
-
-    return slash ? slash + 1 : path;
-}
-
 /* The node's name: its function, else module+offset, else its address. */
 static void
 put_node_name(struct leakgate_buf *b, const struct gnode *n, size_t max)
@@ -521,7 +513,7 @@ put_node_name(struct leakgate_buf *b, const struct gnode *n, size_t max)
         return;
     }
     if (f->module) {
-        put_dot(b, base_name(f->module));
+        put_dot(b, leakgate_util__base_name(f->module));
         leakgate_buf__printf(b, "+0x%" PRIxPTR, f->module_offset);
     } else {
         leakgate_buf__printf(b, "0x%" PRIxPTR, f->pc);
@@ -552,7 +544,8 @@ put_lines(struct leakgate_buf *b, struct gnode *n, bool full_paths)
 
         leakgate_buf__puts(b, i ? ", " : "");
         if (!same)
-            put_dot(b, full_paths ? l->file : base_name(l->file));
+            put_dot(b,
+                    full_paths ? l->file : leakgate_util__base_name(l->file));
         leakgate_buf__printf(b, ":%u", l->line);
         last = l->file;
     }
@@ -588,7 +581,7 @@ print_node(struct leakgate_buf *b, struct gnode *n, uint64_t total)
         put_lines(b, n, false);
     } else if (n->frame->function && n->frame->module) {
         leakgate_buf__puts(b, "\\n");
-        put_dot(b, base_name(n->frame->module));
+        put_dot(b, leakgate_util__base_name(n->frame->module));
     }
     leakgate_buf__puts(b, "\\n");
     put_share(b, n->flat, total);

@@ -76,21 +76,12 @@ or_unknown(const char *s)
     return s && *s ? s : "unknown";
 }
 
-/* "7,176" (negative with '-') into out (at least 32 bytes). */
-static const char *
-group(char *out, int64_t n)
-{
-    uint64_t mag = n < 0 ? (uint64_t)0 - (uint64_t)n : (uint64_t)n;
-
-    return leakgate_util__group_digits(out, 32, mag, n < 0);
-}
-
 static void
 bytes(struct leakgate_buf *b, int64_t n)
 {
     char num[32];
 
-    leakgate_buf__printf(b, "%s&#160;B", group(num, n));
+    leakgate_buf__printf(b, "%s&#160;B", leakgate_util__group_signed(num, n));
 }
 
 static bool
@@ -306,8 +297,9 @@ window_row(struct leakgate_buf *b, const struct leakgate_verdict *v, size_t i)
                                                              : "NOT JUDGED");
     if (v->measured && v->policy.total_objs) {
         bytes(b, (int64_t)v->policy.total_bytes);
-        leakgate_buf__printf(b, " in %s",
-                             group(num, (int64_t)v->policy.total_objs));
+        leakgate_buf__printf(
+            b, " in %s",
+            leakgate_util__group_signed(num, (int64_t)v->policy.total_objs));
     } else if (v->measured) {
         bytes(b, 0);
     } else {
@@ -376,7 +368,8 @@ stack_block(struct leakgate_buf *b,
     leakgate_buf__printf(b, "<p class=\"stack\"><b>stack %zu of %zu</b>: ", nth,
                          of);
     bytes(b, s->bytes);
-    leakgate_buf__printf(b, " in %s object%s, limit ", group(num, s->objs),
+    leakgate_buf__printf(b, " in %s object%s, limit ",
+                         leakgate_util__group_signed(num, s->objs),
                          s->objs == 1 ? "" : "s");
     bytes(b, (int64_t)s->judgement.limit);
     leakgate_buf__puts(b, "</p>\n<table class=\"frames\">\n");

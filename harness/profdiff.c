@@ -74,15 +74,6 @@ listed(const struct sums *s, const struct leakgate_vstack *st)
     return st->bytes > 0 && (double)st->bytes >= s->fold_min;
 }
 
-/* "7,176" or "-256" into out (at least 32 bytes). */
-static const char *
-group(char *out, int64_t n)
-{
-    uint64_t mag = n < 0 ? (uint64_t)0 - (uint64_t)n : (uint64_t)n;
-
-    return leakgate_util__group_digits(out, 32, mag, n < 0);
-}
-
 static const char *
 plural(int64_t n, const char *one, const char *many)
 {
@@ -128,7 +119,8 @@ text_stack(struct leakgate_buf *b,
     int width = 0;
 
     leakgate_buf__printf(b, "  stack %zu of %zu: %s B in %s %s\n", nth, of,
-                         group(num, st->bytes), group(objs, st->objs),
+                         leakgate_util__group_signed(num, st->bytes),
+                         leakgate_util__group_signed(objs, st->objs),
                          plural(st->objs, "object", "objects"));
     if (!st->frames) {
         for (size_t k = 0; k < st->npcs; k++)
@@ -158,9 +150,9 @@ text_header(struct leakgate_buf *b,
         leakgate_buf__puts(b, "leakgate diff: no stack grew\n");
     else
         leakgate_buf__printf(b, "leakgate diff: %s B %s in %s %s by %zu %s\n",
-                             group(num, s->grown_bytes),
+                             leakgate_util__group_signed(num, s->grown_bytes),
                              d->before_name ? "retained" : "live",
-                             group(objs, s->grown_objs),
+                             leakgate_util__group_signed(objs, s->grown_objs),
                              plural(s->grown_objs, "object", "objects"),
                              s->grown, s->grown == 1 ? "stack" : "stacks");
     if (d->before_name)
@@ -182,13 +174,14 @@ text_measured(struct leakgate_buf *b, const struct leakgate_profdiff *d)
         leakgate_buf__puts(b, "  measured: exact (heap_v2/1: every "
                               "allocation sampled)\n");
     else
-        leakgate_buf__printf(b,
-                             "  measured: sampled (heap_v2/%" PRIu64
-                             ": one sample per %s bytes allocated on "
-                             "average); numbers are estimates scaled as "
-                             "jeprof does, small leaks can be missed\n",
-                             d->sample_period,
-                             group(num, (int64_t)d->sample_period));
+        leakgate_buf__printf(
+            b,
+            "  measured: sampled (heap_v2/%" PRIu64
+            ": one sample per %s bytes allocated on "
+            "average); numbers are estimates scaled as "
+            "jeprof does, small leaks can be missed\n",
+            d->sample_period,
+            leakgate_util__group_signed(num, (int64_t)d->sample_period));
     if (d->binary && *d->binary)
         leakgate_buf__printf(b, "  binary: %s (%s%s)\n", d->binary,
                              d->build_id && *d->build_id ? "build-id "
@@ -207,23 +200,25 @@ text_trailer(struct leakgate_buf *b,
         leakgate_buf__printf(b,
                              "  also changed: %s B in %s %s freed by %zu %s "
                              "(allocated before the first profile)\n",
-                             group(num, -s->freed_bytes),
-                             group(objs, -s->freed_objs),
+                             leakgate_util__group_signed(num, -s->freed_bytes),
+                             leakgate_util__group_signed(objs, -s->freed_objs),
                              plural(s->freed_objs, "object", "objects"),
                              s->freed, s->freed == 1 ? "stack" : "stacks");
     if (d->focus)
-        leakgate_buf__printf(b,
-                             "  focus /%s/: %zu growing %s (%s B) did not "
-                             "match\n",
-                             d->focus, d->unfocused_stacks,
-                             d->unfocused_stacks == 1 ? "stack" : "stacks",
-                             group(num, d->unfocused_bytes));
+        leakgate_buf__printf(
+            b,
+            "  focus /%s/: %zu growing %s (%s B) did not "
+            "match\n",
+            d->focus, d->unfocused_stacks,
+            d->unfocused_stacks == 1 ? "stack" : "stacks",
+            leakgate_util__group_signed(num, d->unfocused_bytes));
     if (s->folded)
         leakgate_buf__printf(b,
                              "  folded: %zu %s under %g of the growth (%s B "
                              "in all); lower --nodefraction to list %s\n",
                              s->folded, s->folded == 1 ? "stack" : "stacks",
-                             d->nodefraction, group(num, s->folded_bytes),
+                             d->nodefraction,
+                             leakgate_util__group_signed(num, s->folded_bytes),
                              s->folded == 1 ? "it" : "them");
     for (size_t i = 0; i < d->nnotes; i++)
         leakgate_buf__printf(b, "  note: %s\n", d->notes[i]);
@@ -378,14 +373,6 @@ leakgate_profdiff__json(const struct leakgate_profdiff *d)
 
 /* ---- DOT ---------------------------------------------------------------- */
 
-static const char *
-base_name(const char *path)
-{
-    const char *slash = path ? strrchr(path, '/') : NULL;
-
-    return slash ? slash + 1 : path;
-}
-
 static int
 dot_title(struct leakgate_buf *title,
           struct leakgate_buf *focus,
@@ -393,11 +380,11 @@ dot_title(struct leakgate_buf *title,
 {
     if (d->before_name)
         leakgate_buf__printf(title, "leakgate diff: growth from %s to %s",
-                             base_name(d->before_name),
-                             base_name(d->after_name));
+                             leakgate_util__base_name(d->before_name),
+                             leakgate_util__base_name(d->after_name));
     else
         leakgate_buf__printf(title, "leakgate diff: live in %s",
-                             base_name(d->after_name));
+                             leakgate_util__base_name(d->after_name));
     if (d->sample_period > 1)
         leakgate_buf__printf(title, " (sampled: estimates)");
     if (d->focus)

@@ -112,12 +112,6 @@ group_u(char *out, uint64_t n, bool negative)
     return leakgate_util__group_digits(out, 32, n, negative);
 }
 
-static const char *
-group(char *out, int64_t n)
-{
-    return group_u(out, magnitude(n), n < 0);
-}
-
 static bool
 counted(const struct leakgate_vstack *s)
 {
@@ -334,7 +328,7 @@ put_bytes(struct text *t, int64_t bytes)
     char num[32];
 
     sgr_on(t, SGR_BOLD);
-    leakgate_buf__printf(t->b, "%s B", group(num, bytes));
+    leakgate_buf__printf(t->b, "%s B", leakgate_util__group_signed(num, bytes));
     sgr_off(t);
 }
 
@@ -451,9 +445,9 @@ put_threads(struct text *t, const struct leakgate_vstack *s)
     }
     leakgate_buf__puts(t->b, ", allocated by threads ");
     for (size_t i = 0; i < s->nthreads && i < THREADS_SHOWN; i++)
-        leakgate_buf__printf(t->b, "%s%" PRIu64 " (%s B)", i ? ", " : "",
-                             s->threads[i].tid,
-                             group(num, s->threads[i].delta_bytes));
+        leakgate_buf__printf(
+            t->b, "%s%" PRIu64 " (%s B)", i ? ", " : "", s->threads[i].tid,
+            leakgate_util__group_signed(num, s->threads[i].delta_bytes));
     if (s->nthreads > THREADS_SHOWN)
         leakgate_buf__printf(t->b, " and %zu more",
                              s->nthreads - THREADS_SHOWN);
@@ -699,8 +693,9 @@ text_also(struct text *t,
         sep = "; ";
     }
     if (v->excluded_bytes != 0)
-        leakgate_buf__printf(t->b, "%s%s B of test-framework bookkeeping", sep,
-                             group(num, v->excluded_bytes));
+        leakgate_buf__printf(
+            t->b, "%s%s B of test-framework bookkeeping", sep,
+            leakgate_util__group_signed(num, v->excluded_bytes));
     leakgate_buf__puts(t->b, "\n");
 }
 

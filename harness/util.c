@@ -360,3 +360,19 @@ leakgate_util__group_digits(char *out,
     out[at] = '\0';
     return out;
 }
+
+char *
+leakgate_util__group_signed(char *out, int64_t n)
+{
+    uint64_t mag = n < 0 ? (uint64_t)0 - (uint64_t)n : (uint64_t)n;
+
+    return leakgate_util__group_digits(out, 32, mag, n < 0);
+}
+
+const char *
+leakgate_util__base_name(const char *path)
+{
+    const char *slash = path ? strrchr(path, '/') : NULL;
+
+    return slash ? slash + 1 : path;
+}

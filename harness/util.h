@@ -94,6 +94,14 @@ char *leakgate_util__group_digits(char *out,
                                   uint64_t magnitude,
                                   bool negative);
 
+/* leakgate_util__group_digits() of a signed number, into out (at least 32
+ * bytes).  Returns out.  Cannot fail. */
+char *leakgate_util__group_signed(char *out, int64_t n);
+
+/* The file name after the last '/' of path (path itself without one; NULL
+ * for NULL).  Cannot fail. */
+const char *leakgate_util__base_name(const char *path);
+
 /* Format a byte count for humans: "112 B", "4.0 KiB", "1.5 MiB" into out
  * (at least 32 bytes).  Returns out. */
 char *leakgate_util__human_bytes(char *out, size_t outsz, uint64_t bytes);
