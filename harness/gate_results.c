@@ -414,25 +414,20 @@ leakgate_gate_write_results(leakgate_gate *gate)
     const struct leakgate_verdict *const *all =
         (const struct leakgate_verdict *const *)gate->verdicts;
     struct leakgate_symbolizer *sym;
-    char *text;
     int rc = 0;
 
     /* The environment names the binary even when no window needed
      * symbols (the index page shows it); without it, it stays unknown. */
     if (gate->opts.report_dir && (!gate->env.binary || !*gate->env.binary))
         (void)leakgate_gate__symbolizer(&sym, gate);
-    if (gate->opts.junit_path) {
-        text = leakgate_report__junit(all, gate->nverdicts, &gate->env);
-        rc = text ? leakgate_results__write(gate->opts.junit_path, "xml", text)
-                  : leakgate_error__set(LEAKGATE_ENOMEM, "JUnit");
-        leakgate_util__free(text);
-    }
-    if (rc == 0 && gate->opts.json_path) {
-        text = leakgate_report__json(all, gate->nverdicts, &gate->env);
-        rc = text ? leakgate_results__write(gate->opts.json_path, "json", text)
-                  : leakgate_error__set(LEAKGATE_ENOMEM, "JSON");
-        leakgate_util__free(text);
-    }
+    if (gate->opts.junit_path)
+        rc = leakgate_results__write_rendered(
+            gate->opts.junit_path, "xml",
+            leakgate_report__junit(all, gate->nverdicts, &gate->env), "JUnit");
+    if (rc == 0 && gate->opts.json_path)
+        rc = leakgate_results__write_rendered(
+            gate->opts.json_path, "json",
+            leakgate_report__json(all, gate->nverdicts, &gate->env), "JSON");
     if (rc == 0 && gate->opts.report_dir)
         rc = write_run_index(gate);
     return rc;

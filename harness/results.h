@@ -71,4 +71,11 @@ int leakgate_results__path(char **out,
 int
 leakgate_results__write(const char *spec, const char *ext, const char *text);
 
+/* leakgate_results__write() of a rendered text, which it frees; NULL text
+ * (the rendering ran out of memory) is LEAKGATE_ENOMEM naming what. */
+int leakgate_results__write_rendered(const char *spec,
+                                     const char *ext,
+                                     char *text,
+                                     const char *what);
+
 #endif

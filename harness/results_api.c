@@ -438,3 +438,18 @@ leakgate_results__write(const char *spec, const char *ext, const char *text)
     leakgate_util__free(path);
     return rc;
 }
+
+int
+leakgate_results__write_rendered(const char *spec,
+                                 const char *ext,
+                                 char *text,
+                                 const char *what)
+{
+    int rc;
+
+    if (!text)
+        return leakgate_error__set(LEAKGATE_ENOMEM, "%s", what);
+    rc = leakgate_results__write(spec, ext, text);
+    leakgate_util__free(text);
+    return rc;
+}

@@ -243,10 +243,11 @@ static int
 no_test_ran(struct leakgate_run *r)
 {
     const char *p = r->program;
-    const struct leakgate_run_elf *e = &r->elf;
+    struct leakgate_run_elf elf;
+    const struct leakgate_run_elf *e = &elf;
 
     r->status = 3;
-    leakgate_run__inspect_elf(&r->elf, p);
+    leakgate_run__inspect_elf(&elf, p);
     if (e->is_elf && !e->is_dynamic)
         return say(r,
                    "%s is statically linked: nothing can be preloaded into "

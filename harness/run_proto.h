@@ -79,7 +79,6 @@ struct leakgate_run_elf {
 struct leakgate_run {
     struct leakgate_gate_options opts;
     char *program;                   /* resolved path */
-    struct leakgate_run_elf elf;     /* of the program */
     struct leakgate_run_case *cases; /* V records, in order */
     size_t ncases;
     size_t cap;

@@ -250,20 +250,6 @@ leakgate_run__json(const struct leakgate_run *r)
     return document(r, json_doc, r->json_env);
 }
 
-/* Written as linked binaries write them (a directory or %p in the path
- * gives each process its own file). */
-static int
-write_doc(const char *spec, const char *ext, char *text)
-{
-    int rc;
-
-    if (!text)
-        return leakgate_error__set(LEAKGATE_ENOMEM, "results");
-    rc = leakgate_results__write(spec, ext, text);
-    leakgate_util__free(text);
-    return rc;
-}
-
 int
 leakgate_run_write_results(const leakgate_run *r)
 {
@@ -274,8 +260,10 @@ leakgate_run_write_results(const leakgate_run *r)
     if (!r->junit_env || !r->json_env)
         return 0;
     if (r->opts.junit_path)
-        rc = write_doc(r->opts.junit_path, "xml", leakgate_run__junit(r));
+        rc = leakgate_results__write_rendered(r->opts.junit_path, "xml",
+                                              leakgate_run__junit(r), "JUnit");
     if (rc == 0 && r->opts.json_path)
-        rc = write_doc(r->opts.json_path, "json", leakgate_run__json(r));
+        rc = leakgate_results__write_rendered(r->opts.json_path, "json",
+                                              leakgate_run__json(r), "JSON");
     return rc;
 }

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "cmd_diff.h"
+#include "cli_args.h"
 #include "leakgate/diff.h"
 
 static const char diff_usage[] =
@@ -45,9 +46,8 @@ static const char *const format_names[] = {"text", "json", "dot", "svg", "pdf"};
 static int
 usage_error(const char *before, const char *arg, const char *after)
 {
-    fprintf(stderr, "leakgate diff: %s%s%s (see leakgate diff --help)\n",
-            before, arg ? arg : "", after ? after : "");
-    return 2;
+    return cli_usage_error("diff", "%s%s%s", before, arg ? arg : "",
+                           after ? after : "");
 }
 
 static int

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cli_args.h"
 #include "leakgate/leakgate.h"
 #include "leakgate/run.h"
 
@@ -75,17 +76,13 @@ leakgate_cmd_run(int argc, char **argv)
     if (status >= 0)
         return status;
     rc = leakgate_run_program(&run, &opts, argv + sep + 1);
-    if (rc < 0) {
-        fprintf(stderr, "leakgate: %s\n", leakgate_error_last());
-        return rc == LEAKGATE_EUSAGE ? 2 : 3;
-    }
+    if (rc < 0)
+        return cli_fail(rc == LEAKGATE_EUSAGE ? 2 : 3);
     for (size_t i = 0; i < leakgate_run_message_count(run); i++)
         fprintf(stderr, "leakgate: %s\n", leakgate_run_message(run, i));
     status = leakgate_run_status(run);
-    if (leakgate_run_write_results(run) < 0) {
-        fprintf(stderr, "leakgate: %s\n", leakgate_error_last());
-        status = 3;
-    }
+    if (leakgate_run_write_results(run) < 0)
+        status = cli_fail(3);
     leakgate_run_free(run);
     return status;
 }
