@@ -129,30 +129,33 @@ run_dispose(struct run *r)
 }
 
 /* A file with comments, blank lines, quoting styles and entries the run
- * never touches: everything but the added lines must survive. */
-static const char commented[] =
-    "# leakgate thresholds for the parser.\n"
-    "#   owner: parser team\n"
-    "\n"
-    "version: 1   # the format\n"
-    "defaults:\n"
-    "  stack_limit: 0          # strict\n"
-    "  total_limit: ~\n"
-    "\n"
-    "suites:\n"
-    "  'net':   {scope: suite}   # sockets live for the whole suite\n"
-    "\n"
-    "tests:\n"
-    "  # The cache fills once.\n"
-    "  \"parser/cache_fill\":\n"
-    "    warmup: 1\n"
-    "\n"
+ * never touches: everything but the added lines must survive.  Entries a
+ * test adds to `tests:` go between COMMENTED_HEAD and COMMENTED_TAIL. */
+#define COMMENTED_HEAD                                                         \
+    "# leakgate thresholds for the parser.\n"                                  \
+    "#   owner: parser team\n"                                                 \
+    "\n"                                                                       \
+    "version: 1   # the format\n"                                              \
+    "defaults:\n"                                                              \
+    "  stack_limit: 0          # strict\n"                                     \
+    "  total_limit: ~\n"                                                       \
+    "\n"                                                                       \
+    "suites:\n"                                                                \
+    "  'net':   {scope: suite}   # sockets live for the whole suite\n"         \
+    "\n"                                                                       \
+    "tests:\n"                                                                 \
+    "  # The cache fills once.\n"                                              \
+    "  \"parser/cache_fill\":\n"                                               \
+    "    warmup: 1\n"                                                          \
+    "\n"                                                                       \
     "  other/unrelated: {stack_limit: 64}\n"
-    "  # a comment that belongs to the end of tests\n"
-    "\n"
-    "ignore:\n"
-    "  - frames: [tzset]\n"
-    "    reason: \"libc time-zone cache\"   # once per process\n";
+#define COMMENTED_TAIL                                                         \
+    "  # a comment that belongs to the end of tests\n"                         \
+    "\n"                                                                       \
+    "ignore:\n"                                                                \
+    "  - frames: [tzset]\n"                                                    \
+    "    reason: \"libc time-zone cache\"   # once per process\n"
+static const char commented[] = COMMENTED_HEAD COMMENTED_TAIL;
 
 static void
 test_thresholds__accept_keeps_every_other_byte(void)
@@ -165,34 +168,12 @@ test_thresholds__accept_keeps_every_other_byte(void)
     stack(v, 112, 3, "main", "test_leak", "make_node");
     stack(v, 16, 2, "test_leak", "strdup_name");
     expect(&r, commented,
-           "# leakgate thresholds for the parser.\n"
-           "#   owner: parser team\n"
-           "\n"
-           "version: 1   # the format\n"
-           "defaults:\n"
-           "  stack_limit: 0          # strict\n"
-           "  total_limit: ~\n"
-           "\n"
-           "suites:\n"
-           "  'net':   {scope: suite}   # sockets live for the whole suite\n"
-           "\n"
-           "tests:\n"
-           "  # The cache fills once.\n"
-           "  \"parser/cache_fill\":\n"
-           "    warmup: 1\n"
-           "\n"
-           "  other/unrelated: {stack_limit: 64}\n"
-           "  \"parser/leak\":\n"
-           "    stacks:\n"
-           "      - frames: [main, make_node]\n"
-           "        limit: 112\n"
-           "      - frames: [test_leak, strdup_name]\n"
-           "        limit: 16\n"
-           "  # a comment that belongs to the end of tests\n"
-           "\n"
-           "ignore:\n"
-           "  - frames: [tzset]\n"
-           "    reason: \"libc time-zone cache\"   # once per process\n");
+           COMMENTED_HEAD "  \"parser/leak\":\n"
+                          "    stacks:\n"
+                          "      - frames: [main, make_node]\n"
+                          "        limit: 112\n"
+                          "      - frames: [test_leak, strdup_name]\n"
+                          "        limit: 16\n" COMMENTED_TAIL);
     CU_ASSERT_EQUAL(r.rep.changes, 2);
     CU_ASSERT(reported(&r, "added     tests \"parser/leak\" (new entry): "
                            "stacks rule [main, make_node] limit 112 B\n"));
