@@ -215,6 +215,31 @@ target_of(const char *path)
     return copy;
 }
 
+static char *
+dir_of(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+
+    if (!slash)
+        return leakgate_util__strdup(".");
+    return leakgate_util__strndup(path,
+                                  slash == path ? 1 : (size_t)(slash - path));
+}
+
+/* The missing parent directories of path (several processes may create
+ * them at once: an existing one is fine).  Returns 0, LEAKGATE_EIO or
+ * LEAKGATE_ENOMEM. */
+static int
+mkdirs_of(const char *path)
+{
+    char *dir = dir_of(path);
+    int rc = dir ? leakgate_files__mkdirs(dir)
+                 : leakgate_error__set(LEAKGATE_ENOMEM, "path");
+
+    leakgate_util__free(dir);
+    return rc;
+}
+
 int
 leakgate_files__write(char **written_out,
                       const char *path,
@@ -242,7 +267,9 @@ leakgate_files__write(char **written_out,
         mode = st.st_mode & 07777;
         keep = true;
     }
-    rc = write_temp(tmp.ptr, path, data, len, keep ? &mode : NULL);
+    rc = (flags & LEAKGATE_FILES_MKDIRS) ? mkdirs_of(target) : 0;
+    if (rc == 0)
+        rc = write_temp(tmp.ptr, path, data, len, keep ? &mode : NULL);
     if (rc == 0 && (flags & LEAKGATE_FILES_NOCLOBBER))
         rc = place_noclobber(&final, tmp.ptr, target);
     else if (rc == 0 && rename(tmp.ptr, target) != 0)
@@ -260,17 +287,6 @@ leakgate_files__write(char **written_out,
     return rc == 0 && written_out && !*written_out
                ? leakgate_error__set(LEAKGATE_ENOMEM, "path")
                : rc;
-}
-
-static char *
-dir_of(const char *path)
-{
-    const char *slash = strrchr(path, '/');
-
-    if (!slash)
-        return leakgate_util__strdup(".");
-    return leakgate_util__strndup(path,
-                                  slash == path ? 1 : (size_t)(slash - path));
 }
 
 int

@@ -37,6 +37,8 @@ int leakgate_files__read(struct leakgate_buf *out,
 #define LEAKGATE_FILES_NOCLOBBER                                               \
     2u /* never replace: PATH, else PATH with                                  \
           ".1", ".2"... before its extension */
+#define LEAKGATE_FILES_MKDIRS                                                  \
+    4u /* create PATH's missing parent directories (mkdir -p) */
 
 /*
  * Write len bytes to path atomically (see above).  *written_out (may be

@@ -338,7 +338,8 @@ leakgate_results_write_junit(leakgate_results *r, const char *path)
     xml = leakgate_report__junit(r->view, r->nview, &r->env);
     if (!xml)
         return leakgate_error__set(LEAKGATE_ENOMEM, "JUnit");
-    rc = leakgate_files__write(NULL, path, xml, strlen(xml), 0);
+    rc = leakgate_files__write(NULL, path, xml, strlen(xml),
+                               LEAKGATE_FILES_MKDIRS);
     leakgate_util__free(xml);
     return rc;
 }
@@ -430,11 +431,15 @@ leakgate_results__write(const char *spec, const char *ext, const char *text)
     bool noclobber = false;
     int rc = leakgate_results__path(&path, &noclobber, spec, ext);
 
-    if (rc == 0 && noclobber)
-        rc = leakgate_files__mkdirs(spec);
-    if (rc == 0)
-        rc = leakgate_files__write(NULL, path, text, strlen(text),
-                                   noclobber ? LEAKGATE_FILES_NOCLOBBER : 0);
+    /* Missing parent directories are created in both forms: under
+     * ctest -j, which process writes first is a matter of chance. */
+    if (rc == 0) {
+        unsigned int flags = LEAKGATE_FILES_MKDIRS;
+
+        if (noclobber)
+            flags |= LEAKGATE_FILES_NOCLOBBER;
+        rc = leakgate_files__write(NULL, path, text, strlen(text), flags);
+    }
     leakgate_util__free(path);
     return rc;
 }
