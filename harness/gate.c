@@ -6,6 +6,7 @@
  */
 #include "gate.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -36,6 +37,11 @@ load_config(struct leakgate_gate *gate)
     gate->thresholds_path = leakgate_util__strdup(path);
     if (!gate->thresholds_path)
         return leakgate_error__set(LEAKGATE_ENOMEM, "thresholds path");
+    /* --update-thresholds creates the file it was given (or the build
+     * named) when it does not exist yet. */
+    if (gate->opts.update_thresholds && access(path, F_OK) != 0 &&
+        errno == ENOENT)
+        return leakgate_config__new_default(&gate->config);
     rc = leakgate_config__load(&gate->config, path, NULL);
     if (rc == LEAKGATE_ENOMEM)
         return rc;

@@ -6,6 +6,13 @@
  * The flags --update-thresholds and --tighten have environment twins too
  * (LEAKGATE_UPDATE_THRESHOLDS=1 ctest -j8 updates the file from every
  * test process: ctest passes no arguments to the tests).
+ *
+ * The thresholds file: --thresholds, else LEAKGATE_THRESHOLDS, else the
+ * file the build named (leakgate_thresholds_file() in CMake defines
+ * leakgate_options_build_thresholds in the test binary), else config's
+ * ./leakgate.yaml if present.  A NULL argv (`leakgate_cunit_main(0, NULL)`
+ * from a `main(void)`) means the process's own command line, read once
+ * from /proc/self/cmdline and kept for the life of the process.
  */
 #include "leakgate/leakgate.h"
 
@@ -15,7 +22,18 @@
 #include <string.h>
 
 #include "error.h"
+#include "files.h"
 #include "thresholds.h"
+
+/* Defined by the test binary when its build named a thresholds file (the
+ * source CMake's leakgate_thresholds_file() generates); weak, so NULL
+ * everywhere else.  Default visibility: with BUILD_SHARED_LIBS the
+ * definition is in the executable, outside this library. */
+extern const char leakgate_options_build_thresholds[]
+    __attribute__((weak, visibility("default")));
+
+/* /proc/self/cmdline is at most ARG_MAX (2 MiB on Linux) long. */
+#define CMDLINE_MAX ((size_t)4 << 20)
 
 struct value_option {
     const char *flag; /* "--thresholds" */
@@ -152,6 +170,37 @@ check_slack(const struct leakgate_gate_options *opts)
     return leakgate_error__set(LEAKGATE_EUSAGE, "option '--slack': %s", why);
 }
 
+/* The process's own argv, for a caller that has none (main(void)): read
+ * once and kept (the options borrow its strings for the life of the
+ * process).  Returns 0, LEAKGATE_EIO or LEAKGATE_ENOMEM. */
+static int
+own_argv(int *argc_out, char *const **argv_out)
+{
+    static struct leakgate_buf text = LEAKGATE_BUF_INIT;
+    static char **argv;
+    static int argc;
+    size_t n = 0;
+    int rc;
+
+    if (!argv) {
+        rc = leakgate_files__read(&text, "/proc/self/cmdline", CMDLINE_MAX,
+                                  "command line");
+        if (rc < 0)
+            return rc;
+        for (size_t i = 0; i < text.len; i++)
+            n += text.ptr[i] == '\0';
+        argv = leakgate_util__calloc(n + 1, sizeof *argv);
+        if (!argv)
+            return leakgate_error__set(LEAKGATE_ENOMEM, "command line");
+        for (size_t i = 0; i < text.len && (size_t)argc < n;
+             i += strlen(text.ptr + i) + 1)
+            argv[argc++] = text.ptr + i;
+    }
+    *argc_out = argc;
+    *argv_out = argv;
+    return 0;
+}
+
 int
 leakgate_gate_options_parse(struct leakgate_gate_options *opts,
                             int argc,
@@ -161,6 +210,11 @@ leakgate_gate_options_parse(struct leakgate_gate_options *opts,
     int rc;
 
     *opts = init;
+    if (!argv) {
+        rc = own_argv(&argc, &argv);
+        if (rc < 0)
+            return rc;
+    }
     for (int i = 1; i < argc; i++) {
         bool matched;
 
@@ -179,6 +233,9 @@ leakgate_gate_options_parse(struct leakgate_gate_options *opts,
         if (!*field(opts, &value_options[k]) && env && *env)
             *field(opts, &value_options[k]) = env;
     }
+    if (!opts->thresholds_path && leakgate_options_build_thresholds &&
+        *leakgate_options_build_thresholds)
+        opts->thresholds_path = leakgate_options_build_thresholds;
     for (size_t k = 0; k < sizeof flag_envs / sizeof flag_envs[0]; k++) {
         const char *env = getenv(flag_envs[k].env);
         int *flag = (int *)(void *)((char *)opts + flag_envs[k].offset);
@@ -201,8 +258,9 @@ leakgate_gate_options_usage(void)
            "\n"
            "options (environment twin in brackets; the option wins):\n"
            "  --thresholds FILE    thresholds YAML [LEAKGATE_THRESHOLDS]\n"
-           "                       (default: ./leakgate.yaml if present,\n"
-           "                       else every limit is 0)\n"
+           "                       (default: the file the build named,\n"
+           "                       else ./leakgate.yaml if present, else\n"
+           "                       every limit is 0)\n"
            "  --filter GLOB        run only tests whose suite/test matches\n"
            "                       [LEAKGATE_FILTER]\n"
            "  --list               print suite/test lines and exit 0\n"
