@@ -93,6 +93,7 @@ static struct {
 } run;
 
 static struct leakgate_cunit_hooks hooks;
+static void replay_awaiting(bool in_cunit);
 static unsigned int run_depth; /* > 0 while a leakgate_cunit_run() runs */
 
 void
@@ -138,6 +139,27 @@ current_test(void)
     return NULL;
 }
 
+/*
+ * CUnit's record of a gate failure: one line (the report's first line and
+ * where the rest is), at the test's own line; the whole report is on
+ * stderr.  A multi-line text would be printed twice on a terminal and
+ * break a TAP or JUnit handler's output.
+ */
+static void
+add_cunit_failure(const leakgate_verdict *v)
+{
+    const char *report = leakgate_verdict_report(v), *file;
+    size_t len = strcspn(report, "\n");
+    unsigned int line;
+    char text[512];
+
+    leakgate_verdict_location(v, &file, &line);
+    snprintf(text, sizeof text, "%.*s (leakgate's report is on stderr)",
+             (int)(len < 400 ? len : 400), report);
+    CU_assertImplementation(CU_FALSE, line, text, file ? file : "leakgate", "",
+                            CU_FALSE);
+}
+
 /* Report a verdict on stderr; for a failed test window also add a CUnit
  * failure record so CUnit's own summary counts it.  Returns true when the
  * verdict failed (a suite window's cleanup then reports failure to CUnit:
@@ -145,19 +167,13 @@ current_test(void)
 static bool
 report_verdict(const leakgate_verdict *v)
 {
-    const char *file;
-    unsigned int line;
-
     if (!v)
         return false;
     leakgate_gate_print_verdict(run.gate, v, stderr);
     if (leakgate_verdict_status(v) != LEAKGATE_STATUS_FAIL)
         return false;
-    if (!CU_get_current_test())
-        return true;
-    leakgate_verdict_location(v, &file, &line);
-    CU_assertImplementation(CU_FALSE, line, leakgate_verdict_report(v),
-                            file ? file : "leakgate", "", CU_FALSE);
+    if (CU_get_current_test())
+        add_cunit_failure(v);
     return true;
 }
 
@@ -378,35 +394,6 @@ exclude_records(CU_pTest t)
     return failed;
 }
 
-/*
- * The fast first pass of wt left memory live: run setUp, the test and
- * tearDown again in an exact window, whose verdict is the test's.  A
- * clean re-run's assertions are not counted twice in CUnit's summary.
- */
-static void
-leakgate_cunit_rerun(struct wtest *wt)
-{
-    CU_pRunSummary sum = CU_get_run_summary();
-    unsigned int asserts = sum->nAsserts, records = sum->nFailureRecords;
-    int rc =
-        leakgate_gate_begin(run.gate, wt->ws->suite->pName, wt->test->pName);
-
-    gate_error(rc, "opening a test window");
-    if (rc < 0)
-        return;
-    run.test_open = true;
-    if (wt->ws->setup)
-        wt->ws->setup();
-    leakgate_cunit_run_protected(wt->fn);
-    if (wt->ws->teardown)
-        wt->ws->teardown();
-    run.test_open = false;
-    if (sum->nFailureRecords == records)
-        sum->nAsserts = asserts;
-    exclude_records(wt->test);
-    end_window(1, wt);
-}
-
 static void
 close_test_window(struct wtest *wt)
 {
@@ -417,16 +404,17 @@ close_test_window(struct wtest *wt)
     if (rc != LEAKGATE_GATE_RERUN) {
         gate_error(rc, "closing a window");
         take_verdict(wt, v);
-    } else if (failed && wt) {
-        /* Re-running it would make CUnit count its failures twice: a
-         * replay in another process measures it instead. */
+    } else if (wt) {
+        /* A test runs once per process, as in a plain run: what its fast
+         * first pass left is measured exactly by a replay in a fresh
+         * process after the run. */
         gate_error(leakgate_gate_decline_rerun(
-                       run.gate, "the test failed an assertion, so it is "
-                                 "not run again in this process"),
+                       run.gate, failed ? "it failed an assertion; a replay "
+                                          "in a fresh process measures it"
+                                        : "a replay in a fresh process "
+                                          "measures it exactly"),
                    "recording a test");
         wt->awaiting = true;
-    } else if (wt) {
-        leakgate_cunit_rerun(wt);
     }
 }
 
@@ -478,6 +466,18 @@ leakgate_cunit_init(void)
     return result;
 }
 
+/* No suite after ws will run in this run: its cleanup is the last point
+ * before CUnit's summary. */
+static bool
+last_suite(const struct wsuite *ws)
+{
+    for (const struct wsuite *w = ws + 1; w < run.suites + run.nsuites; w++) {
+        if (w->suite->fActive && w->suite->uiNumberOfTests > 0)
+            return false;
+    }
+    return true;
+}
+
 static int
 leakgate_cunit_cleanup(void)
 {
@@ -502,6 +502,8 @@ leakgate_cunit_cleanup(void)
         push_pending(ws, NULL);
     }
     current.test = NULL;
+    if (last_suite(ws))
+        replay_awaiting(true);
     return result;
 }
 
@@ -631,36 +633,105 @@ finish_run(void)
     }
 }
 
-/* Growth that did not recur in a re-run is measured by replaying the
- * program (replay.h); then the waiting verdicts are reported.  CUnit's run
- * is over: a failure among them counts in the gate's results only. */
+/* The names of the tests waiting for the replay, for its message: at most
+ * five, then how many more. */
 static void
-replay_awaiting(void)
+awaiting_names(char *out, size_t size, size_t n)
 {
-    size_t n = leakgate_gate_replays_pending(run.gate);
+    size_t shown = 0, used = 0;
+
+    out[0] = '\0';
+    for (size_t i = 0; i < run.ntests && used < size; i++) {
+        const struct wtest *wt = &run.tests[i];
+        int k;
+
+        if (!wt->awaiting)
+            continue;
+        if (shown == 5) {
+            snprintf(out + used, size - used, " and %zu more", n - shown);
+            return;
+        }
+        k = snprintf(out + used, size - used, "%s%s/%s", shown ? ", " : "",
+                     wt->ws->suite->pName, wt->test->pName);
+        used += k > 0 ? (size_t)k : 0;
+        shown++;
+    }
+}
+
+/*
+ * A failing verdict the replay gave a test that CUnit has completed:
+ * CUnit's run summary, printed after the last suite's cleanup, counts the
+ * test as failed and the gate's assertion as failed.  No failure record
+ * can be added outside a running test (Debian's CUnit asserts a current
+ * test), so the record is leakgate's report on stderr.
+ */
+static void
+count_replayed_failure(const struct wtest *wt)
+{
+    CU_pRunSummary sum = CU_get_run_summary();
+    CU_pSuite s = wt->ws->suite;
+    bool had = false;
+
+    for (CU_pFailureRecord f = CU_get_failure_list(); f; f = f->pNext)
+        had |= f->pTest == wt->test;
+    sum->nAsserts++;
+    sum->nAssertsFailed++;
+    if (had)
+        return;
+    sum->nTestsFailed++;
+    s->uiNumberOfTestsFailed++;
+    if (s->uiNumberOfTestsSuccess > 0)
+        s->uiNumberOfTestsSuccess--;
+}
+
+/*
+ * What a test's fast first pass left is measured by replaying the program
+ * in a fresh process (replay.h): a test runs once per process.  Called
+ * from the cleanup of the run's last suite, so that CUnit's summary,
+ * which follows, counts the replayed failures (in_cunit); otherwise after
+ * the run, when CUnit's summary has been printed already.
+ */
+static void
+replay_awaiting(bool in_cunit)
+{
+    size_t n = leakgate_gate_replays_pending(run.gate), failed = 0;
+    char names[1024];
 
     if (n == 0)
         return;
+    awaiting_names(names, sizeof names, n);
     fprintf(stderr,
-            "leakgate: replaying the run to measure %zu test%s exactly: "
-            "%s in the fast first pass in a way a re-run in this process "
-            "could not measure (growth that happens once, or a failed "
-            "test)\n",
-            n, n == 1 ? "" : "s", n == 1 ? "it grew" : "they grew");
+            "\nleakgate: replaying the run in a fresh process to measure "
+            "%zu test%s exactly: %s (the fast first pass found memory %s "
+            "left; a test runs once per process).  Growth a test is meant "
+            "to keep costs no replay once its thresholds entry accepts it, "
+            "or with `rerun: false` (measured exactly from the start)\n",
+            n, n == 1 ? "" : "s", names, n == 1 ? "it" : "they");
     checkpoint(); /* the waiting records are streamed, not judged, first */
     gate_error(leakgate_gate_replay(run.gate, hooks.replay_preload),
                "replaying the run");
     for (size_t i = 0; i < run.ntests; i++) {
         struct wtest *wt = &run.tests[i];
+        const leakgate_verdict *v;
 
         if (!wt->awaiting)
             continue;
         wt->awaiting = false;
-        report_verdict(leakgate_gate_verdict(run.gate, wt->ws->suite->pName,
-                                             wt->test->pName));
+        v = leakgate_gate_verdict(run.gate, wt->ws->suite->pName,
+                                  wt->test->pName);
+        if (report_verdict(v)) {
+            failed++;
+            if (in_cunit)
+                count_replayed_failure(wt);
+        }
         if (hooks.revised)
             hooks.revised(wt->ws->suite->pName, wt->test->pName, hooks.payload);
     }
+    if (failed > 0 && !in_cunit)
+        fprintf(stderr,
+                "\nleakgate: %zu test%s failed in the replay after CUnit's "
+                "summary above; the exit status counts %s\n",
+                failed, failed == 1 ? "" : "s", failed == 1 ? "it" : "them");
 }
 
 int
@@ -685,7 +756,7 @@ leakgate_cunit_run(leakgate_gate *gate, int (*fn)(void *payload), void *payload)
     result = fn(payload);
     run_depth--;
     CU_set_fail_on_inactive(fail_on_inactive);
-    replay_awaiting();
+    replay_awaiting(false);
     finish_run();
     unwrap_registry();
     return result;

@@ -282,7 +282,8 @@ piece_start(struct leakgate_gate *gate)
     leakgate_gate__clock_start(gate);
     rc = leakgate_profile__set_active(true);
     if (rc == 0 && gate->cur.rerun && !gate->cur.tracking &&
-        gate->cur.nruns == 0)
+        gate->cur.nruns == 0 &&
+        leakgate_track__stacks(LEAKGATE_TRACK_STACKS_NONE) == 0)
         gate->cur.tracking = leakgate_track__begin() == 0;
     return rc;
 }
@@ -627,6 +628,13 @@ leakgate_gate_end(leakgate_gate *gate, int judged, const leakgate_verdict **out)
         rc = push_run(&gate->cur);
     if (rc == 0)
         rc = leakgate_gate__judge(&v, gate, judged != 0);
+    if (rc == 0 && gate->cur.fast_stacks &&
+        (v->status != LEAKGATE_STATUS_PASS || !judged)) {
+        leakgate_verdict__free(v);
+        rc = leakgate_gate__fast_untrusted(gate);
+        leakgate_gate__scope_close(gate);
+        return rc;
+    }
     if (rc == 0)
         rc = leakgate_gate__fast_annotate(gate, v);
     if (rc == 0 && strcmp(v->test, "[suite]") == 0)

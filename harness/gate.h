@@ -48,6 +48,8 @@ struct gate_scope {
     bool rerun;          /* the exact re-run of a fast window that grew */
     bool tracking;       /* the tracker watches this exact re-run too */
     bool first_unknown;  /* the fast run's table could not grow */
+    bool fast_stacks;    /* acc holds the stacks of what the fast window
+                            left (track_stacks.c): trusted only to pass */
     struct leakgate_track_result first;  /* what the fast run left */
     struct leakgate_track_result second; /* what the exact re-run left */
 };
@@ -106,6 +108,11 @@ void leakgate_gate__fast_init(struct leakgate_gate *gate);
  * would), LEAKGATE_GATE_RERUN when it grew (gate->grew says how much),
  * or an error. */
 int leakgate_gate__fast_stop(struct leakgate_gate *gate);
+
+/* gate_fast.c: the verdict judged on the stacks a fast window recorded
+ * (cur.fast_stacks) did not pass: only an exact measurement may say so.
+ * Returns LEAKGATE_GATE_RERUN (gate->grew says how much) or an error. */
+int leakgate_gate__fast_untrusted(struct leakgate_gate *gate);
 
 /* gate_fast.c: an exact window for suite/test is opening: when it re-runs
  * the fast window in gate->grew, mark cur as its re-run.  Cannot fail. */

@@ -21,9 +21,12 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "diff.h"
 #include "error.h"
 #include "gate.h"
+#include "policy.h"
 #include "report.h"
+#include "track.h"
 #include "util.h"
 
 void
@@ -54,6 +57,15 @@ leakgate_gate_fast_available(const leakgate_gate *gate, const char **why_out)
     return gate->fast ? 1 : 0;
 }
 
+/* The thresholds let this window keep some growth. */
+static bool
+accepts_growth(const struct leakgate_policy_settings *set)
+{
+    return set->stack_limit > 0 ||
+           (set->test_entry && set->test_entry->nstacks > 0) ||
+           (set->suite_entry && set->suite_entry->nstacks > 0);
+}
+
 int
 leakgate_gate_begin_fast(leakgate_gate *gate,
                          const char *suite,
@@ -70,6 +82,12 @@ leakgate_gate_begin_fast(leakgate_gate *gate,
     if (rc < 0)
         return rc;
     s->fast = true;
+    /* Stacks of what the test may keep: all its allocations when its
+     * thresholds accept growth, else the C runtime's (built-in ignore
+     * list); a window that keeps only such growth needs no replay. */
+    (void)leakgate_track__stacks(accepts_growth(&s->settings)
+                                     ? LEAKGATE_TRACK_STACKS_ALL
+                                     : LEAKGATE_TRACK_STACKS_RUNTIME);
     leakgate_gate__clock_start(gate);
     rc = leakgate_track__begin();
     if (rc < 0) {
@@ -118,6 +136,7 @@ leakgate_gate__fast_stop(struct leakgate_gate *gate)
 {
     struct gate_scope *s = &gate->cur;
     struct leakgate_track_result r;
+    struct leakgate_diff *stacks = NULL;
     int rc;
 
     leakgate_gate__settle(gate);
@@ -131,7 +150,19 @@ leakgate_gate__fast_stop(struct leakgate_gate *gate)
         return 0; /* NOT_JUDGED whatever it left, as in exact mode */
     if (rc == 0 && r.live_objs == 0)
         return 0;
+    if (rc == 0 && leakgate_track__left_stacks(&stacks) == 0) {
+        leakgate_diff__free(s->acc);
+        s->acc = stacks;
+        s->fast_stacks = true;
+        return 0;
+    }
     return remember_growth(gate, rc < 0, &r);
+}
+
+int
+leakgate_gate__fast_untrusted(struct leakgate_gate *gate)
+{
+    return remember_growth(gate, false, &gate->cur.first);
 }
 
 void

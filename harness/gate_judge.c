@@ -12,6 +12,7 @@
 #include "gate.h"
 #include "policy.h"
 #include "report.h"
+#include "thresholds_rules.h"
 #include "util.h"
 
 int
@@ -82,6 +83,7 @@ symbolize_grown(struct leakgate_gate *gate, struct leakgate_verdict *v)
         if (rc < 0)
             return rc;
         leakgate_verdict__trim(s);
+        leakgate_thresholds__trim_allocators(s, gate->config);
     }
     return 0;
 }
@@ -100,7 +102,8 @@ judge_stacks(struct leakgate_gate *gate, struct leakgate_verdict *v)
         total += v->stacks[i].nframes;
     in = leakgate_util__calloc(v->nstacks, sizeof *in);
     per = leakgate_util__calloc(v->nstacks, sizeof *per);
-    names = leakgate_util__calloc(total, sizeof *names);
+    /* every function name, then every rule name */
+    names = leakgate_util__calloc(total * 2 + 1, sizeof *names);
     if (!in || !per || !names) {
         rc = leakgate_error__set(LEAKGATE_ENOMEM, "policy input");
         goto cleanup;
@@ -114,6 +117,10 @@ judge_stacks(struct leakgate_gate *gate, struct leakgate_verdict *v)
         in[i].objs = s->objs;
         for (size_t k = 0; k < s->nframes; k++)
             names[at++] = s->frames[k].function;
+        in[i].rule_names = names + at;
+        in[i].nrule_names =
+            leakgate_thresholds__rule_names(names + at, s, gate->config);
+        at += in[i].nrule_names;
     }
     leakgate_policy__judge(&v->policy, per, gate->config, &v->settings, in,
                            v->nstacks);
@@ -316,11 +323,13 @@ leakgate_gate__judge(struct leakgate_verdict **out,
     return 0;
 }
 
-/* The first frame of s with a source file, preferring the user's code. */
+/* The outermost frame of s with a source file in the user's code (the
+ * test's own line, not the allocation site or an allocation wrapper),
+ * else the innermost frame with a source file. */
 static const struct leakgate_frame *
 located_frame(const struct leakgate_vstack *s)
 {
-    const struct leakgate_frame *any = NULL;
+    const struct leakgate_frame *any = NULL, *user = NULL;
 
     for (size_t k = s->shown_begin; k < s->shown_end; k++) {
         const struct leakgate_frame *f = &s->frames[k];
@@ -328,11 +337,11 @@ located_frame(const struct leakgate_vstack *s)
         if (!f->file)
             continue;
         if (!leakgate_verdict__system_frame(f))
-            return f;
-        if (!any)
+            user = f;
+        else if (!any)
             any = f;
     }
-    return any;
+    return user ? user : any;
 }
 
 void

@@ -31,6 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "track.h"
 #include "track_hot.h"
 
 /* jemalloc's own API (jemalloc/jemalloc.h declares them with attributes
@@ -43,6 +44,7 @@ void sdallocx(void *p, size_t n, int flags);
 
 #define WRAP                                                                   \
     __attribute__((visibility("default"), section("leakgate_alloc"), used))
+#define ALLOC_PATH __attribute__((section("leakgate_alloc")))
 
 /* jemalloc's MALLOCX_* flags are bit fields of an int; not needed here. */
 struct next_fns {
@@ -188,13 +190,21 @@ resolve(void)
 /* The next definition of a function, looked up on first use. */
 #define NEXT(field) (next.field ? next.field : (resolve(), next.field))
 
-static inline void *
-noted(void *p)
+/* Note p as allocated in the open window; caller is the wrapper's return
+ * address (the code that called malloc), for track_stacks.c.  In the
+ * wrappers' section: an allocation's stack starts below it. */
+static inline ALLOC_PATH void *
+noted_from(void *p, uintptr_t caller)
 {
-    if (p && leakgate_track__recording())
+    if (p && leakgate_track__recording()) {
         leakgate_track__record((uintptr_t)p);
+        leakgate_track__stack_note((uintptr_t)p, caller);
+    }
     return p;
 }
+
+#define CALLER ((uintptr_t)__builtin_return_address(0))
+#define noted(p) noted_from((p), CALLER)
 
 static inline void
 forget(void *p)
@@ -239,11 +249,11 @@ calloc(size_t k, size_t n)
 
 /* A resized object is noted anew, even in place: exact profiling samples
  * it again at the resizing stack.  On failure the old one stays live. */
-static void *
-resized(void *old, void *p, size_t n, bool was_noted)
+static ALLOC_PATH void *
+resized(void *old, void *p, size_t n, bool was_noted, uintptr_t caller)
 {
     if (p)
-        return noted(p);
+        return noted_from(p, caller);
     if (was_noted && n != 0)
         leakgate_track__record((uintptr_t)old);
     return NULL;
@@ -266,7 +276,7 @@ realloc(void *p, size_t n)
     }
     was = p && leakgate_track__erasing_now() &&
           leakgate_track__erase((uintptr_t)p);
-    return resized(p, NEXT(realloc)(p, n), n, was);
+    return resized(p, NEXT(realloc)(p, n), n, was, CALLER);
 }
 
 WRAP int
@@ -314,7 +324,7 @@ rallocx(void *p, size_t n, int flags)
     bool was = p && leakgate_track__erasing_now() &&
                leakgate_track__erase((uintptr_t)p);
 
-    return resized(p, NEXT(rallocx)(p, n, flags), n, was);
+    return resized(p, NEXT(rallocx)(p, n, flags), n, was, CALLER);
 }
 
 WRAP size_t

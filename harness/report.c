@@ -727,15 +727,10 @@ text_fast(struct text *t, const struct leakgate_verdict *v)
     if (v->how == LEAKGATE_MEASURED_RERUN)
         leakgate_buf__puts(t->b, "; these stacks are from an exact re-run of "
                                  "the test that left the same\n");
-    else if (v->rerun_declined)
-        leakgate_buf__puts(t->b, "; the test failed in it and was not run "
-                                 "again there, so these stacks are from an "
-                                 "exact replay of the run up to this test\n");
     else
-        leakgate_buf__puts(t->b, "; an exact re-run left a different amount "
-                                 "(growth that happens once), so these "
-                                 "stacks are from an exact replay of the run "
-                                 "up to this test\n");
+        leakgate_buf__puts(t->b, "; these stacks are from an exact replay of "
+                                 "the run up to this test in a fresh process "
+                                 "(a test runs once per process)\n");
 }
 
 /* A fast first pass that was not judged (a fatal assertion, a re-run

@@ -227,6 +227,7 @@ leakgate_track__erase(uintptr_t a)
         return false;
     sl = my_slot();
     slot_add(&sl->clears, sl);
+    leakgate_track__stack_drop(a);
     /* end() may be reading the objects left: the object must stay
      * allocated until it is done (see count_left). */
     while (atomic_load(&track.scanning))

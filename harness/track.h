@@ -88,4 +88,34 @@ int leakgate_track__each(int (*fn)(const void *ptr,
                                    void *payload),
                          void *payload);
 
+/*
+ * Stacks (track_stacks.c).  Which allocations of the next window get
+ * their stack recorded: none; those whose immediate caller is the C
+ * library or the dynamic linker (runtime); or all.  Call before
+ * leakgate_track__begin(); maps the tables on first use.  Returns 0, or
+ * LEAKGATE_ENOMEM (then no stacks are recorded).
+ */
+enum leakgate_track_stacks {
+    LEAKGATE_TRACK_STACKS_NONE,
+    LEAKGATE_TRACK_STACKS_RUNTIME,
+    LEAKGATE_TRACK_STACKS_ALL
+};
+int leakgate_track__stacks(enum leakgate_track_stacks mode);
+
+/* The wrappers' side: object a was noted, allocated from caller (the
+ * wrapper's return address); object a is freed.  Never allocate. */
+void leakgate_track__stack_note(uintptr_t a, uintptr_t caller);
+void leakgate_track__stack_drop(uintptr_t a);
+
+struct leakgate_diff;
+
+/*
+ * After leakgate_track__end(): the objects the window left, grouped by
+ * allocation stack (leading allocator frames dropped, as exact windows
+ * drop them) as a diff the caller owns.  Returns 0; LEAKGATE_ENOTFOUND
+ * when some object left has no recorded stack (not chosen, or a table was
+ * full); LEAKGATE_ENOMEM.
+ */
+int leakgate_track__left_stacks(struct leakgate_diff **out);
+
 #endif

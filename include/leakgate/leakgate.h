@@ -415,9 +415,9 @@ LEAKGATE_API size_t leakgate_verdict_stack_count(const leakgate_verdict *v);
 LEAKGATE_API const char *leakgate_verdict_report(const leakgate_verdict *v);
 
 /**
- * @return the innermost user frame of the largest failing stack as
- *         file and line (borrowed), for frameworks that attach a location
- *         to a failure; *file_out is NULL when unknown.
+ * @return the outermost user frame (the test's own line) of the largest
+ *         failing stack as file and line (borrowed), for frameworks that
+ *         attach a location to a failure; *file_out is NULL when unknown.
  */
 LEAKGATE_API void leakgate_verdict_location(const leakgate_verdict *v,
                                             const char **file_out,

@@ -1,0 +1,401 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * track_stacks: the allocation stacks of the objects a fast window keeps,
+ * so that growth the gate would not fail is judged without a replay
+ * (track.h, "Stacks").
+ *
+ * While a window is open and stacks are wanted, the allocation wrappers
+ * (intercept.c) hand every chosen allocation here: all of them for a test
+ * whose thresholds accept some growth (LEAKGATE_TRACK_STACKS_ALL), or only
+ * those whose immediate caller is the C library or the dynamic linker
+ * (LEAKGATE_TRACK_STACKS_RUNTIME: a thread's descriptor, stdio buffers,
+ * time-zone data, which the built-in ignore list covers).  The stack is
+ * unwound with libgcc's _Unwind_Backtrace, as jemalloc's profiler does,
+ * and the leading frames inside leakgate's own allocation section are
+ * dropped, as exact windows drop them: the same pcs exact mode records.
+ *
+ * Invariant: the objects of a window that are still live at its end are
+ * exactly the tracker's bits; when every one of them has a stack here, the
+ * growth of each stack in an exact window can only be smaller (objects of
+ * that stack from before the window may have been freed), so a verdict of
+ * "within every limit" on these stacks is the exact verdict.  Any other
+ * verdict is not trusted: the test is measured by a replay.
+ *
+ * Never allocates (it runs inside malloc): the tables live in mmap'd
+ * memory, emptied per window by a generation number; one spin lock.
+ */
+#include "track.h"
+
+#include <link.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unwind.h>
+
+#include "diff.h"
+#include "error.h"
+#include "intercept.h"
+#include "track_hot.h"
+#include "util.h"
+
+#define OBJ_SLOTS ((size_t)1 << 19)   /* at most half of them used */
+#define STACK_SLOTS ((size_t)1 << 15) /* at most half of them used */
+#define PC_WORDS ((size_t)1 << 21)    /* 16 MiB of return addresses */
+#define MAX_FRAMES 128                /* as jemalloc's profiler */
+#define TOMBSTONE ((uintptr_t)1)
+
+#define ALLOC_PATH __attribute__((section("leakgate_alloc"), noinline))
+
+struct obj_slot {
+    uintptr_t addr; /* 0 empty, TOMBSTONE removed */
+    uint32_t stack; /* index into stacks */
+    uint32_t gen;   /* valid only in the window of this generation */
+};
+
+struct stack_slot {
+    uint64_t hash;
+    uint32_t off; /* first pc in pcs */
+    uint32_t n;   /* pcs */
+    uint32_t gen;
+};
+
+static struct {
+    struct obj_slot *objs;
+    struct stack_slot *stacks;
+    uintptr_t *pcs;
+    uint32_t gen;
+    size_t nobjs;   /* slots used in this window (removed ones too) */
+    size_t nstacks; /* distinct stacks in this window */
+    size_t npcs;
+    bool failed;             /* a table was full: some object has no stack */
+    uintptr_t runtime[4][2]; /* text of libc and ld.so: [start, end) */
+    size_t nruntime;
+    uintptr_t own[2]; /* leakgate's allocation section */
+    bool ready;
+} st;
+
+static atomic_int mode;
+static atomic_flag lock = ATOMIC_FLAG_INIT;
+static atomic_size_t live; /* objects with a stack, this window */
+
+static void
+lock_tables(void)
+{
+    while (atomic_flag_test_and_set_explicit(&lock, memory_order_acquire))
+        ;
+}
+
+static void
+unlock_tables(void)
+{
+    atomic_flag_clear_explicit(&lock, memory_order_release);
+}
+
+static void *
+map(size_t bytes)
+{
+    void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+
+    return p == MAP_FAILED ? NULL : p;
+}
+
+static bool
+is_runtime(const char *path)
+{
+    const char *base = strrchr(path, '/');
+
+    base = base ? base + 1 : path;
+    return strncmp(base, "libc.so", 7) == 0 ||
+           strncmp(base, "ld-linux", 8) == 0 || strncmp(base, "ld.so", 5) == 0;
+}
+
+static int
+note_runtime(struct dl_phdr_info *info, size_t size, void *payload)
+{
+    (void)size;
+    (void)payload;
+    if (!info->dlpi_name || !is_runtime(info->dlpi_name))
+        return 0;
+    for (size_t i = 0; i < info->dlpi_phnum && st.nruntime < 4; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+
+        if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X))
+            continue;
+        st.runtime[st.nruntime][0] = info->dlpi_addr + ph->p_vaddr;
+        st.runtime[st.nruntime][1] =
+            info->dlpi_addr + ph->p_vaddr + ph->p_memsz;
+        st.nruntime++;
+    }
+    return 0;
+}
+
+int
+leakgate_track__stacks(enum leakgate_track_stacks m)
+{
+    if (m != LEAKGATE_TRACK_STACKS_NONE && !st.ready) {
+        st.objs = map(OBJ_SLOTS * sizeof *st.objs);
+        st.stacks = map(STACK_SLOTS * sizeof *st.stacks);
+        st.pcs = map(PC_WORDS * sizeof *st.pcs);
+        if (!st.objs || !st.stacks || !st.pcs)
+            return leakgate_error__set(LEAKGATE_ENOMEM,
+                                       "track: stack tables (mmap failed)");
+        dl_iterate_phdr(note_runtime, NULL);
+        leakgate_intercept__range(&st.own[0], &st.own[1]);
+        st.ready = true;
+    }
+    /* A new generation empties the tables; the window is not open yet. */
+    lock_tables();
+    st.gen++;
+    st.nobjs = st.nstacks = st.npcs = 0;
+    st.failed = false;
+    atomic_store(&live, 0);
+    unlock_tables();
+    atomic_store(&mode, st.ready ? (int)m : LEAKGATE_TRACK_STACKS_NONE);
+    return 0;
+}
+
+static bool
+in_runtime(uintptr_t pc)
+{
+    for (size_t i = 0; i < st.nruntime; i++) {
+        if (pc >= st.runtime[i][0] && pc < st.runtime[i][1])
+            return true;
+    }
+    return false;
+}
+
+struct unwound {
+    uintptr_t pcs[MAX_FRAMES];
+    size_t n;
+};
+
+static _Unwind_Reason_Code
+one_frame(struct _Unwind_Context *ctx, void *payload)
+{
+    struct unwound *u = payload;
+    uintptr_t pc = (uintptr_t)_Unwind_GetIP(ctx);
+
+    if (pc == 0)
+        return _URC_END_OF_STACK;
+    /* Leading frames in leakgate's allocation section are dropped. */
+    if (u->n == 0 && pc >= st.own[0] && pc < st.own[1])
+        return _URC_NO_REASON;
+    u->pcs[u->n++] = pc;
+    return u->n == MAX_FRAMES ? _URC_END_OF_STACK : _URC_NO_REASON;
+}
+
+static uint64_t
+hash_pcs(const uintptr_t *pcs, size_t n)
+{
+    uint64_t h = 1469598103934665603ull;
+
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ pcs[i]) * 1099511628211ull;
+    return h ^ n;
+}
+
+/* The index of this stack in the window's table; UINT32_MAX when full. */
+static uint32_t
+intern(const uintptr_t *pcs, size_t n)
+{
+    uint64_t h = hash_pcs(pcs, n);
+
+    for (size_t i = h & (STACK_SLOTS - 1);; i = (i + 1) & (STACK_SLOTS - 1)) {
+        struct stack_slot *s = &st.stacks[i];
+
+        if (s->gen != st.gen) {
+            if (st.nstacks >= STACK_SLOTS / 2 || st.npcs + n > PC_WORDS)
+                return UINT32_MAX;
+            s->gen = st.gen;
+            s->hash = h;
+            s->off = (uint32_t)st.npcs;
+            s->n = (uint32_t)n;
+            memcpy(&st.pcs[st.npcs], pcs, n * sizeof *pcs);
+            st.npcs += n;
+            st.nstacks++;
+            return (uint32_t)i;
+        }
+        if (s->hash == h && s->n == n &&
+            memcmp(&st.pcs[s->off], pcs, n * sizeof *pcs) == 0)
+            return (uint32_t)i;
+    }
+}
+
+/* The slot of object a, or NULL when it has none in this window. */
+static struct obj_slot *
+find_obj(uintptr_t a)
+{
+    size_t i = (size_t)((a >> 4) * 0x9e3779b97f4a7c15ull >> 45);
+
+    for (;; i = (i + 1) & (OBJ_SLOTS - 1)) {
+        struct obj_slot *o = &st.objs[i];
+
+        if (o->gen != st.gen || o->addr == 0)
+            return NULL;
+        if (o->addr == a)
+            return o;
+    }
+}
+
+/* A slot for a new object a (removed slots are used again). */
+static struct obj_slot *
+free_slot(uintptr_t a)
+{
+    size_t i = (size_t)((a >> 4) * 0x9e3779b97f4a7c15ull >> 45);
+
+    for (;; i = (i + 1) & (OBJ_SLOTS - 1)) {
+        struct obj_slot *o = &st.objs[i];
+
+        if (o->gen != st.gen || o->addr == 0) {
+            st.nobjs++; /* a slot never used in this window */
+            return o;
+        }
+        if (o->addr == TOMBSTONE)
+            return o;
+    }
+}
+
+ALLOC_PATH void
+leakgate_track__stack_note(uintptr_t a, uintptr_t caller)
+{
+    int m = atomic_load_explicit(&mode, memory_order_relaxed);
+    struct unwound u;
+    struct obj_slot *o;
+    uint32_t stack;
+
+    if (m == LEAKGATE_TRACK_STACKS_NONE ||
+        (m == LEAKGATE_TRACK_STACKS_RUNTIME && !in_runtime(caller)))
+        return;
+    u.n = 0;
+    _Unwind_Backtrace(one_frame, &u);
+    lock_tables();
+    stack = intern(u.pcs, u.n);
+    o = find_obj(a);
+    if (!o && stack != UINT32_MAX && st.nobjs < OBJ_SLOTS / 2) {
+        o = free_slot(a);
+        atomic_fetch_add(&live, 1);
+    }
+    if (o && stack != UINT32_MAX) {
+        o->addr = a;
+        o->gen = st.gen;
+        o->stack = stack;
+    } else {
+        st.failed = true;
+    }
+    unlock_tables();
+}
+
+ALLOC_PATH void
+leakgate_track__stack_drop(uintptr_t a)
+{
+    struct obj_slot *o;
+
+    if (atomic_load_explicit(&live, memory_order_relaxed) == 0)
+        return;
+    lock_tables();
+    o = find_obj(a);
+    if (o) {
+        o->addr = TOMBSTONE;
+        atomic_fetch_sub(&live, 1);
+    }
+    unlock_tables();
+}
+
+struct gather {
+    uint64_t *objs;  /* per stack slot */
+    uint64_t *bytes; /* per stack slot */
+    bool missing;
+};
+
+static int
+gather_one(const void *ptr, size_t usable, void *payload)
+{
+    struct gather *g = payload;
+    struct obj_slot *o = find_obj((uintptr_t)ptr);
+
+    if (!o) {
+        g->missing = true;
+        return 1;
+    }
+    g->objs[o->stack]++;
+    g->bytes[o->stack] += usable;
+    return 0;
+}
+
+static int
+by_bytes(const void *a, const void *b)
+{
+    const struct leakgate_diff_entry *x = a, *y = b;
+
+    if (x->delta_bytes != y->delta_bytes)
+        return x->delta_bytes > y->delta_bytes ? -1 : 1;
+    for (size_t i = 0; i < x->npcs && i < y->npcs; i++) {
+        if (x->pcs[i] != y->pcs[i])
+            return x->pcs[i] < y->pcs[i] ? -1 : 1;
+    }
+    return x->npcs < y->npcs ? -1 : x->npcs > y->npcs;
+}
+
+static int
+build_diff(struct leakgate_diff *d, const struct gather *g)
+{
+    size_t n = 0;
+
+    for (size_t i = 0; i < STACK_SLOTS; i++)
+        n += g->objs[i] > 0;
+    d->entries = leakgate_util__calloc(n ? n : 1, sizeof *d->entries);
+    if (!d->entries)
+        return leakgate_error__set(LEAKGATE_ENOMEM, "track: stacks");
+    for (size_t i = 0; i < STACK_SLOTS; i++) {
+        const struct stack_slot *s = &st.stacks[i];
+        struct leakgate_diff_entry *e = &d->entries[d->nentries];
+
+        if (g->objs[i] == 0)
+            continue;
+        e->pcs = leakgate_util__calloc(s->n ? s->n : 1, sizeof *e->pcs);
+        if (!e->pcs)
+            return leakgate_error__set(LEAKGATE_ENOMEM, "track: stacks");
+        memcpy(e->pcs, &st.pcs[s->off], s->n * sizeof *e->pcs);
+        e->npcs = s->n;
+        e->delta_objs = (int64_t)g->objs[i];
+        e->delta_bytes = (int64_t)g->bytes[i];
+        d->nentries++;
+    }
+    qsort(d->entries, d->nentries, sizeof *d->entries, by_bytes);
+    return 0;
+}
+
+int
+leakgate_track__left_stacks(struct leakgate_diff **out)
+{
+    struct gather g = {NULL, NULL, false};
+    struct leakgate_diff *d = NULL;
+    int rc;
+
+    *out = NULL;
+    if (atomic_load(&mode) == LEAKGATE_TRACK_STACKS_NONE || st.failed)
+        return leakgate_error__set(LEAKGATE_ENOTFOUND,
+                                   "track: no stacks for this window");
+    g.objs = leakgate_util__calloc(STACK_SLOTS, sizeof *g.objs);
+    g.bytes = leakgate_util__calloc(STACK_SLOTS, sizeof *g.bytes);
+    rc = g.objs && g.bytes
+             ? 0
+             : leakgate_error__set(LEAKGATE_ENOMEM, "track: stacks");
+    if (rc == 0 && leakgate_track__each(gather_one, &g) != 0)
+        rc = leakgate_error__set(LEAKGATE_ENOTFOUND,
+                                 "track: an object left has no stack");
+    if (rc == 0)
+        rc = leakgate_diff__new_empty(&d);
+    if (rc == 0)
+        rc = build_diff(d, &g);
+    leakgate_util__free(g.objs);
+    leakgate_util__free(g.bytes);
+    if (rc < 0) {
+        leakgate_diff__free(d);
+        return rc;
+    }
+    *out = d;
+    return 0;
+}
