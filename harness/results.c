@@ -272,7 +272,7 @@ load_frame(struct leakgate_frame *f,
            struct loader *ld,
            const struct leakgate_json *o)
 {
-    const struct leakgate_json *pc;
+    const struct leakgate_json *pc, *offset;
     int64_t line = 0;
     bool line_null;
     int rc = want_object(ld, o, "a frame");
@@ -293,6 +293,10 @@ load_frame(struct leakgate_frame *f,
         rc = member(&pc, ld, o, "pc");
     if (rc == 0)
         rc = get_address(&f->pc, ld, pc, "pc");
+    /* A frame in a module without symbols is shown as module+offset. */
+    offset = rc == 0 && f->module ? leakgate_json__get(o, "offset") : NULL;
+    if (offset && offset->type == LEAKGATE_JSON_STRING)
+        rc = get_address(&f->module_offset, ld, offset, "offset");
     f->line = line > 0 && line <= UINT32_MAX ? (unsigned int)line : 0;
     return rc;
 }

@@ -114,6 +114,9 @@ test_results__round_trip(void)
     CU_ASSERT_TRUE(s->frames[0].inlined);
     CU_ASSERT_EQUAL(s->frames[1].line, 50);
     CU_ASSERT_STRING_EQUAL(s->frames[2].module, "/bin/app");
+    /* A replay's frames keep their module offsets (libx.so+0x1e515). */
+    CU_ASSERT_EQUAL(s->frames[0].module_offset, 0x1010);
+    CU_ASSERT_EQUAL(s->frames[2].module_offset, 0x2020);
     CU_ASSERT_EQUAL(s->shown_begin, 0);
     CU_ASSERT_EQUAL(s->shown_end, 2);
     CU_ASSERT_TRUE(s->judgement.over);
