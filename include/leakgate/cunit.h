@@ -21,10 +21,12 @@ extern "C" {
 /**
  * Parse leakgate's options (SPEC §5), run every registered CUnit test under
  * the gate with CUnit's basic interface, write JUnit/JSON/artifacts, clean
- * up the registry and return the exit status.
+ * up the registry and return the exit status.  A `main(void)` passes 0 and
+ * NULL: the options are then read from the process's own command line
+ * (/proc/self/cmdline) and the environment.
  *
- * @param[in] argc the program's argc
- * @param[in] argv the program's argv
+ * @param[in] argc the program's argc, or 0
+ * @param[in] argv the program's argv, or NULL for the process's own
  * @return 0 all tests passed; 1 a test failed (an assertion or the gate);
  *         2 usage or configuration error; 3 the gate could not run.
  */
@@ -50,7 +52,8 @@ LEAKGATE_API int leakgate_cunit_run(leakgate_gate *gate,
 
 /**
  * The first error that stopped the gate from measuring during the last
- * leakgate_cunit_run() (a dump that failed, say).
+ * leakgate_cunit_run() (a dump that failed, say), or LEAKGATE_EUSAGE when
+ * the run did not start: --filter matched no test.
  * @param[out] text_out a description (static storage), "" when none
  * @return 0 when the gate measured every window, else the error code.
  */
