@@ -734,6 +734,24 @@ replay_awaiting(bool in_cunit)
                 failed, failed == 1 ? "" : "s", failed == 1 ? "it" : "them");
 }
 
+/* Some test or suite window of the registry matches --filter (always
+ * true without a filter, unless the registry is empty). */
+static bool
+any_selected(void)
+{
+    if (!leakgate_gate_filter(run.gate))
+        return true;
+    for (size_t i = 0; i < run.ntests; i++) {
+        if (run.tests[i].selected)
+            return true;
+    }
+    for (size_t i = 0; i < run.nsuites; i++) {
+        if (run.suites[i].window_selected)
+            return true;
+    }
+    return false;
+}
+
 int
 leakgate_cunit_run(leakgate_gate *gate, int (*fn)(void *payload), void *payload)
 {
@@ -747,6 +765,15 @@ leakgate_cunit_run(leakgate_gate *gate, int (*fn)(void *payload), void *payload)
     run.gate = gate;
     if (wrap_registry() < 0) {
         gate_error(LEAKGATE_ENOMEM, "wrapping the CUnit registry");
+        unwrap_registry();
+        return -1;
+    }
+    if (!any_selected()) {
+        /* A typo in --filter must not pass as a run of no test. */
+        run.error = LEAKGATE_EUSAGE;
+        snprintf(run.error_text, sizeof run.error_text,
+                 "--filter '%s' matches no test (--list shows the names)",
+                 leakgate_gate_filter(gate));
         unwrap_registry();
         return -1;
     }
@@ -932,13 +959,18 @@ finish(leakgate_gate *gate)
 {
     const char *err;
     size_t failures = leakgate_gate_failures(gate);
-    int status = 0;
+    int status = 0, rc;
 
     if (leakgate_gate_write_results(gate) < 0) {
         fprintf(stderr, "leakgate: %s\n", leakgate_error_last());
         status = 3;
     }
-    if (leakgate_cunit_run_error(&err) < 0) {
+    rc = leakgate_cunit_run_error(&err);
+    if (rc == LEAKGATE_EUSAGE) {
+        fprintf(stderr, "leakgate: %s\n", err);
+        return 2;
+    }
+    if (rc < 0) {
         fprintf(stderr, "leakgate: the gate could not measure: %s\n", err);
         return 3;
     }

@@ -252,6 +252,12 @@ leakgate_gate_selected(const leakgate_gate *gate,
     return selected;
 }
 
+const char *
+leakgate_gate_filter(const leakgate_gate *gate)
+{
+    return gate->opts.filter;
+}
+
 void
 leakgate_gate__clock_start(struct leakgate_gate *gate)
 {

@@ -348,9 +348,10 @@ send_end(void)
     const char *text;
     char failures[32];
     const char *fields[1] = {failures};
+    int rc = leakgate_cunit_run_error(&text);
 
-    if (leakgate_cunit_run_error(&text) < 0)
-        send_error(3, text);
+    if (rc < 0)
+        send_error(rc == LEAKGATE_EUSAGE ? 2 : 3, text);
     /* With --report-dir: index.html (junit/json are leakgate run's). */
     if (leakgate_gate_write_results(child.gate) < 0)
         send_error(3, leakgate_error_last());

@@ -209,6 +209,10 @@ LEAKGATE_API int leakgate_gate_selected(const leakgate_gate *gate,
                                         const char *suite,
                                         const char *test);
 
+/** @return the --filter glob (borrowed from the gate's options), or NULL
+ *          when every test runs. */
+LEAKGATE_API const char *leakgate_gate_filter(const leakgate_gate *gate);
+
 /**
  * Open a scope: take the "before" snapshot and start recording.  Scopes do
  * not nest.  leakgate makes no allocation that is recorded between begin
