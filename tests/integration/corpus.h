@@ -18,6 +18,13 @@ void corpus_register_fixtures(void);
 void corpus_register_rules(void);
 void corpus_register_clean(void);
 void corpus_register_real(void);
+void corpus_register_once(void);
+
+/* corpus_runs.c: count each test function's runs in this process (parity
+ * checks).  Wrap before the run; 0 on success, -1 without a registry or
+ * with too many tests.  Print after it, on stdout. */
+int corpus_runs_wrap(void);
+void corpus_runs_print(void);
 
 #ifdef __cplusplus
 extern "C" {
