@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * replay: run the program again to measure one-time growth exactly
- * (replay.h).  The first process writes the names to replay into a list
- * file, starts /proc/self/exe with its own arguments and
- * $LEAKGATE_REPLAY=LIST, waits, and reads LIST.json back with results.c.
- * The replay's output goes to LIST.log, shown when the replay fails.
+ * (replay.h).  The first process makes a private directory (mkdtemp, mode
+ * 0700), writes the names to replay into DIR/list, starts /proc/self/exe
+ * with its own arguments and $LEAKGATE_REPLAY=DIR/list, waits, and reads
+ * DIR/list.json back with results.c.  The replay's output goes to
+ * DIR/replay.log.  The directory is removed afterwards, and kept (named in
+ * the error) only when the replay failed.
  */
 #include "replay.h"
 
@@ -175,7 +177,9 @@ static void
 exec_replay(char **argv, const char *list, const char *log, const char *preload)
 {
     int null = open("/dev/null", O_RDWR);
-    int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    /* The log is new in a directory only this user can write: a name
+     * that exists already is never followed. */
+    int fd = open(log, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0600);
 
     if (!argv || !argv[0])
         _exit(127);
@@ -326,41 +330,66 @@ take_results(struct leakgate_gate *gate,
     return 0;
 }
 
+/* A private directory for the replay's files (mode 0700, a name no other
+ * user can plant a file or link in): $TMPDIR or /tmp. */
+static int
+make_scratch(struct leakgate_buf *dir)
+{
+    const char *tmp = getenv("TMPDIR");
+
+    leakgate_buf__printf(dir, "%s/leakgate-replay.XXXXXX",
+                         tmp && *tmp ? tmp : "/tmp");
+    if (dir->failed)
+        return leakgate_error__set(LEAKGATE_ENOMEM, "replay");
+    if (!mkdtemp(dir->ptr))
+        return leakgate_error__set(LEAKGATE_EIO,
+                                   "cannot make a directory for the replay "
+                                   "(%s): %s",
+                                   dir->ptr, strerror(errno));
+    return 0;
+}
+
 int
 leakgate_gate_replay(leakgate_gate *gate, const char *preload)
 {
-    struct leakgate_buf list = LEAKGATE_BUF_INIT, json = LEAKGATE_BUF_INIT,
-                        log = LEAKGATE_BUF_INIT, args = LEAKGATE_BUF_INIT;
-    const char *tmp = getenv("TMPDIR");
+    struct leakgate_buf dir = LEAKGATE_BUF_INIT, list = LEAKGATE_BUF_INIT,
+                        json = LEAKGATE_BUF_INIT, log = LEAKGATE_BUF_INIT,
+                        args = LEAKGATE_BUF_INIT;
     char **argv = NULL;
     int status = 0, rc;
 
     if (leakgate_gate_replays_pending(gate) == 0 || gate->replay.loaded)
         return 0;
-    leakgate_buf__printf(&list, "%s/leakgate-replay.%ld.list",
-                         tmp && *tmp ? tmp : "/tmp", (long)getpid());
-    leakgate_buf__printf(&json, "%s.json", list.ptr);
-    leakgate_buf__printf(&log, "%s.log", list.ptr);
-    rc = list.failed || json.failed || log.failed
-             ? leakgate_error__set(LEAKGATE_ENOMEM, "replay")
-             : 0;
+    rc = make_scratch(&dir);
+    if (rc == 0) {
+        leakgate_buf__printf(&list, "%s/list", dir.ptr);
+        leakgate_buf__printf(&json, "%s/list.json", dir.ptr);
+        leakgate_buf__printf(&log, "%s/replay.log", dir.ptr);
+        if (list.failed || json.failed || log.failed)
+            rc = leakgate_error__set(LEAKGATE_ENOMEM, "replay");
+    }
     if (rc == 0)
         rc = write_list(gate, list.ptr);
     if (rc == 0)
         rc = own_argv(&argv, &args);
-    unlink(json.ptr ? json.ptr : "");
     if (rc == 0)
         rc = start_and_wait(argv, list.ptr, log.ptr, preload, &status);
     if (rc == 0)
         rc = take_results(gate, json.ptr, log.ptr, status);
-    if (list.ptr)
-        unlink(list.ptr);
-    if (json.ptr)
-        unlink(json.ptr);
-    if (rc == 0 && log.ptr)
-        unlink(log.ptr);
+    /* Kept, and named in the error, only when the replay failed. */
+    if (rc == 0 || !log.ptr || access(log.ptr, F_OK) != 0) {
+        if (list.ptr)
+            unlink(list.ptr);
+        if (json.ptr)
+            unlink(json.ptr);
+        if (log.ptr)
+            unlink(log.ptr);
+        if (dir.ptr)
+            rmdir(dir.ptr);
+    }
     leakgate_util__free(argv);
     leakgate_buf__dispose(&args);
+    leakgate_buf__dispose(&dir);
     leakgate_buf__dispose(&list);
     leakgate_buf__dispose(&json);
     leakgate_buf__dispose(&log);

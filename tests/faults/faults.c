@@ -26,6 +26,7 @@
 #include <leakgate/cunit.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -218,6 +219,25 @@ test_crash_exit(void)
     exit(0);
 }
 
+/* Leaks in the first run and dies in the replay that measures it: with
+ * FAULTS_MARK=FILE, the first run creates FILE, a run that finds it
+ * aborts (tests/faults/replay_scratch.cmake). */
+static void
+test_replay_dies(void)
+{
+    const char *mark = getenv("FAULTS_MARK");
+    FILE *f;
+
+    if (!mark)
+        return;
+    if (access(mark, F_OK) == 0)
+        abort();
+    f = fopen(mark, "w");
+    if (f)
+        fclose(f);
+    sink[6] = malloc(24);
+}
+
 struct fault {
     const char *suite, *name;
     CU_TestFunc fn;
@@ -236,6 +256,7 @@ static const struct fault faults[] = {
     {"crash", "segfault", test_crash_segfault},
     {"crash", "abort", test_crash_abort},
     {"crash", "exit", test_crash_exit},
+    {"replay", "dies", test_replay_dies},
 };
 
 int
