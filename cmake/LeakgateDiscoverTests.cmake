@@ -4,13 +4,20 @@
 #                         [THRESHOLDS file]
 #                         [TEST_PREFIX prefix]
 #                         [WORKING_DIRECTORY dir]
+#                         [PER test|suite|binary]
 #                         [EXTRA_ARGS args...]
 #                         [PROPERTIES name value...])
 #
-# Registers one ctest test per CUnit test of TARGET, named "<suite>/<test>",
-# plus "<suite>/[suite]" for each suite's own init/cleanup window, like
+# Registers ctest tests for the CUnit tests of TARGET, like
 # gtest_discover_tests().  The names come from `TARGET --list`, run after
-# each build; each ctest test runs `TARGET --filter <exact name>`.
+# each build.  PER says how many processes ctest starts:
+#   test    (the default) one ctest test per CUnit test, "<suite>/<test>",
+#           plus "<suite>/[suite]" for each suite's own init/cleanup
+#           window, each running `TARGET --filter <exact name>`;
+#   suite   one per CUnit suite, "<suite>", running `--filter '<suite>/*'`;
+#   binary  one for the whole binary, "TARGET", running it unfiltered.
+# Whatever the granularity, every CUnit test is still gated and reported on
+# its own (report, --junit, --json); only what ctest counts changes.
 # THRESHOLDS calls leakgate_thresholds_file(TARGET file): the binary itself
 # knows its thresholds file, under ctest and run by hand from anywhere.
 #
@@ -67,10 +74,17 @@ __attribute__((visibility(\"default\"))) const char
 endfunction()
 
 function(leakgate_discover_tests target)
-  cmake_parse_arguments(LG "" "THRESHOLDS;TEST_PREFIX;WORKING_DIRECTORY"
+  cmake_parse_arguments(LG "" "THRESHOLDS;TEST_PREFIX;WORKING_DIRECTORY;PER"
                         "EXTRA_ARGS;PROPERTIES" ${ARGN})
   if(NOT TARGET ${target})
     message(FATAL_ERROR "leakgate_discover_tests: ${target} is not a target")
+  endif()
+  if(NOT LG_PER)
+    set(LG_PER test)
+  endif()
+  if(NOT LG_PER MATCHES "^(test|suite|binary)$")
+    message(FATAL_ERROR "leakgate_discover_tests: PER ${LG_PER}: "
+                        "expected test, suite or binary")
   endif()
   if(NOT LG_WORKING_DIRECTORY)
     set(LG_WORKING_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR})
@@ -81,7 +95,17 @@ function(leakgate_discover_tests target)
     # then still wins, as it does for a direct run.
     leakgate_thresholds_file(${target} ${LG_THRESHOLDS})
   endif()
-  set(base ${CMAKE_CURRENT_BINARY_DIR}/${target}_leakgate)
+  # A target may be discovered more than once (say PER test and, under
+  # another TEST_PREFIX, PER binary): each call gets its own files.
+  get_target_property(calls ${target} LEAKGATE_DISCOVER_CALLS)
+  if(NOT calls)
+    set(calls 0)
+    set(base ${CMAKE_CURRENT_BINARY_DIR}/${target}_leakgate)
+  else()
+    set(base ${CMAKE_CURRENT_BINARY_DIR}/${target}_leakgate_${calls})
+  endif()
+  math(EXPR calls "${calls} + 1")
+  set_target_properties(${target} PROPERTIES LEAKGATE_DISCOVER_CALLS ${calls})
   set(ctest_file ${base}_tests.cmake)
   set(include_file ${base}_include.cmake)
   add_custom_command(TARGET ${target} POST_BUILD
@@ -92,6 +116,7 @@ function(leakgate_discover_tests target)
             -D "TEST_WORKING_DIR=${LG_WORKING_DIRECTORY}"
             -D "TEST_ARGS=${args}"
             -D "TEST_PREFIX=${LG_TEST_PREFIX}"
+            -D "TEST_PER=${LG_PER}"
             -D "TEST_PROPERTIES=${LG_PROPERTIES}"
             -D "CTEST_FILE=${ctest_file}"
             -P ${_LEAKGATE_DISCOVER_DIR}/LeakgateAddTests.cmake
@@ -100,7 +125,7 @@ function(leakgate_discover_tests target)
     "if(EXISTS \"${ctest_file}\")\n"
     "  include(\"${ctest_file}\")\n"
     "else()\n"
-    "  add_test(${target}_NOT_BUILT ${target}_NOT_BUILT)\n"
+    "  add_test(${LG_TEST_PREFIX}${target}_NOT_BUILT ${target}_NOT_BUILT)\n"
     "endif()\n")
   set_property(DIRECTORY APPEND PROPERTY TEST_INCLUDE_FILES ${include_file})
 endfunction()
