@@ -61,7 +61,8 @@ struct loader {
 
 /* Where each key is valid, for "did you mean" and misplaced-key hints. */
 static const char *const top_keys[] = {
-    "version", "defaults", "suites", "tests", "ignore", "builtin_ignore", NULL};
+    "version", "defaults",       "suites",     "tests",
+    "ignore",  "builtin_ignore", "allocators", NULL};
 static const char *const defaults_keys[] = {
     "stack_limit", "total_limit", "warmup", "repeat", "settle", "rerun", NULL};
 static const char *const suite_keys[] = {"scope",  "stack_limit", "total_limit",
@@ -70,7 +71,7 @@ static const char *const suite_keys[] = {"scope",  "stack_limit", "total_limit",
 static const char *const test_keys[] = {"stack_limit", "total_limit", "warmup",
                                         "repeat",      "settle",      "rerun",
                                         "stacks",      NULL};
-static const char *const rule_keys[] = {"frames", "limit", NULL};
+static const char *const rule_keys[] = {"frames", "limit", "exact", NULL};
 static const char *const ignore_keys[] = {"frames", "reason", NULL};
 
 struct place {
@@ -794,6 +795,7 @@ frames_value(char ***out,
 struct frames_ref {
     char *const *frames;
     size_t nframes;
+    bool exact;        /* `exact: true`: a different rule than without */
     size_t index;      /* in the rules sequence */
     unsigned int line; /* of the rule */
 };
@@ -809,7 +811,9 @@ cmp_frames(const struct frames_ref *x, const struct frames_ref *y)
         if (c)
             return c;
     }
-    return (x->nframes > y->nframes) - (x->nframes < y->nframes);
+    if (x->nframes != y->nframes)
+        return (x->nframes > y->nframes) - (x->nframes < y->nframes);
+    return (int)x->exact - (int)y->exact;
 }
 
 /* By frames, then file order. */
@@ -865,12 +869,17 @@ require(struct node **out,
     return 0;
 }
 
+static int bool_value(bool *out,
+                      const struct loader *ld,
+                      const struct node *v,
+                      const char *key);
+
 static int
 parse_rule(struct leakgate_config_stack_rule *r,
            const struct loader *ld,
            struct node *v)
 {
-    struct node *frames = NULL, *limit = NULL;
+    struct node *frames = NULL, *limit = NULL, *exact;
     int rc;
 
     if (v->kind != NODE_MAP)
@@ -878,6 +887,7 @@ parse_rule(struct leakgate_config_stack_rule *r,
                          "expected a stacks rule (frames and limit), got %s",
                          kind_name(v));
     r->line = v->line;
+    exact = get(v, "exact");
     rc = check_keys(ld, v, AT_RULE, true);
     if (rc == 0)
         rc = require(&frames, ld, v, "frames", AT_RULE);
@@ -887,6 +897,8 @@ parse_rule(struct leakgate_config_stack_rule *r,
         rc = size_value(&r->limit, ld, limit, "limit");
     if (rc == 0)
         rc = frames_value(&r->frames, &r->nframes, ld, frames);
+    if (rc == 0 && exact)
+        rc = bool_value(&r->exact, ld, exact, "exact");
     return rc;
 }
 
@@ -916,8 +928,8 @@ parse_rules(struct leakgate_config_entry *e,
         e->nstacks = i + 1;
         rc = parse_rule(r, ld, &v->items[i]);
         if (rc == 0)
-            refs[nrefs++] =
-                (struct frames_ref){r->frames, r->nframes, i, r->line};
+            refs[nrefs++] = (struct frames_ref){r->frames, r->nframes, r->exact,
+                                                i, r->line};
     }
     /* A duplicate before the first bad rule is reported first. */
     dup = check_unique_frames(ld, refs, nrefs, v, "stacks");
@@ -1120,8 +1132,8 @@ parse_ignores(struct leakgate_config *cfg,
         cfg->nignores = i + 1;
         rc = parse_ignore(ig, ld, &v->items[i]);
         if (rc == 0)
-            refs[nrefs++] =
-                (struct frames_ref){ig->frames, ig->nframes, i, ig->line};
+            refs[nrefs++] = (struct frames_ref){ig->frames, ig->nframes, false,
+                                                i, ig->line};
     }
     /* A duplicate before the first bad rule is reported first. */
     dup = check_unique_frames(ld, refs, nrefs, v, "ignore");
@@ -1144,6 +1156,23 @@ check_version(const struct loader *ld, const struct node *top)
                          "version 1)",
                          v->text);
     return 0;
+}
+
+/* `allocators: [glob, ...]`: the project's allocation wrappers (an empty
+ * list is the same as none). */
+static int
+parse_allocators(struct leakgate_config *cfg,
+                 const struct loader *ld,
+                 struct node *v)
+{
+    if (v->kind == NODE_SEQ && v->n == 0)
+        return 0;
+    if (v->kind != NODE_SEQ)
+        return fail_node(ld, v,
+                         "expected a list of function globs for "
+                         "'allocators', got %s",
+                         kind_name(v));
+    return frames_value(&cfg->allocators, &cfg->nallocators, ld, v);
 }
 
 static int
@@ -1177,6 +1206,9 @@ parse_top(struct leakgate_config *cfg,
     v = get(top, "builtin_ignore");
     if (rc == 0 && v)
         rc = bool_value(&cfg->builtin_ignore, ld, v, "builtin_ignore");
+    v = get(top, "allocators");
+    if (rc == 0 && v && !is_null(v))
+        rc = parse_allocators(cfg, ld, v);
     return rc;
 }
 
@@ -1216,6 +1248,7 @@ leakgate_config__free(struct leakgate_config *cfg)
         leakgate_util__free(cfg->ignores[i].reason);
     }
     leakgate_util__free(cfg->ignores);
+    free_frames(cfg->allocators, cfg->nallocators);
     leakgate_util__free(cfg->path);
     leakgate_util__free(cfg);
 }

@@ -27,6 +27,9 @@ struct leakgate_config_stack_rule {
     size_t nframes;    /* >= 1 */
     uint64_t limit;    /* bytes */
     unsigned int line; /* 1-based line of the rule in the file */
+    bool exact;        /* `exact: true`: frames are all of the stack's rule
+                          names (leakgate_policy_stack.rule_names), not a
+                          subsequence of its functions */
 };
 
 /* One entry of `ignore:`. */
@@ -70,6 +73,9 @@ struct leakgate_config {
     size_t nignores;
     bool builtin_ignore; /* apply leakgate's built-in ignore list
                             (default true) */
+    char **allocators;   /* `allocators:` function globs of the project's
+                            allocation wrappers, trimmed like malloc */
+    size_t nallocators;
 };
 
 /* Limits for the loader; 0 = default in brackets. */

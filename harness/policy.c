@@ -241,6 +241,22 @@ find_ignore(const struct leakgate_config *cfg,
     return ig;
 }
 
+/* An exact rule: one glob per rule name, outer to inner, none left. */
+static bool
+exact_match(const struct leakgate_config_stack_rule *r,
+            const struct leakgate_policy_stack *s)
+{
+    if (r->nframes != s->nrule_names)
+        return false;
+    for (size_t k = 0; k < r->nframes; k++) {
+        const char *fn = s->rule_names[s->nrule_names - 1 - k];
+
+        if (!fn || rank(r->frames[k], fn) == 0)
+            return false;
+    }
+    return true;
+}
+
 static const struct leakgate_config_stack_rule *
 find_rule_in(const struct leakgate_config_entry *e,
              const struct leakgate_policy_stack *s)
@@ -248,8 +264,9 @@ find_rule_in(const struct leakgate_config_entry *e,
     for (size_t i = 0; e && i < e->nstacks; i++) {
         const struct leakgate_config_stack_rule *r = &e->stacks[i];
 
-        if (leakgate_policy__frames_match(r->frames, r->nframes, s->functions,
-                                          s->nfunctions))
+        if (r->exact ? exact_match(r, s)
+                     : leakgate_policy__frames_match(
+                           r->frames, r->nframes, s->functions, s->nfunctions))
             return r;
     }
     return NULL;

@@ -15,7 +15,8 @@
  * `ignore` rule matches; else its limit is that of the first matching
  * stack rule, else stack_limit.  A rule matches when its frame globs match
  * function names of the stack in order from outer to inner (a
- * subsequence, not necessarily adjacent).
+ * subsequence, not necessarily adjacent); an `exact: true` rule when its
+ * globs match the stack's rule names one for one, none left over.
  */
 #ifndef LEAKGATE_POLICY_H
 #define LEAKGATE_POLICY_H
@@ -50,12 +51,16 @@ void leakgate_policy__resolve(struct leakgate_policy_settings *out,
                               const char *test);
 
 /* Input: one grown stack, its function names innermost first (NULL
- * entries = unknown function, never matched by a glob). */
+ * entries = unknown function, never matched by a glob), and its rule
+ * names (thresholds_rules.h), innermost first, which `exact: true` rules
+ * compare. */
 struct leakgate_policy_stack {
     const char *const *functions;
     size_t nfunctions;
     int64_t bytes;
     int64_t objs;
+    const char *const *rule_names;
+    size_t nrule_names;
 };
 
 /* Output per stack. */

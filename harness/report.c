@@ -34,7 +34,9 @@
 #include <strings.h>
 
 #include "leakgate/version.h"
+#include "thresholds_rules.h"
 #include "util.h"
+#include "yamledit.h"
 
 /* A report shows the largest offending stacks in full, and the YAML
  * suggestion names that many; the rest are counted (JSON has them all). */
@@ -775,48 +777,69 @@ text_artifacts(struct text *t,
     leakgate_buf__printf(t->b, "%s, %s", v->heap_before, v->heap_after);
     if (v->json_path)
         leakgate_buf__printf(t->b, ", %s", v->json_path);
-    /* The call graph: SVG and PDF when Graphviz drew them, else DOT. */
+    /* The call graph: SVG and PDF when Graphviz drew them, and its DOT
+     * text; then this report as text.  Every file written is listed. */
     if (v->svg_path)
         leakgate_buf__printf(t->b, ", %s", v->svg_path);
     if (v->pdf_path)
         leakgate_buf__printf(t->b, ", %s", v->pdf_path);
-    if (v->dot_path && !v->svg_path)
+    if (v->dot_path)
         leakgate_buf__printf(t->b, ", %s", v->dot_path);
+    if (v->text_path)
+        leakgate_buf__printf(t->b, ", %s", v->text_path);
     sgr_off(t);
     leakgate_buf__puts(t->b, "\n");
     if (v->picture_note)
         leakgate_buf__printf(t->b, "  picture: %s\n", v->picture_note);
     if (env->binary && *env->binary)
-        leakgate_buf__printf(t->b, "  inspect: jeprof --text --base=%s %s %s\n",
-                             v->heap_before, env->binary, v->heap_after);
+        leakgate_buf__printf(
+            t->b, "  inspect: jeprof --text --show_bytes --base=%s %s %s\n",
+            v->heap_before, env->binary, v->heap_after);
 }
 
+static void
+put_indented(struct leakgate_buf *b, const char *text)
+{
+    for (const char *line = text; *line;) {
+        size_t len = strcspn(line, "\n");
+
+        leakgate_buf__puts(b, "    ");
+        leakgate_buf__put(b, line, len);
+        leakgate_buf__puts(b, "\n");
+        line += len + (line[len] == '\n');
+    }
+}
+
+/* The edits that accept the growth: limits of existing rules to raise,
+ * then YAML to add. */
 static void
 text_yaml(struct text *t,
           const struct leakgate_verdict *v,
           const struct leakgate_report_env *env)
 {
+    char *raises = leakgate_report__raises(v);
     char *yaml = leakgate_report__yaml(v);
-    const char *line;
+    const char *file =
+        env->thresholds_path ? env->thresholds_path : "leakgate.yaml";
 
-    if (!yaml) {
+    if (!yaml || !raises) {
         t->b->failed = true;
-        return;
+    } else {
+        if (*raises) {
+            leakgate_buf__printf(
+                t->b, "  to accept this growth, raise in %s:\n", file);
+            put_indented(t->b, raises);
+        }
+        if (*yaml && env->thresholds_path)
+            leakgate_buf__printf(t->b, "  %s, add to %s:\n",
+                                 *raises ? "and" : "to accept this growth",
+                                 file);
+        else if (*yaml)
+            leakgate_buf__puts(t->b, "  to accept this growth, create "
+                                     "leakgate.yaml with:\n    version: 1\n");
+        put_indented(t->b, yaml);
     }
-    if (*yaml && env->thresholds_path)
-        leakgate_buf__printf(t->b, "  to accept this growth, add to %s:\n",
-                             env->thresholds_path);
-    else if (*yaml)
-        leakgate_buf__puts(t->b, "  to accept this growth, create "
-                                 "leakgate.yaml with:\n    version: 1\n");
-    for (line = yaml; *line;) {
-        size_t len = strcspn(line, "\n");
-
-        leakgate_buf__puts(t->b, "    ");
-        leakgate_buf__put(t->b, line, len);
-        leakgate_buf__puts(t->b, "\n");
-        line += len + (line[len] == '\n');
-    }
+    leakgate_util__free(raises);
     leakgate_util__free(yaml);
 }
 
@@ -852,198 +875,6 @@ leakgate_report__text(const struct leakgate_verdict *v,
 
 /* ---- YAML suggestion --------------------------------------------------- */
 
-/* A suggested stack rule: the exact names of the outermost and innermost
- * shown frames that have one (inner NULL when it is the same name). */
-struct yrule {
-    const char *outer; /* NULL: the stack has no function name */
-    const char *inner;
-};
-
-static bool
-portable_name(const struct leakgate_frame *f)
-{
-    return f->function && !(leakgate_verdict__system_frame(f) &&
-                            strncmp(f->function, "__", 2) == 0);
-}
-
-static void
-rule_for(struct yrule *out, const struct leakgate_vstack *s)
-{
-    size_t begin, end;
-
-    out->outer = out->inner = NULL;
-    if (!s->frames)
-        return;
-    shown_range(s, &begin, &end);
-    /* A system library's internal aliases (__GI___strdup) exist only
-     * where its debug information is installed: a rule naming them would
-     * not be portable, so they are skipped when naming the stack. */
-    for (size_t k = end; k-- > begin && !out->outer;) {
-        if (portable_name(&s->frames[k]))
-            out->outer = s->frames[k].function;
-    }
-    for (size_t k = begin; k < end && !out->inner; k++) {
-        if (portable_name(&s->frames[k]))
-            out->inner = s->frames[k].function;
-    }
-    if (out->outer && strcmp(out->outer, out->inner) == 0)
-        out->inner = NULL;
-}
-
-static bool
-same_name(const char *a, const char *b)
-{
-    return a == b || (a && b && strcmp(a, b) == 0);
-}
-
-/* What the policy would decide for the suggested rule, whose globs are
- * exact names: outer appears, and inner further in. */
-static bool
-rule_matches(const struct yrule *r, const struct leakgate_vstack *s)
-{
-    size_t k = s->nframes;
-
-    if (!r->outer || !s->frames)
-        return false;
-    while (k > 0 && !same_name(s->frames[k - 1].function, r->outer))
-        k--;
-    if (k-- == 0)
-        return false;
-    if (!r->inner)
-        return true;
-    while (k-- > 0) {
-        if (same_name(s->frames[k].function, r->inner))
-            return true;
-    }
-    return false;
-}
-
-/* The limit that accepts every counted stack the rule matches, not just
- * the offending one: a rule replaces stack_limit for all of them. */
-static uint64_t
-rule_limit(const struct leakgate_verdict *v, const struct yrule *r)
-{
-    uint64_t limit = 0;
-
-    for (size_t i = 0; i < v->nstacks; i++) {
-        const struct leakgate_vstack *s = &v->stacks[i];
-
-        if (counted(s) && rule_matches(r, s) && (uint64_t)s->bytes > limit)
-            limit = (uint64_t)s->bytes;
-    }
-    return limit;
-}
-
-static bool
-yaml_plain_ok(const char *s)
-{
-    static const char *const words[] = {"y",   "n",    "yes",   "no",  "on",
-                                        "off", "true", "false", "null"};
-    bool first = true;
-
-    for (const char *p = s; *p; p++, first = false) {
-        char c = *p;
-        bool alpha = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
-
-        if (!alpha && c != '_' && (first || ((c < '0' || c > '9') && c != '.')))
-            return false;
-    }
-    for (size_t i = 0; i < sizeof words / sizeof words[0]; i++) {
-        if (strcasecmp(s, words[i]) == 0)
-            return false;
-    }
-    return !first;
-}
-
-/* s as a YAML scalar: plain when safe (and !quote), else single-quoted,
- * else (control characters) double-quoted with escapes. */
-static void
-put_yaml_scalar(struct leakgate_buf *b, const char *s, bool quote)
-{
-    bool control = false;
-
-    if (!quote && yaml_plain_ok(s)) {
-        leakgate_buf__puts(b, s);
-        return;
-    }
-    for (const char *p = s; *p; p++)
-        control |= (unsigned char)*p < 0x20 || *p == 0x7f;
-    leakgate_buf__puts(b, control ? "\"" : "'");
-    for (const char *p = s; *p; p++) {
-        if (!control && *p == '\'')
-            leakgate_buf__puts(b, "''");
-        else if (control && (*p == '"' || *p == '\\'))
-            leakgate_buf__printf(b, "\\%c", *p);
-        else if (control && ((unsigned char)*p < 0x20 || *p == 0x7f))
-            leakgate_buf__printf(b, "\\x%02x", (unsigned int)*p);
-        else
-            leakgate_buf__put(b, p, 1);
-    }
-    leakgate_buf__puts(b, control ? "\"" : "'");
-}
-
-/* A glob that matches exactly s, as a YAML scalar. */
-static void
-put_yaml_glob(struct leakgate_buf *b, const char *s, bool quote)
-{
-    struct leakgate_buf g = LEAKGATE_BUF_INIT;
-
-    leakgate_util__glob_escape(&g, s ? s : "");
-    if (g.failed)
-        b->failed = true;
-    else
-        put_yaml_scalar(b, g.ptr ? g.ptr : "", quote);
-    leakgate_buf__dispose(&g);
-}
-
-/* "4096  # 4.0 KiB" */
-static void
-put_yaml_size(struct leakgate_buf *b, uint64_t bytes)
-{
-    char human[32];
-
-    leakgate_buf__printf(b, "%" PRIu64, bytes);
-    if (bytes >= 1024)
-        leakgate_buf__printf(
-            b, "  # %s",
-            leakgate_util__human_bytes(human, sizeof human, bytes));
-}
-
-static void
-yaml_rule(struct leakgate_buf *b,
-          const struct leakgate_verdict *v,
-          const struct yrule *r)
-{
-    leakgate_buf__puts(b, "      - frames: [");
-    put_yaml_glob(b, r->outer, false);
-    if (r->inner) {
-        leakgate_buf__puts(b, ", ");
-        put_yaml_glob(b, r->inner, false);
-    }
-    leakgate_buf__puts(b, "]\n        limit: ");
-    put_yaml_size(b, rule_limit(v, r));
-    leakgate_buf__puts(b, "\n");
-}
-
-/* Did an earlier offending stack already produce rule r? */
-static bool
-rule_seen_before(const struct leakgate_verdict *v,
-                 size_t i,
-                 const struct yrule *r)
-{
-    for (size_t j = 0; j < i; j++) {
-        struct yrule other;
-
-        if (!v->stacks[j].judgement.over)
-            continue;
-        rule_for(&other, &v->stacks[j]);
-        if (same_name(other.outer, r->outer) &&
-            same_name(other.inner, r->inner))
-            return true;
-    }
-    return false;
-}
-
 /* s inside a YAML comment: a line break would end the comment. */
 static void
 put_comment(struct leakgate_buf *b, const char *s)
@@ -1052,21 +883,82 @@ put_comment(struct leakgate_buf *b, const char *s)
         leakgate_buf__put(b, (unsigned char)*p < 0x20 ? "?" : p, 1);
 }
 
-/* What the suggestion has to say besides its key. */
+/* What the suggestion has to say: computed by thresholds_rules.c, as
+ * `--update-thresholds` and `thresholds merge` compute it. */
 struct suggestion {
     bool suite;       /* under `suites:` (a suite window) */
-    char *key;        /* the exact name, glob-escaped (owned) */
-    uint64_t unnamed; /* largest offending stack without names, or 0 */
-    bool rules;       /* some offending stack gets a rule */
-    /* The winning entry of the same section.  When its pattern is not the
-     * key, the new entry replaces it for this window (only the most
-     * specific entry applies), so its settings are repeated. */
+    const char *name; /* the window's entry name (suite or suite/test) */
+    /* The winning entry of the same section.  When it does not name the
+     * window exactly, the new entry replaces it for this window (only the
+     * most specific entry applies), so its settings are repeated. */
     const struct leakgate_config_entry *winner;
     bool shadowed;
+    struct leakgate_tneed need;
 };
 
-/* Rules carried over from a shadowed entry, after the new ones so that
- * the new ones win. */
+/* Fill sg; false on ENOMEM. */
+static bool
+suggestion_init(struct suggestion *sg, const struct leakgate_verdict *v)
+{
+    struct leakgate_policy_stack_verdict *per;
+    bool own, ok;
+
+    memset(sg, 0, sizeof *sg);
+    sg->suite = suite_window(v);
+    sg->name = sg->suite ? v->suite : v->name;
+    sg->winner = sg->suite ? v->settings.suite_entry : v->settings.test_entry;
+    own = leakgate_thresholds__exclusive(sg->winner, sg->name);
+    sg->shadowed = sg->winner && !own;
+    per = leakgate_util__calloc(v->nstacks ? v->nstacks : 1, sizeof *per);
+    ok = per &&
+         leakgate_thresholds__need_init(&sg->need, own ? sg->winner : NULL);
+    for (size_t i = 0; ok && i < v->nstacks; i++)
+        per[i] = v->stacks[i].judgement;
+    ok = ok &&
+         leakgate_thresholds__need_window(&sg->need, v, per, &v->policy, NULL);
+    leakgate_util__free(per);
+    return ok;
+}
+
+static bool
+need_adds(const struct suggestion *sg)
+{
+    return sg->need.nrules > 0 || sg->need.set_stack || sg->need.set_total;
+}
+
+static void
+yaml_size(struct leakgate_buf *b, const char *key, uint64_t bytes)
+{
+    leakgate_buf__printf(b, "    %s: ", key);
+    leakgate_yamledit__put_size(b, bytes);
+    leakgate_buf__puts(b, "\n");
+}
+
+/* A new rule, as the ratchet writes it. */
+static void
+yaml_rule(struct leakgate_buf *b, const struct leakgate_trule *r)
+{
+    char human[32];
+
+    leakgate_buf__puts(b, "      - frames: [");
+    for (size_t k = 0; k < r->nnames; k++) {
+        leakgate_buf__puts(b, k ? ", " : "");
+        leakgate_thresholds__put_glob(b, r->names[k]);
+    }
+    leakgate_buf__puts(b, "]\n        exact: true\n        limit: ");
+    leakgate_yamledit__put_size(b, r->limit);
+    if (r->nstacks > 1)
+        leakgate_buf__printf(
+            b,
+            "   # covers %zu stacks: each may retain up "
+            "to %s",
+            r->nstacks,
+            leakgate_util__human_bytes(human, sizeof human, r->limit));
+    leakgate_buf__puts(b, "\n");
+}
+
+/* Rules carried over from a shadowed entry, after the new ones (a new
+ * rule with the same frames takes the larger limit instead). */
 static void
 yaml_carried_rules(struct leakgate_buf *b, const struct suggestion *sg)
 {
@@ -1076,38 +968,35 @@ yaml_carried_rules(struct leakgate_buf *b, const struct suggestion *sg)
         leakgate_buf__puts(b, "      - frames: [");
         for (size_t k = 0; k < r->nframes; k++) {
             leakgate_buf__puts(b, k ? ", " : "");
-            put_yaml_scalar(b, r->frames[k], false);
+            leakgate_yamledit__put_scalar(b, r->frames[k]);
         }
-        leakgate_buf__printf(b, "]  # from line %u\n        limit: ", r->line);
-        put_yaml_size(b, r->limit);
+        leakgate_buf__printf(b, "]  # from line %u\n", r->line);
+        if (r->exact)
+            leakgate_buf__puts(b, "        exact: true\n");
+        leakgate_buf__puts(b, "        limit: ");
+        leakgate_yamledit__put_size(b, r->limit);
         leakgate_buf__puts(b, "\n");
     }
 }
 
 static void
-yaml_rules(struct leakgate_buf *b,
-           const struct leakgate_verdict *v,
-           const struct suggestion *sg)
+yaml_rules(struct leakgate_buf *b, const struct suggestion *sg)
 {
-    if (!sg->rules && !(sg->shadowed && sg->winner->nstacks > 0))
+    const struct leakgate_tneed *nd = &sg->need;
+
+    if (nd->nrules == 0 && !(sg->shadowed && sg->winner->nstacks > 0))
         return;
     leakgate_buf__puts(b, "    stacks:\n");
-    for (size_t i = 0, nover = 0; i < v->nstacks; i++) {
-        struct yrule r;
-
-        if (!v->stacks[i].judgement.over)
-            continue;
-        if (++nover > MAX_YAML_STACKS) {
+    for (size_t i = 0; i < nd->nrules; i++) {
+        if (i == MAX_YAML_STACKS) {
             leakgate_buf__printf(b,
-                                 "      # %zu more offending stacks are not "
-                                 "listed: with this many, a stack_limit or "
+                                 "      # %zu more rules are not listed: "
+                                 "with this many, a stack_limit or "
                                  "total_limit fits better\n",
-                                 v->policy.nover - MAX_YAML_STACKS);
+                                 nd->nrules - MAX_YAML_STACKS);
             break;
         }
-        rule_for(&r, &v->stacks[i]);
-        if (r.outer && !rule_seen_before(v, i, &r))
-            yaml_rule(b, v, &r);
+        yaml_rule(b, &nd->rules[i]);
     }
     yaml_carried_rules(b, sg);
 }
@@ -1115,34 +1004,24 @@ yaml_rules(struct leakgate_buf *b,
 /* The limits of the entry: the measured growth where it was over, else
  * what a shadowed entry set. */
 static void
-yaml_limits(struct leakgate_buf *b,
-            const struct leakgate_verdict *v,
-            const struct suggestion *sg)
+yaml_limits(struct leakgate_buf *b, const struct suggestion *sg)
 {
     const struct leakgate_config_entry *w = sg->shadowed ? sg->winner : NULL;
-    uint64_t stack_limit = sg->unnamed;
+    uint64_t stack_limit = sg->need.stack_limit;
 
-    if (v->policy.total_over) {
-        leakgate_buf__puts(b, "    total_limit: ");
-        put_yaml_size(b, v->policy.total_bytes);
-        leakgate_buf__puts(b, "\n");
-    } else if (w && w->has_total_limit && w->total_unlimited) {
+    if (sg->need.set_total)
+        yaml_size(b, "total_limit", sg->need.total_limit);
+    else if (w && w->has_total_limit && w->total_unlimited)
         leakgate_buf__puts(b, "    total_limit: ~\n");
-    } else if (w && w->has_total_limit) {
-        leakgate_buf__puts(b, "    total_limit: ");
-        put_yaml_size(b, w->total_limit);
-        leakgate_buf__puts(b, "\n");
-    }
+    else if (w && w->has_total_limit)
+        yaml_size(b, "total_limit", w->total_limit);
     if (w && w->has_stack_limit && w->stack_limit > stack_limit)
         stack_limit = w->stack_limit;
-    if (sg->unnamed > 0)
+    if (sg->need.set_stack)
         leakgate_buf__puts(b, "    # a stack without function names "
                               "cannot have a rule\n");
-    if (sg->unnamed > 0 || (w && w->has_stack_limit)) {
-        leakgate_buf__puts(b, "    stack_limit: ");
-        put_yaml_size(b, stack_limit);
-        leakgate_buf__puts(b, "\n");
-    }
+    if (sg->need.set_stack || (w && w->has_stack_limit))
+        yaml_size(b, "stack_limit", stack_limit);
     if (w && w->has_warmup)
         leakgate_buf__printf(b, "    warmup: %u\n", w->warmup);
     if (w && w->scope != LEAKGATE_CONFIG_SCOPE_UNSET)
@@ -1151,33 +1030,31 @@ yaml_limits(struct leakgate_buf *b,
                                                                      : "test");
 }
 
-/* Fill sg; false when nothing needs accepting.  sg->key is NULL on
- * ENOMEM. */
-static bool
-suggestion_init(struct suggestion *sg, const struct leakgate_verdict *v)
+static void
+yaml_entry(struct leakgate_buf *b, const struct suggestion *sg)
 {
-    struct leakgate_buf key = LEAKGATE_BUF_INIT;
-    bool any = v->policy.total_over;
+    const struct leakgate_config_entry *w = sg->winner;
 
-    memset(sg, 0, sizeof *sg);
-    for (size_t i = 0; i < v->nstacks; i++) {
-        struct yrule r;
-
-        if (!v->stacks[i].judgement.over)
-            continue;
-        rule_for(&r, &v->stacks[i]);
-        any = true;
-        sg->rules |= r.outer != NULL;
-        if (!r.outer && (uint64_t)v->stacks[i].bytes > sg->unnamed)
-            sg->unnamed = (uint64_t)v->stacks[i].bytes;
+    leakgate_buf__puts(b, sg->suite ? "suites:\n  " : "tests:\n  ");
+    leakgate_thresholds__put_key(b, sg->name);
+    leakgate_buf__puts(b, ":\n");
+    if (sg->shadowed) {
+        leakgate_buf__printf(b, "    # replaces %s \"",
+                             sg->suite ? "suites" : "tests");
+        put_comment(b, w->pattern);
+        leakgate_buf__printf(b,
+                             "\" (line %u) here: its settings are "
+                             "repeated\n",
+                             w->line);
+    } else if (w && w->pattern) {
+        leakgate_buf__printf(b,
+                             "    # merge into the entry at line %u: these "
+                             "values replace its own, these rules go "
+                             "after its rules\n",
+                             w->line);
     }
-    sg->suite = suite_window(v);
-    leakgate_util__glob_escape(&key, sg->suite ? v->suite : v->name);
-    sg->key = leakgate_buf__take(&key);
-    sg->winner = sg->suite ? v->settings.suite_entry : v->settings.test_entry;
-    sg->shadowed = sg->key && sg->winner && sg->winner->pattern &&
-                   strcmp(sg->winner->pattern, sg->key) != 0;
-    return any;
+    yaml_limits(b, sg);
+    yaml_rules(b, sg);
 }
 
 char *
@@ -1185,33 +1062,41 @@ leakgate_report__yaml(const struct leakgate_verdict *v)
 {
     struct leakgate_buf b = LEAKGATE_BUF_INIT;
     struct suggestion sg;
-    const struct leakgate_config_entry *w;
 
-    if (!suggestion_init(&sg, v) || !sg.key) {
-        b.failed = sg.key == NULL;
-        leakgate_util__free(sg.key);
-        return leakgate_buf__take(&b);
+    if (!suggestion_init(&sg, v))
+        b.failed = true;
+    else if (need_adds(&sg))
+        yaml_entry(&b, &sg);
+    leakgate_thresholds__need_dispose(&sg.need);
+    return leakgate_buf__take(&b);
+}
+
+char *
+leakgate_report__raises(const struct leakgate_verdict *v)
+{
+    struct leakgate_buf b = LEAKGATE_BUF_INIT;
+    struct suggestion sg;
+
+    if (!suggestion_init(&sg, v))
+        b.failed = true;
+    for (size_t j = 0; !b.failed && sg.need.raise && j < sg.winner->nstacks;
+         j++) {
+        const struct leakgate_config_stack_rule *r = &sg.winner->stacks[j];
+        char human[32];
+
+        if (sg.need.raise[j] <= r->limit)
+            continue;
+        leakgate_buf__printf(&b, "the limit of the stacks rule at line %u [",
+                             r->line);
+        for (size_t k = 0; k < r->nframes; k++)
+            leakgate_buf__printf(&b, "%s%s", k ? ", " : "", r->frames[k]);
+        leakgate_buf__puts(&b, "] to ");
+        leakgate_yamledit__put_size(&b, sg.need.raise[j]);
+        leakgate_buf__printf(
+            &b, " (now %s)\n",
+            leakgate_util__human_bytes(human, sizeof human, r->limit));
     }
-    w = sg.winner;
-    leakgate_buf__puts(&b, sg.suite ? "suites:\n  " : "tests:\n  ");
-    put_yaml_scalar(&b, sg.key, true);
-    leakgate_buf__puts(&b, ":\n");
-    if (sg.shadowed) {
-        leakgate_buf__printf(&b, "    # replaces %s \"",
-                             sg.suite ? "suites" : "tests");
-        put_comment(&b, w->pattern);
-        leakgate_buf__printf(&b,
-                             "\" (line %u) here: its settings are "
-                             "repeated\n",
-                             w->line);
-    } else if (w && w->pattern)
-        leakgate_buf__printf(&b,
-                             "    # merge into the entry at line %u, "
-                             "new rules first\n",
-                             w->line);
-    yaml_limits(&b, v, &sg);
-    yaml_rules(&b, v, &sg);
-    leakgate_util__free(sg.key);
+    leakgate_thresholds__need_dispose(&sg.need);
     return leakgate_buf__take(&b);
 }
 

@@ -43,6 +43,15 @@ char *leakgate_report__text(const struct leakgate_verdict *v,
 char *leakgate_report__yaml(const struct leakgate_verdict *v);
 
 /*
+ * The limits of existing stacks rules to raise to accept v's growth (a
+ * stack over a rule of the entry that names v exactly), one line each:
+ * "the limit of the stacks rule at line N [frames] to SIZE (now X)".
+ * "" when none; NULL on ENOMEM.  The same rules and values as
+ * --update-thresholds (thresholds_rules.c).
+ */
+char *leakgate_report__raises(const struct leakgate_verdict *v);
+
+/*
  * JUnit XML for a run: one <testsuite> per suite, one <testcase
  * classname="SUITE" name="TEST"> per verdict, <failure> holding the report
  * and the harness notes, <properties> with leakgate.retained_bytes,

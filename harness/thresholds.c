@@ -30,77 +30,19 @@
 
 #include "error.h"
 
-/* ---- naming a stack -------------------------------------------------- */
-
-/* A function name that exists wherever the program is built: not a
- * system library's internal alias (__GI___strdup), which only resolves
- * where that library's debug information is installed. */
-static bool
-portable_name(const struct leakgate_frame *f)
-{
-    return f->function && !(leakgate_verdict__system_frame(f) &&
-                            strncmp(f->function, "__", 2) == 0);
-}
-
-/* The outermost and innermost portable names of the shown frames (inner
- * NULL when it is the same name, outer NULL when there is none). */
-static void
-stack_names(const char **outer,
-            const char **inner,
-            const struct leakgate_vstack *s)
-{
-    size_t begin = s->shown_begin, end = s->shown_end;
-
-    *outer = *inner = NULL;
-    if (!s->frames)
-        return;
-    if (end > s->nframes || begin >= end) {
-        begin = 0;
-        end = s->nframes;
-    }
-    for (size_t k = end; k-- > begin && !*outer;) {
-        if (portable_name(&s->frames[k]))
-            *outer = s->frames[k].function;
-    }
-    for (size_t k = begin; k < end && !*inner; k++) {
-        if (portable_name(&s->frames[k]))
-            *inner = s->frames[k].function;
-    }
-    if (*outer && strcmp(*outer, *inner) == 0)
-        *inner = NULL;
-}
-
 /* ---- gathering what each target must allow --------------------------- */
-
-struct nrule {
-    const char *outer; /* exact function names (borrowed from a verdict) */
-    const char *inner; /* NULL: a one-frame rule */
-    uint64_t limit;
-};
 
 struct target {
     bool suite;       /* a suites entry (a suite's own window) */
     const char *name; /* "suite/test", or the suite name */
-    const struct leakgate_config_entry *entry; /* exact entry, or NULL */
     const struct leakgate_config_entry *carry; /* shadowed glob entry */
-    struct nrule *rules;
-    size_t nrules;
-    uint64_t *raise; /* per rule of entry: new limit, 0 = unchanged */
-    bool set_stack, set_total;
-    uint64_t stack_limit, total_limit;
+    struct leakgate_tneed need; /* need.entry: the exact entry, or NULL */
 };
 
 struct gather {
     struct target *t;
     size_t n, cap;
 };
-
-static bool
-exclusive(const struct leakgate_config_entry *e, const char *name)
-{
-    return e && (strcmp(e->pattern, name) == 0 ||
-                 leakgate_util__glob_specificity(e->pattern) == SIZE_MAX);
-}
 
 static struct target *
 target_for(struct gather *g, const struct leakgate_twin *w)
@@ -109,6 +51,7 @@ target_for(struct gather *g, const struct leakgate_twin *w)
     const char *name = suite ? w->v->suite : w->v->name;
     const struct leakgate_config_entry *win =
         suite ? w->set.suite_entry : w->set.test_entry;
+    bool own = leakgate_thresholds__exclusive(win, name);
     struct target *t;
 
     for (size_t i = 0; i < g->n; i++) {
@@ -128,89 +71,25 @@ target_for(struct gather *g, const struct leakgate_twin *w)
     memset(t, 0, sizeof *t);
     t->suite = suite;
     t->name = name;
-    t->entry = exclusive(win, name) ? win : NULL;
-    t->carry = t->entry ? NULL : win;
-    if (t->entry && t->entry->nstacks > 0) {
-        t->raise = leakgate_util__calloc(t->entry->nstacks, sizeof *t->raise);
-        if (!t->raise)
-            return NULL;
-    }
+    t->carry = own ? NULL : win;
     g->n++;
+    if (!leakgate_thresholds__need_init(&t->need, own ? win : NULL))
+        return NULL;
     return t;
+}
+
+static void
+gather_dispose(struct gather *g)
+{
+    for (size_t i = 0; i < g->n; i++)
+        leakgate_thresholds__need_dispose(&g->t[i].need);
+    leakgate_util__free(g->t);
 }
 
 static uint64_t
 max_u64(uint64_t a, uint64_t b)
 {
     return a > b ? a : b;
-}
-
-static bool
-add_rule(struct target *t, const char *outer, const char *inner, uint64_t n)
-{
-    struct nrule *r;
-
-    for (size_t i = 0; i < t->nrules; i++) {
-        r = &t->rules[i];
-        if (strcmp(r->outer, outer) == 0 &&
-            (r->inner == inner ||
-             (r->inner && inner && strcmp(r->inner, inner) == 0))) {
-            r->limit = max_u64(r->limit, n);
-            return true;
-        }
-    }
-    r = leakgate_util__realloc(t->rules, (t->nrules + 1) * sizeof *r);
-    if (!r)
-        return false;
-    t->rules = r;
-    t->rules[t->nrules++] = (struct nrule){outer, inner, n};
-    return true;
-}
-
-/* What one failing window needs from its target. */
-static bool
-gather_window(struct target *t, const struct leakgate_twin *w)
-{
-    const struct leakgate_verdict *v = w->v;
-
-    for (size_t i = 0; i < v->nstacks; i++) {
-        const struct leakgate_config_stack_rule *r = w->per[i].rule;
-        uint64_t bytes = (uint64_t)v->stacks[i].bytes;
-        const char *outer, *inner;
-        size_t j = SIZE_MAX;
-
-        if (!w->per[i].over)
-            continue;
-        if (t->entry)
-            j = leakgate_thresholds__index(r, t->entry->stacks,
-                                           t->entry->nstacks, sizeof *r);
-        if (j != SIZE_MAX) {
-            t->raise[j] = max_u64(t->raise[j], bytes);
-            continue;
-        }
-        stack_names(&outer, &inner, &v->stacks[i]);
-        if (outer && !add_rule(t, outer, inner, bytes))
-            return false;
-        if (!outer) {
-            t->set_stack = true;
-            t->stack_limit = max_u64(t->stack_limit, bytes);
-        }
-    }
-    if (w->pol.total_over) {
-        t->set_total = true;
-        t->total_limit = max_u64(t->total_limit, w->pol.total_bytes);
-    }
-    return true;
-}
-
-static void
-gather_dispose(struct gather *g)
-{
-    for (size_t i = 0; i < g->n; i++) {
-        leakgate_util__free(g->t[i].rules);
-        leakgate_util__free(g->t[i].raise);
-    }
-    leakgate_util__free(g->t);
 }
 
 /* ---- fragments ------------------------------------------------------- */
@@ -249,11 +128,13 @@ exact_glob_frag(const char *name)
     return scalar_of(&b);
 }
 
+/* A stacks rule: frames (YAML sources, or names glob-escaped here when
+ * names is set), `exact: true` when exact, and its limit. */
 static struct leakgate_ynode *
 rule_frag(char *const *globs,
-          const char *outer,
-          const char *inner,
+          const char *const *names,
           size_t n,
+          bool exact,
           uint64_t limit)
 {
     struct leakgate_ynode *map =
@@ -267,49 +148,46 @@ rule_frag(char *const *globs,
         return NULL;
     }
     seq->flow = true;
-    for (size_t k = 0; globs && k < n; k++) {
+    for (size_t k = 0; k < n; k++) {
         struct leakgate_buf b = LEAKGATE_BUF_INIT;
 
+        if (names) {
+            leakgate_yamledit__frag_push(seq, exact_glob_frag(names[k]));
+            continue;
+        }
         leakgate_yamledit__put_scalar(&b, globs[k]);
         leakgate_yamledit__frag_push(seq, scalar_of(&b));
     }
-    if (!globs) {
-        leakgate_yamledit__frag_push(seq, exact_glob_frag(outer));
-        if (inner)
-            leakgate_yamledit__frag_push(seq, exact_glob_frag(inner));
-    }
     leakgate_yamledit__frag_put(map, "frames", seq);
+    if (exact)
+        leakgate_yamledit__frag_put(
+            map, "exact",
+            leakgate_yamledit__frag(LEAKGATE_YNODE_SCALAR, "true"));
     leakgate_yamledit__frag_put(map, "limit", size_frag(limit));
     return map;
 }
 
-static void
-put_rule_names(struct leakgate_buf *b, const struct nrule *r)
+static struct leakgate_ynode *
+new_rule_frag(const struct leakgate_trule *r, uint64_t limit)
 {
-    leakgate_buf__printf(b, "[%s%s%s]", r->outer, r->inner ? ", " : "",
-                         r->inner ? r->inner : "");
+    return rule_frag(NULL, r->names, r->nnames, true, limit);
 }
 
-/* A new entry's key: the exact name, glob-escaped, always quoted. */
+static void
+put_rule_names(struct leakgate_buf *b, const struct leakgate_trule *r)
+{
+    leakgate_buf__puts(b, "[");
+    for (size_t k = 0; k < r->nnames; k++) {
+        leakgate_buf__puts(b, k ? ", " : "");
+        leakgate_buf__puts(b, r->names[k]);
+    }
+    leakgate_buf__puts(b, "]");
+}
+
 static void
 put_key(struct leakgate_buf *b, const char *name)
 {
-    struct leakgate_buf g = LEAKGATE_BUF_INIT;
-    bool plain_quotes = true;
-
-    leakgate_util__glob_escape(&g, name);
-    for (const char *p = g.ptr ? g.ptr : ""; *p; p++) {
-        unsigned char c = (unsigned char)*p;
-
-        if (c == '"' || c == '\\' || c < 0x20 || c == 0x7f)
-            plain_quotes = false;
-    }
-    if (plain_quotes)
-        leakgate_buf__printf(b, "\"%s\"", g.ptr ? g.ptr : "");
-    else
-        leakgate_yamledit__put_scalar(b, g.ptr ? g.ptr : "");
-    b->failed |= g.failed;
-    leakgate_buf__dispose(&g);
+    leakgate_thresholds__put_key(b, name);
 }
 
 static void
@@ -318,7 +196,7 @@ line_start(struct leakgate_treport *rep,
            const struct leakgate_tstate *st,
            const struct leakgate_config_entry *e)
 {
-    leakgate_buf__printf(&rep->lines, "  %-9s ", verb);
+    leakgate_thresholds__verb(rep, verb);
     leakgate_thresholds__describe(&rep->lines, st, e);
     leakgate_buf__puts(&rep->lines, ": ");
 }
@@ -336,12 +214,14 @@ raise_rules(struct leakgate_yedits *e,
         leakgate_yamledit__get(val, "stacks", NULL);
     char a[32], b[32];
 
-    for (size_t j = 0; t->raise && j < t->entry->nstacks; j++) {
-        const struct leakgate_config_stack_rule *r = &t->entry->stacks[j];
+    const struct leakgate_tneed *nd = &t->need;
+
+    for (size_t j = 0; nd->raise && j < nd->entry->nstacks; j++) {
+        const struct leakgate_config_stack_rule *r = &nd->entry->stacks[j];
         const struct leakgate_ynode *lim;
         struct leakgate_buf src = LEAKGATE_BUF_INIT;
 
-        if (t->raise[j] <= r->limit)
+        if (nd->raise[j] <= r->limit)
             continue;
         lim = seq && j < seq->n
                   ? leakgate_yamledit__get(&seq->items[j], "limit", NULL)
@@ -350,17 +230,17 @@ raise_rules(struct leakgate_yedits *e,
             e->broken = "a stacks rule is not where the file says";
             return;
         }
-        leakgate_yamledit__put_size(&src, t->raise[j]);
+        leakgate_yamledit__put_size(&src, nd->raise[j]);
         leakgate_yamledit__set_scalar(e, lim, src.ptr ? src.ptr : "0");
         e->failed |= src.failed;
         leakgate_buf__dispose(&src);
-        line_start(rep, "raised", st, t->entry);
+        line_start(rep, "raised", st, nd->entry);
         leakgate_buf__puts(&rep->lines, "stacks rule ");
         leakgate_thresholds__frames(&rep->lines, r->frames, r->nframes);
         leakgate_buf__printf(&rep->lines, " (line %u): limit %s -> %s\n",
                              r->line,
                              leakgate_thresholds__bytes(a, 32, r->limit),
-                             leakgate_thresholds__bytes(b, 32, t->raise[j]));
+                             leakgate_thresholds__bytes(b, 32, nd->raise[j]));
         rep->changes++;
     }
 }
@@ -406,12 +286,9 @@ new_rules_seq(const struct target *t)
     struct leakgate_ynode *seq =
         leakgate_yamledit__frag(LEAKGATE_YNODE_SEQ, NULL);
 
-    for (size_t i = 0; seq && i < t->nrules; i++) {
-        const struct nrule *r = &t->rules[i];
-
+    for (size_t i = 0; seq && i < t->need.nrules; i++)
         leakgate_yamledit__frag_push(
-            seq, rule_frag(NULL, r->outer, r->inner, 0, r->limit));
-    }
+            seq, new_rule_frag(&t->need.rules[i], t->need.rules[i].limit));
     return seq;
 }
 
@@ -422,20 +299,28 @@ report_new_rules(struct leakgate_treport *rep,
 {
     char a[32];
 
-    for (size_t i = 0; i < t->nrules; i++) {
-        if (t->entry) {
-            line_start(rep, "added", st, t->entry);
+    for (size_t i = 0; i < t->need.nrules; i++) {
+        const struct leakgate_trule *r = &t->need.rules[i];
+
+        if (t->need.entry) {
+            line_start(rep, "added", st, t->need.entry);
         } else {
-            leakgate_buf__printf(&rep->lines, "  %-9s %s ", "added",
+            leakgate_thresholds__verb(rep, "added");
+            leakgate_buf__printf(&rep->lines, "%s ",
                                  t->suite ? "suites" : "tests");
             put_key(&rep->lines, t->name);
             leakgate_buf__puts(&rep->lines, " (new entry): ");
         }
         leakgate_buf__puts(&rep->lines, "stacks rule ");
-        put_rule_names(&rep->lines, &t->rules[i]);
-        leakgate_buf__printf(
-            &rep->lines, " limit %s\n",
-            leakgate_thresholds__bytes(a, 32, t->rules[i].limit));
+        put_rule_names(&rep->lines, r);
+        leakgate_buf__printf(&rep->lines, " limit %s",
+                             leakgate_thresholds__bytes(a, 32, r->limit));
+        if (r->nstacks > 1)
+            leakgate_buf__printf(&rep->lines,
+                                 " (covers %zu stacks, each "
+                                 "up to the limit)",
+                                 r->nstacks);
+        leakgate_buf__puts(&rep->lines, "\n");
         rep->changes++;
     }
 }
@@ -446,7 +331,7 @@ emit_existing(struct leakgate_yedits *e,
               const struct leakgate_tstate *st,
               const struct target *t)
 {
-    const struct leakgate_config_entry *en = t->entry;
+    const struct leakgate_config_entry *en = t->need.entry;
     const struct leakgate_ynode *val =
         leakgate_thresholds__entry_node(st, en, NULL, NULL);
     const struct leakgate_ynode *seq;
@@ -456,22 +341,21 @@ emit_existing(struct leakgate_yedits *e,
         return;
     }
     raise_rules(e, rep, st, t, val);
-    if (t->set_stack)
+    if (t->need.set_stack)
         set_limit(e, rep, st, en, val, "stack_limit", en->has_stack_limit,
-                  en->stack_limit, t->stack_limit);
-    if (t->set_total)
+                  en->stack_limit, t->need.stack_limit);
+    if (t->need.set_total)
         set_limit(e, rep, st, en, val, "total_limit",
                   en->has_total_limit && !en->total_unlimited, en->total_limit,
-                  t->total_limit);
-    if (t->nrules == 0)
+                  t->need.total_limit);
+    if (t->need.nrules == 0)
         return;
     seq = leakgate_yamledit__get(val, "stacks", NULL);
     if (seq && seq->kind == LEAKGATE_YNODE_SEQ) {
-        for (size_t i = 0; i < t->nrules; i++)
-            leakgate_yamledit__seq_add(e, seq,
-                                       rule_frag(NULL, t->rules[i].outer,
-                                                 t->rules[i].inner, 0,
-                                                 t->rules[i].limit));
+        for (size_t i = 0; i < t->need.nrules; i++)
+            leakgate_yamledit__seq_add(
+                e, seq,
+                new_rule_frag(&t->need.rules[i], t->need.rules[i].limit));
     } else {
         leakgate_yamledit__map_add(e, val, "stacks", new_rules_seq(t));
     }
@@ -480,18 +364,18 @@ emit_existing(struct leakgate_yedits *e,
 
 /* ---- new entries ----------------------------------------------------- */
 
-/* The glob-escaped names of r equal the carried rule's frames. */
+/* r, glob-escaped, is the carried rule c (an exact rule with the same
+ * frames). */
 static bool
-same_rule(const struct nrule *r, const struct leakgate_config_stack_rule *c)
+same_rule(const struct leakgate_trule *r,
+          const struct leakgate_config_stack_rule *c)
 {
-    const char *names[2] = {r->outer, r->inner};
-    size_t n = r->inner ? 2 : 1;
-    bool same = c->nframes == n;
+    bool same = c->exact && c->nframes == r->nnames;
 
-    for (size_t k = 0; same && k < n; k++) {
+    for (size_t k = 0; same && k < r->nnames; k++) {
         struct leakgate_buf g = LEAKGATE_BUF_INIT;
 
-        leakgate_util__glob_escape(&g, names[k]);
+        leakgate_util__glob_escape(&g, r->names[k]);
         same = g.ptr && strcmp(g.ptr, c->frames[k]) == 0;
         leakgate_buf__dispose(&g);
     }
@@ -514,8 +398,8 @@ carry_settings(struct leakgate_ynode *map,
 
         if (v->kind != LEAKGATE_YNODE_SCALAR ||
             strcmp(k->text, "stacks") == 0 ||
-            (t->set_stack && strcmp(k->text, "stack_limit") == 0) ||
-            (t->set_total && strcmp(k->text, "total_limit") == 0))
+            (t->need.set_stack && strcmp(k->text, "stack_limit") == 0) ||
+            (t->need.set_total && strcmp(k->text, "total_limit") == 0))
             continue;
         if (memchr(st->text + v->start, '\n', v->end - v->start))
             leakgate_yamledit__put_scalar(&src, v->text);
@@ -540,26 +424,26 @@ entry_rules(const struct target *t)
     struct leakgate_ynode *seq =
         leakgate_yamledit__frag(LEAKGATE_YNODE_SEQ, NULL);
 
-    for (size_t i = 0; seq && i < t->nrules; i++) {
-        const struct nrule *r = &t->rules[i];
+    for (size_t i = 0; seq && i < t->need.nrules; i++) {
+        const struct leakgate_trule *r = &t->need.rules[i];
         uint64_t limit = r->limit;
 
         for (size_t j = 0; c && j < c->nstacks; j++) {
             if (same_rule(r, &c->stacks[j]))
                 limit = max_u64(limit, c->stacks[j].limit);
         }
-        leakgate_yamledit__frag_push(
-            seq, rule_frag(NULL, r->outer, r->inner, 0, limit));
+        leakgate_yamledit__frag_push(seq, new_rule_frag(r, limit));
     }
     for (size_t j = 0; seq && c && j < c->nstacks; j++) {
         const struct leakgate_config_stack_rule *cr = &c->stacks[j];
         bool folded = false;
 
-        for (size_t i = 0; i < t->nrules; i++)
-            folded |= same_rule(&t->rules[i], cr);
+        for (size_t i = 0; i < t->need.nrules; i++)
+            folded |= same_rule(&t->need.rules[i], cr);
         if (!folded)
             leakgate_yamledit__frag_push(
-                seq, rule_frag(cr->frames, NULL, NULL, cr->nframes, cr->limit));
+                seq,
+                rule_frag(cr->frames, NULL, cr->nframes, cr->exact, cr->limit));
     }
     return seq;
 }
@@ -575,12 +459,12 @@ new_entry_frag(const struct leakgate_tstate *st, const struct target *t)
         return NULL;
     if (t->carry)
         carry_settings(map, st, t);
-    if (t->set_stack)
+    if (t->need.set_stack)
         leakgate_yamledit__frag_put(map, "stack_limit",
-                                    size_frag(t->stack_limit));
-    if (t->set_total)
+                                    size_frag(t->need.stack_limit));
+    if (t->need.set_total)
         leakgate_yamledit__frag_put(map, "total_limit",
-                                    size_frag(t->total_limit));
+                                    size_frag(t->need.total_limit));
     rules = entry_rules(t);
     if (rules && rules->n == 0)
         leakgate_yamledit__frag_free(rules);
@@ -592,8 +476,8 @@ new_entry_frag(const struct leakgate_tstate *st, const struct target *t)
 static void
 new_entry_line(struct leakgate_treport *rep, const struct target *t)
 {
-    leakgate_buf__printf(&rep->lines, "  %-9s %s ", "added",
-                         t->suite ? "suites" : "tests");
+    leakgate_thresholds__verb(rep, "added");
+    leakgate_buf__printf(&rep->lines, "%s ", t->suite ? "suites" : "tests");
     put_key(&rep->lines, t->name);
     leakgate_buf__puts(&rep->lines, " (new entry): ");
 }
@@ -612,43 +496,51 @@ report_new_entry(struct leakgate_treport *rep,
         leakgate_buf__puts(&rep->lines, ", which it replaces for this "
                                         "window\n");
     }
-    if (t->set_stack) {
+    if (t->need.set_stack) {
         new_entry_line(rep, t);
-        leakgate_buf__printf(&rep->lines, "stack_limit %s\n",
-                             leakgate_thresholds__bytes(a, 32, t->stack_limit));
+        leakgate_buf__printf(
+            &rep->lines, "stack_limit %s\n",
+            leakgate_thresholds__bytes(a, 32, t->need.stack_limit));
         rep->changes++;
     }
-    if (t->set_total) {
+    if (t->need.set_total) {
         new_entry_line(rep, t);
-        leakgate_buf__printf(&rep->lines, "total_limit %s\n",
-                             leakgate_thresholds__bytes(a, 32, t->total_limit));
+        leakgate_buf__printf(
+            &rep->lines, "total_limit %s\n",
+            leakgate_thresholds__bytes(a, 32, t->need.total_limit));
         rep->changes++;
     }
     report_new_rules(rep, st, t);
 }
 
-/* Every new entry of one section: added to the section's mapping, or as
- * the section's first entries (`tests:` empty or absent). */
+/* Every new entry of one section: added to the section's mapping (when
+ * !create), or as the section's first entries (create: `tests:` empty or
+ * absent).  All additions to existing sections come before new sections:
+ * both may be at the end of the file, and an entry inserted there after a
+ * new section would land in it. */
 static void
 emit_new(struct leakgate_yedits *e,
          struct leakgate_treport *rep,
          const struct leakgate_tstate *st,
          const struct gather *g,
-         bool suite)
+         bool suite,
+         bool create)
 {
     const char *name = suite ? "suites" : "tests";
     const struct leakgate_ynode *top = leakgate_yamledit__top(&st->lay);
     size_t pair = 0;
     const struct leakgate_ynode *sec = leakgate_yamledit__get(top, name, &pair);
     bool into = sec && sec->kind == LEAKGATE_YNODE_MAP;
-    struct leakgate_ynode *holder =
-        leakgate_yamledit__frag(LEAKGATE_YNODE_MAP, NULL);
+    struct leakgate_ynode *holder;
 
+    if (create == into)
+        return;
+    holder = leakgate_yamledit__frag(LEAKGATE_YNODE_MAP, NULL);
     for (size_t i = 0; holder && i < g->n; i++) {
         const struct target *t = &g->t[i];
         struct leakgate_buf key = LEAKGATE_BUF_INIT;
 
-        if (t->entry || t->suite != suite)
+        if (t->need.entry || t->suite != suite)
             continue;
         put_key(&key, t->name);
         if (key.failed || !key.ptr)
@@ -682,23 +574,6 @@ cmp_target(const void *a, const void *b)
     return strcmp(x->name, y->name);
 }
 
-/* A one-frame rule [f] matches every stack through f: placed after the
- * two-frame rules [f, g] it cannot take their stacks (the first matching
- * rule applies).  Stable, so stacks keep their order otherwise. */
-static void
-two_frame_rules_first(struct target *t)
-{
-    for (size_t i = 1; i < t->nrules; i++) {
-        for (size_t k = i; k > 0 && t->rules[k].inner && !t->rules[k - 1].inner;
-             k--) {
-            struct nrule tmp = t->rules[k];
-
-            t->rules[k] = t->rules[k - 1];
-            t->rules[k - 1] = tmp;
-        }
-    }
-}
-
 void
 leakgate_thresholds__accept(struct leakgate_yedits *e,
                             struct leakgate_treport *rep,
@@ -713,18 +588,19 @@ leakgate_thresholds__accept(struct leakgate_yedits *e,
         if (!w->judged || !w->pol.failed)
             continue;
         t = target_for(&g, w);
-        if (!t || !gather_window(t, w))
+        if (!t || !leakgate_thresholds__need_window(&t->need, w->v, w->per,
+                                                    &w->pol, st->cfg))
             e->failed = true;
     }
     if (g.n > 1)
         qsort(g.t, g.n, sizeof *g.t, cmp_target);
-    for (size_t i = 0; i < g.n; i++)
-        two_frame_rules_first(&g.t[i]);
     for (size_t i = 0; i < g.n; i++) {
-        if (g.t[i].entry)
+        if (g.t[i].need.entry)
             emit_existing(e, rep, st, &g.t[i]);
     }
-    emit_new(e, rep, st, &g, false);
-    emit_new(e, rep, st, &g, true);
+    emit_new(e, rep, st, &g, false, false);
+    emit_new(e, rep, st, &g, true, false);
+    emit_new(e, rep, st, &g, false, true);
+    emit_new(e, rep, st, &g, true, true);
     gather_dispose(&g);
 }

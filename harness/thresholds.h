@@ -30,6 +30,7 @@
 #include "config.h"
 #include "leakgate/thresholds.h"
 #include "policy.h"
+#include "thresholds_rules.h"
 #include "util.h"
 #include "verdict.h"
 #include "yamledit.h"
@@ -69,6 +70,7 @@ struct leakgate_tstate {
 struct leakgate_treport {
     struct leakgate_buf lines;
     size_t changes, stale, loose;
+    bool dry; /* nothing is written: changes say "would add" etc. */
 };
 
 /* Parse text, load its layout and judge every window.  Returns 0,
@@ -129,6 +131,10 @@ int leakgate_thresholds__update_file(
     const struct leakgate_thresholds_options *opts);
 
 /* ---- helpers shared by the thresholds_*.c files ---------------------- */
+
+/* The start of a report line, "  added     " ("  would add " in a dry
+ * run for the verbs of changes). */
+void leakgate_thresholds__verb(struct leakgate_treport *rep, const char *verb);
 
 /* "4,096 B" into out (>= 32 bytes).  Returns out. */
 const char *leakgate_thresholds__bytes(char *out, size_t size, uint64_t n);

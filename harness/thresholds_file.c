@@ -26,8 +26,7 @@
 #define DEFAULT_SLACK_PCT 25u
 
 static const char new_file[] =
-    "# leakgate thresholds (docs/thresholds.md), created by "
-    "--update-thresholds.\n"
+    "# leakgate thresholds (docs/thresholds.md), created by leakgate.\n"
     "# Edit freely: updates keep comments, order and quoting.\n"
     "version: 1\n";
 
@@ -238,6 +237,7 @@ leakgate_thresholds__rewrite(char **out,
     int rc = cur ? 0 : leakgate_error__set(LEAKGATE_ENOMEM, "thresholds");
 
     *out = NULL;
+    rep->dry = !o->write;
     if (rc == 0 && text && memchr(text, '\0', len))
         rc = leakgate_error__set(LEAKGATE_ECONFIG,
                                  "%s: NUL characters are not allowed", name);
@@ -374,7 +374,7 @@ leakgate_thresholds__update_file(leakgate_thresholds_outcome **out,
                                  size_t n,
                                  const struct leakgate_thresholds_options *opts)
 {
-    struct leakgate_treport rep = {LEAKGATE_BUF_INIT, 0, 0, 0};
+    struct leakgate_treport rep = {LEAKGATE_BUF_INIT, 0, 0, 0, false};
     struct leakgate_thresholds_opts o;
     bool written = false, created = false;
     int lock = -1;

@@ -122,6 +122,21 @@ leakgate_thresholds__frames(struct leakgate_buf *b,
     leakgate_buf__puts(b, "]");
 }
 
+void
+leakgate_thresholds__verb(struct leakgate_treport *rep, const char *verb)
+{
+    static const char *const dry[][2] = {{"added", "would add"},
+                                         {"raised", "would raise"},
+                                         {"lowered", "would lower"},
+                                         {"removed", "would remove"}};
+
+    for (size_t i = 0; rep->dry && i < sizeof dry / sizeof dry[0]; i++) {
+        if (strcmp(verb, dry[i][0]) == 0)
+            verb = dry[i][1];
+    }
+    leakgate_buf__printf(&rep->lines, "  %-9s ", verb);
+}
+
 /* ---- judging every window -------------------------------------------- */
 
 /* Failed assertions make a window's memory unrepresentative (the test
@@ -158,7 +173,8 @@ judge_window(struct leakgate_twin *w,
     for (size_t i = 0; i < v->nstacks; i++)
         total += v->stacks[i].nframes;
     in = leakgate_util__calloc(v->nstacks, sizeof *in);
-    names = leakgate_util__calloc(total, sizeof *names);
+    /* every function name, then every rule name */
+    names = leakgate_util__calloc(total * 2 + 1, sizeof *names);
     w->per = leakgate_util__calloc(v->nstacks, sizeof *w->per);
     if (!in || !names || !w->per) {
         leakgate_util__free(in);
@@ -174,6 +190,10 @@ judge_window(struct leakgate_twin *w,
         in[i].objs = s->objs;
         for (size_t k = 0; s->frames && k < s->nframes; k++)
             names[at++] = s->frames[k].function;
+        in[i].rule_names = names + at;
+        in[i].nrule_names =
+            leakgate_thresholds__rule_names(names + at, s, st->cfg);
+        at += in[i].nrule_names;
     }
     leakgate_policy__judge(&w->pol, w->per, st->cfg, &w->set, in, v->nstacks);
     leakgate_util__free(names);

@@ -265,7 +265,7 @@ prefix(const struct ctx *c,
        const char *verb,
        const struct leakgate_config_entry *en)
 {
-    leakgate_buf__printf(&c->rep->lines, "  %-9s ", verb);
+    leakgate_thresholds__verb(c->rep, verb);
     leakgate_thresholds__describe(&c->rep->lines, c->st, en);
     leakgate_buf__puts(&c->rep->lines, ": ");
 }

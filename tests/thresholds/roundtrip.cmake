@@ -58,9 +58,9 @@ endfunction()
 
 step("a leaking suite fails" 1 MATCH "FAIL store/keep" "FAIL parse/tokens")
 step("record a baseline" 0 ARGS --update-thresholds
-     MATCH "added     tests \"store/keep\" \\(new entry\\): stacks rule \\[main, store_make_entry\\] limit 96 B"
+     MATCH "added     tests \"store/keep\" \\(new entry\\): stacks rule \\[main, run_all, test_store_keep, store_make_entry\\] limit 96 B"
            "3 changes written to"
-           "stale     ignore rule \\[tzset\\] \\(line 28\\)")
+           "stale     ignore rule \\[tzset\\] \\(line 31\\)")
 same("baseline" ${SRC}/expected/baseline.yaml)
 step("re-run passes" 0 NOMATCH "FAIL")
 step("an update with nothing to do changes nothing" 0 ARGS --update-thresholds
@@ -69,31 +69,31 @@ same("baseline unchanged" ${SRC}/expected/baseline.yaml)
 step("a new leak fails" 1 ENV RATCHET_EXTRA_LEAK=1
      MATCH "FAIL parse/extra: 48 B" "extra_leak")
 step("accept it" 0 ENV RATCHET_EXTRA_LEAK=1 ARGS --update-thresholds
-     MATCH "added     tests \"parse/extra\" \\(new entry\\): stacks rule \\[main, extra_leak\\] limit 48 B")
+     MATCH "added     tests \"parse/extra\" \\(new entry\\): stacks rule \\[main, run_all, test_parse_extra, extra_leak\\] limit 48 B")
 same("accepted" ${SRC}/expected/extra_leak.yaml)
 step("accepted leak passes" 0 ENV RATCHET_EXTRA_LEAK=1 NOMATCH "FAIL")
 step("leak removed: --tighten alone reports" 0 ARGS --tighten
-     MATCH "removed   tests \"parse/extra\" \\(line 26\\): stacks rule \\[main, extra_leak\\] \\(line 28\\): matched no stack"
+     MATCH "would remove tests \"parse/extra\" \\(line 29\\): stacks rule \\[main, run_all, test_parse_extra, extra_leak\\] \\(line 31\\): matched no stack"
            "dry run: not written")
 same("dry run wrote nothing" ${SRC}/expected/extra_leak.yaml)
 step("without --tighten the stale rule is reported" 0 ARGS --update-thresholds
-     MATCH "stale     tests \"parse/extra\" \\(line 26\\): stacks rule \\[main, extra_leak\\]")
+     MATCH "stale     tests \"parse/extra\" \\(line 29\\): stacks rule \\[main, run_all, test_parse_extra, extra_leak\\]")
 step("tighten" 0 ARGS --update-thresholds --tighten
-     MATCH "removed   tests \"parse/extra\" \\(line 26\\): the entry, left empty")
+     MATCH "removed   tests \"parse/extra\" \\(line 29\\): the entry, left empty")
 same("tightened back to the baseline" ${SRC}/expected/baseline.yaml)
 step("a stack grows" 1 ENV RATCHET_GROW=4
      MATCH "FAIL parse/grow: 256 B" "limit 64 B")
 step("accept the growth" 0 ENV RATCHET_GROW=4 ARGS --update-thresholds
-     MATCH "raised    tests \"parse/grow\" \\(line 14\\): stacks rule \\[main, parse_grow_buffer\\] \\(line 16\\): limit 64 B -> 256 B")
+     MATCH "raised    tests \"parse/grow\" \\(line 14\\): stacks rule \\[main, run_all, test_parse_grow, parse_grow_buffer\\] \\(line 16\\): limit 64 B -> 256 B")
 same("raised in place" ${SRC}/expected/grown.yaml)
 step("it shrinks: the limit is loose" 0
-     MATCH "loose     tests \"parse/grow\" \\(line 14\\): stacks rule \\[main, parse_grow_buffer\\] \\(line 16\\) limit 256 B is far above 64 B"
+     MATCH "loose     tests \"parse/grow\" \\(line 14\\): stacks rule \\[main, run_all, test_parse_grow, parse_grow_buffer\\] \\(line 16\\) limit 256 B is far above 64 B"
      ARGS --update-thresholds)
 step("a slack of 4 KiB keeps it" 0 ARGS --update-thresholds --tighten --slack 4KiB
      MATCH "needs no change")
 same("slack kept the limit" ${SRC}/expected/grown.yaml)
 step("tighten with no slack" 0 ARGS --update-thresholds --tighten --slack 0%
-     MATCH "lowered   tests \"parse/grow\" \\(line 14\\): stacks rule \\[main, parse_grow_buffer\\] \\(line 16\\) limit 256 B -> 64 B")
+     MATCH "lowered   tests \"parse/grow\" \\(line 14\\): stacks rule \\[main, run_all, test_parse_grow, parse_grow_buffer\\] \\(line 16\\) limit 256 B -> 64 B")
 same("tightened back again" ${SRC}/expected/baseline.yaml)
 step("a filtered run tightens only its own exact entry" 0
      ARGS --filter store/keep --update-thresholds --tighten

@@ -399,7 +399,8 @@ test_config__unknown_keys(void)
               "in defaults)"},
         {"version: 1\ncolour: red\n", LEAKGATE_ECONFIG,
          NAME ":2:1: unknown key 'colour' in the top level (valid keys: "
-              "version, defaults, suites, tests, ignore, builtin_ignore)"},
+              "version, defaults, suites, tests, ignore, builtin_ignore, "
+              "allocators)"},
         {"version: 1\ndefaults: {x: 1}\n", LEAKGATE_ECONFIG,
          NAME ":2:12: unknown key 'x' in defaults (valid keys: stack_limit, "
               "total_limit, warmup, repeat, settle, rerun)"},

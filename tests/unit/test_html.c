@@ -193,8 +193,8 @@ test_html__failure_section(void)
     CU_ASSERT(!strstr(html, "<!DOCTYPE svg"));
     /* The YAML. */
     CU_ASSERT(contains(html, "add to <code>leakgate.yaml</code>:</p>\n<pre "
-                             "class=\"yaml\">tests:\n  'parser/test_&lt;"
-                             "cache&gt;&amp;':"));
+                             "class=\"yaml\">tests:\n  \"parser/test_&lt;"
+                             "cache&gt;&amp;\":"));
     CU_ASSERT(contains(html, "frames: [parser_feed, cache_insert]"));
     /* Artifacts relative to the report dir, others %-encoded. */
     CU_ASSERT(contains(html, "<li><a href=\"parser/test__cache__.before.heap\">"

@@ -285,7 +285,8 @@ static const char judge_yaml[] =
 #define FNS(...) ((const char *const[]){__VA_ARGS__})
 #define STACK(bytes, objs, ...)                                                \
     {                                                                          \
-        FNS(__VA_ARGS__), N(FNS(__VA_ARGS__)), bytes, objs                     \
+        FNS(__VA_ARGS__), N(FNS(__VA_ARGS__)), bytes, objs, FNS(__VA_ARGS__),  \
+            N(FNS(__VA_ARGS__))                                                \
     }
 
 static void

@@ -108,7 +108,8 @@ fixture_init(struct fixture *fx)
     fx->pcs4[0] = 0x405050;
     fx->pcs4[1] = 0x406060;
     fx->rule_frames[0] = s_glob_strdup;
-    fx->rule = (struct leakgate_config_stack_rule){fx->rule_frames, 1, 0, 12};
+    fx->rule =
+        (struct leakgate_config_stack_rule){fx->rule_frames, 1, 0, 12, false};
     fx->test_entry.pattern = s_pattern;
     fx->test_entry.line = 10;
     fx->test_entry.stacks = &fx->rule;
@@ -160,14 +161,17 @@ static const char golden_text[] =
     "  artifacts: none, pass --report-dir DIR to keep the heap profiles\n"
     "  to accept this growth, add to leakgate.yaml:\n"
     "    tests:\n"
-    "      'parser/test_cache_insert':\n"
+    "      \"parser/test_cache_insert\":\n"
     "        # replaces tests \"parser/*\" (line 10) here: its settings are "
     "repeated\n"
     "        stacks:\n"
-    "          - frames: [test_cache_insert, cache_insert]\n"
-    "            limit: 4096  # 4.0 KiB\n"
-    "          - frames: [test_cache_insert, strdup]\n"
+    "          - frames: [test_cache_insert]\n"
+    "            exact: true\n"
     "            limit: 112\n"
+    "          - frames: [test_cache_insert, parser_feed, make_node, "
+    "cache_insert]\n"
+    "            exact: true\n"
+    "            limit: 4 KiB\n"
     "          - frames: [strdup]  # from line 12\n"
     "            limit: 0\n";
 
@@ -337,7 +341,7 @@ test_report__total_over(void)
     CU_ASSERT(contains(text, "  stack 1 of 2: 4,096 B in 1 object, within "
                              "its limit 1,234,567 B (defaults.stack_limit)\n"));
     CU_ASSERT(contains(text, "  stack 2 of 2: 112 B"));
-    CU_ASSERT(contains(text, "        total_limit: 4208  # 4.1 KiB\n"));
+    CU_ASSERT(contains(text, "        total_limit: 4208\n"));
     CU_ASSERT_PTR_NULL(strstr(text, "- frames: [test_cache_insert"));
     leakgate_util__free(text);
 
@@ -474,12 +478,13 @@ test_report__artifacts(void)
     fx.v.heap_after = after;
     fx.v.json_path = json;
     text = text_of(&fx, false);
-    CU_ASSERT(contains(text, "  artifacts: /r/parser/test_cache_insert."
-                             "before.heap, /r/parser/test_cache_insert."
-                             "after.heap, /r/parser/test_cache_insert.json\n"
-                             "  inspect: jeprof --text --base=/r/parser/"
-                             "test_cache_insert.before.heap /build/unit_tests"
-                             " /r/parser/test_cache_insert.after.heap\n"));
+    CU_ASSERT(contains(text,
+                       "  artifacts: /r/parser/test_cache_insert."
+                       "before.heap, /r/parser/test_cache_insert."
+                       "after.heap, /r/parser/test_cache_insert.json\n"
+                       "  inspect: jeprof --text --show_bytes --base=/r/parser/"
+                       "test_cache_insert.before.heap /build/unit_tests"
+                       " /r/parser/test_cache_insert.after.heap\n"));
     leakgate_util__free(text);
 }
 
@@ -494,6 +499,7 @@ test_report__picture_artifacts(void)
     static char svg[] = "/r/p/t.svg";
     static char pdf[] = "/r/p/t.pdf";
     static char dot[] = "/r/p/t.dot";
+    static char txt[] = "/r/p/t.txt";
     static char note[] = "Graphviz's dot is not on PATH";
     const struct leakgate_verdict *one[1];
     char *text, *json;
@@ -506,8 +512,15 @@ test_report__picture_artifacts(void)
     fx.v.dot_path = dot;
     one[0] = &fx.v;
     text = text_of(&fx, false);
+    /* Every file written is listed (issue 14 item 11). */
     CU_ASSERT(contains(text, "  artifacts: /r/p/t.before.heap, "
-                             "/r/p/t.after.heap, /r/p/t.svg, /r/p/t.pdf\n"));
+                             "/r/p/t.after.heap, /r/p/t.svg, /r/p/t.pdf, "
+                             "/r/p/t.dot\n"));
+    leakgate_util__free(text);
+    fx.v.text_path = txt;
+    text = text_of(&fx, false);
+    CU_ASSERT(contains(text, "/r/p/t.pdf, /r/p/t.dot, /r/p/t.txt\n"));
+    fx.v.text_path = NULL;
     leakgate_util__free(text);
     json = leakgate_report__json(one, 1, &fx.env);
     CU_ASSERT(contains(json, "\"dot\": \"/r/p/t.dot\""));
@@ -576,24 +589,29 @@ test_report__yaml_carry_over(void)
     yaml = leakgate_report__yaml(&fx.v);
     CU_ASSERT_STRING_EQUAL(
         yaml, "tests:\n"
-              "  'parser/test_cache_insert':\n"
+              "  \"parser/test_cache_insert\":\n"
               "    # replaces tests \"parser/?*\" (line 10) here: its "
               "settings are repeated\n"
               "    total_limit: ~\n"
-              "    stack_limit: 2048  # 2.0 KiB\n"
+              "    stack_limit: 2 KiB\n"
               "    warmup: 2\n"
               "    stacks:\n"
-              "      - frames: [test_cache_insert, cache_insert]\n"
-              "        limit: 4096  # 4.0 KiB\n"
-              "      - frames: [test_cache_insert, strdup]\n"
+              "      - frames: [test_cache_insert]\n"
+              "        exact: true\n"
               "        limit: 112\n"
+              "      - frames: [test_cache_insert, parser_feed, make_node, "
+              "cache_insert]\n"
+              "        exact: true\n"
+              "        limit: 4 KiB\n"
               "      - frames: [strdup]  # from line 12\n"
               "        limit: 0\n");
     leakgate_util__free(yaml);
     fx.test_entry.pattern = exact;
     yaml = leakgate_report__yaml(&fx.v);
-    CU_ASSERT(contains(yaml, "  'parser/test_cache_insert':\n    # merge into "
-                             "the entry at line 10, new rules first\n"
+    CU_ASSERT(contains(yaml, "  \"parser/test_cache_insert\":\n    # merge "
+                             "into the entry at line 10: these values "
+                             "replace its own, these rules go after its "
+                             "rules\n"
                              "    stacks:\n      - frames: [test_cache_"));
     CU_ASSERT_PTR_NULL(strstr(yaml, "from line 12"));
     CU_ASSERT_PTR_NULL(strstr(yaml, "warmup"));
@@ -617,19 +635,21 @@ test_report__yaml_suite_window(void)
     yaml = leakgate_report__yaml(&fx.v);
     CU_ASSERT_STRING_EQUAL(yaml,
                            "suites:\n"
-                           "  'parser':\n"
-                           "    total_limit: 4208  # 4.1 KiB\n"
+                           "  \"parser\":\n"
+                           "    total_limit: 4208\n"
                            "    stacks:\n"
-                           "      - frames: [test_cache_insert, cache_insert]\n"
-                           "        limit: 4096  # 4.0 KiB\n");
+                           "      - frames: [test_cache_insert, parser_feed, "
+                           "make_node, cache_insert]\n"
+                           "        exact: true\n"
+                           "        limit: 4 KiB\n");
     leakgate_util__free(yaml);
     /* Replacing "pars*" keeps its scope: suite. */
     fx.v.settings.suite_entry = &fx.suite_entry;
     fx.suite_entry.scope = LEAKGATE_CONFIG_SCOPE_SUITE;
     yaml = leakgate_report__yaml(&fx.v);
-    CU_ASSERT(contains(yaml, "  'parser':\n    # replaces suites \"pars*\" "
+    CU_ASSERT(contains(yaml, "  \"parser\":\n    # replaces suites \"pars*\" "
                              "(line 5) here: its settings are repeated\n"
-                             "    total_limit: 4208  # 4.1 KiB\n"
+                             "    total_limit: 4208\n"
                              "    scope: suite\n    stacks:\n"));
     leakgate_util__free(yaml);
 }
@@ -673,17 +693,23 @@ weird_init(struct weird *w, char *name)
     w->v.nstacks = 4;
 }
 
+/* Rules in name order (the ratchet writes the same), quoted only where
+ * YAML would misread a name. */
 static const char weird_yaml[] =
     "tests:\n"
     "  'we\\*rd/te''st\\?\\[1\\]':\n"
     "    stacks:\n"
-    "      - frames: [test_x, 'operator\\[\\]']\n"
-    "        limit: 100\n"
-    "      - frames: [test_x, 'null']\n"
-    "        limit: 99\n"
-    "      - frames: [test_x, 'it''s']\n"
+    "      - frames: [test_x, \"it's\"]\n"
+    "        exact: true\n"
     "        limit: 98\n"
-    "      - frames: [test_x, 'std::vector<int>::push_back']\n"
+    "      - frames: [test_x, \"null\"]\n"
+    "        exact: true\n"
+    "        limit: 99\n"
+    "      - frames: [test_x, 'operator\\[\\]']\n"
+    "        exact: true\n"
+    "        limit: 100\n"
+    "      - frames: [test_x, \"std::vector<int>::push_back\"]\n"
+    "        exact: true\n"
     "        limit: 97\n";
 
 static void
@@ -723,12 +749,15 @@ test_report__yaml_merges_rules(void)
     w.frames[3][1].function = "operator[]";
     yaml = leakgate_report__yaml(&w.v);
     CU_ASSERT_STRING_EQUAL(yaml, "tests:\n"
-                                 "  'parser/t':\n"
+                                 "  \"parser/t\":\n"
                                  "    stacks:\n"
-                                 "      - frames: [test_x, 'operator\\[\\]']\n"
-                                 "        limit: 500\n"
                                  "      - frames: ['operator\\[\\]', test_x]\n"
-                                 "        limit: 97\n");
+                                 "        exact: true\n"
+                                 "        limit: 97\n"
+                                 "      - frames: [test_x, 'operator\\[\\]']\n"
+                                 "        exact: true\n"
+                                 "        limit: 500   # covers 3 stacks: "
+                                 "each may retain up to 500 B\n");
     leakgate_util__free(yaml);
     /* One name only when outermost and innermost are the same. */
     w.frames[3][0].function = "operator[]";
@@ -736,7 +765,8 @@ test_report__yaml_merges_rules(void)
     w.frames[3][1].function = NULL;
     yaml = leakgate_report__yaml(&w.v);
     CU_ASSERT(contains(yaml, "      - frames: ['operator\\[\\]']\n"
-                             "        limit: 500\n"));
+                             "        exact: true\n"
+                             "        limit: 97\n"));
     leakgate_util__free(yaml);
 }
 
@@ -830,11 +860,12 @@ test_report__yaml_parses(void)
     }
     CU_ASSERT(contains(
         got, "{\"tests\": {\"we\\\\*rd/te'st\\\\?\\\\[1\\\\]\": {\"stacks\": "
-             "[{\"frames\": [\"test_x\", \"operator\\\\[\\\\]\"], \"limit\": "
-             "100}, {\"frames\": [\"test_x\", \"null\"], \"limit\": 99}, "
-             "{\"frames\": [\"test_x\", \"it's\"], \"limit\": 98}, "
-             "{\"frames\": [\"test_x\", \"std::vector<int>::push_back\"], "
-             "\"limit\": 97}]}}}\n"));
+             "[{\"exact\": true, \"frames\": [\"test_x\", \"it's\"], "
+             "\"limit\": 98}, {\"exact\": true, \"frames\": [\"test_x\", "
+             "\"null\"], \"limit\": 99}, {\"exact\": true, \"frames\": "
+             "[\"test_x\", \"operator\\\\[\\\\]\"], \"limit\": 100}, "
+             "{\"exact\": true, \"frames\": [\"test_x\", "
+             "\"std::vector<int>::push_back\"], \"limit\": 97}]}}}\n"));
     leakgate_util__free(yaml);
     /* A carried-over entry, with comments and `~`. */
     {
@@ -848,10 +879,11 @@ test_report__yaml_parses(void)
         CU_ASSERT_EQUAL(run_on(cmd, yaml, got, sizeof got), 0);
         CU_ASSERT(contains(
             got, "{\"tests\": {\"parser/test_cache_insert\": {\"stacks\": "
-                 "[{\"frames\": [\"test_cache_insert\", \"cache_insert\"], "
-                 "\"limit\": 4096}, {\"frames\": [\"test_cache_insert\", "
-                 "\"strdup\"], \"limit\": 112}, {\"frames\": [\"strdup\"], "
-                 "\"limit\": 0}], \"total_limit\": null}}}\n"));
+                 "[{\"exact\": true, \"frames\": [\"test_cache_insert\"], "
+                 "\"limit\": 112}, {\"exact\": true, \"frames\": "
+                 "[\"test_cache_insert\", \"parser_feed\", \"make_node\", "
+                 "\"cache_insert\"], \"limit\": \"4 KiB\"}, {\"frames\": "
+                 "[\"strdup\"], \"limit\": 0}], \"total_limit\": null}}}\n"));
         leakgate_util__free(yaml);
     }
     unlink(spath);

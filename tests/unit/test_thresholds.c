@@ -170,16 +170,19 @@ test_thresholds__accept_keeps_every_other_byte(void)
     expect(&r, commented,
            COMMENTED_HEAD "  \"parser/leak\":\n"
                           "    stacks:\n"
-                          "      - frames: [main, make_node]\n"
+                          "      - frames: [main, test_leak, make_node]\n"
+                          "        exact: true\n"
                           "        limit: 112\n"
                           "      - frames: [test_leak, strdup_name]\n"
+                          "        exact: true\n"
                           "        limit: 16\n" COMMENTED_TAIL);
     CU_ASSERT_EQUAL(r.rep.changes, 2);
-    CU_ASSERT(reported(&r, "added     tests \"parser/leak\" (new entry): "
-                           "stacks rule [main, make_node] limit 112 B\n"));
+    CU_ASSERT(
+        reported(&r, "added     tests \"parser/leak\" (new entry): "
+                     "stacks rule [main, test_leak, make_node] limit 112 B\n"));
     CU_ASSERT(reported(&r, "stale     tests \"parser/cache_fill\" (line 14): "
                            "matches no test in this run\n"));
-    CU_ASSERT(reported(&r, "stale     ignore rule [tzset] (line 27): matched "
+    CU_ASSERT(reported(&r, "stale     ignore rule [tzset] (line 29): matched "
                            "no stack in this run\n"));
     CU_ASSERT(reported(&r, "stale     suites \"net\" (line 10): matches no "
                            "suite in this run\n"));
@@ -256,6 +259,7 @@ test_thresholds__adds_stacks_and_limits_to_an_entry(void)
            "    total_limit: 348\n"
            "    stacks:\n"
            "      - frames: [test_x, grow_table]\n"
+           "        exact: true\n"
            "        limit: 300\n");
     CU_ASSERT(reported(&r, "raised    tests \"p/x\" (line 4): stack_limit "
                            "32 B -> 48 B\n"));
@@ -265,7 +269,7 @@ test_thresholds__adds_stacks_and_limits_to_an_entry(void)
 }
 
 static void
-test_thresholds__two_frame_rules_go_first(void)
+test_thresholds__rules_are_exact_and_in_name_order(void)
 {
     struct run r;
     struct leakgate_verdict *v;
@@ -279,10 +283,12 @@ test_thresholds__two_frame_rules_go_first(void)
            "tests:\n"
            "  \"p/x\":\n"
            "    stacks:\n"
-           "      - frames: [test_x, defer_free]\n"
-           "        limit: 16\n"
            "      - frames: [test_x]\n"
-           "        limit: 512\n");
+           "        exact: true\n"
+           "        limit: 512\n"
+           "      - frames: [test_x, defer_free]\n"
+           "        exact: true\n"
+           "        limit: 16\n");
     CU_ASSERT_EQUAL(r.rep.stale, 0);
     run_dispose(&r);
 }
@@ -311,6 +317,7 @@ test_thresholds__suite_cleanup_records_do_not_block(void)
            "  \"s\":\n"
            "    stacks:\n"
            "      - frames: [suite_init, make_table]\n"
+           "        exact: true\n"
            "        limit: 768\n");
     CU_ASSERT(reported(&r, "skipped   s/t: it failed an assertion"));
     run_dispose(&r);
@@ -349,6 +356,7 @@ test_thresholds__a_glob_entry_is_repeated_not_widened(void)
            "    warmup: 2\n"
            "    stacks:\n"
            "      - frames: [test_feed, buffer_grow]\n"
+           "        exact: true\n"
            "        limit: 2 KiB\n"
            "      - frames: [buffer_grow]\n"
            "        limit: 1 KiB\n"
@@ -369,7 +377,7 @@ test_thresholds__suite_windows_go_under_suites(void)
     expect(&r, "version: 1\nsuites: {}\n",
            "version: 1\n"
            "suites: {\"net\": {stacks: [{frames: [net_init, socket_table], "
-           "limit: 64}]}}\n");
+           "exact: true, limit: 64}]}}\n");
     run_dispose(&r);
 }
 
@@ -386,6 +394,7 @@ test_thresholds__names_with_glob_characters(void)
            "  'vec/at\\[1\\]':\n"
            "    stacks:\n"
            "      - frames: [test_at, 'operator\\[\\]']\n"
+           "        exact: true\n"
            "        limit: 24\n");
     run_dispose(&r);
 }
@@ -399,13 +408,14 @@ test_thresholds__new_file(void)
     stack(window(&r, "s", "t"), 8, 1, "leak_one");
     expect(&r, NULL,
            "# leakgate thresholds (docs/thresholds.md), created by "
-           "--update-thresholds.\n"
+           "leakgate.\n"
            "# Edit freely: updates keep comments, order and quoting.\n"
            "version: 1\n"
            "tests:\n"
            "  \"s/t\":\n"
            "    stacks:\n"
            "      - frames: [leak_one]\n"
+           "        exact: true\n"
            "        limit: 8\n");
     run_dispose(&r);
 }
@@ -420,7 +430,7 @@ test_thresholds__crlf_file(void)
     expect(&r, "version: 1\r\ntests:\r\n  \"a/b\": {warmup: 1}\r\n",
            "version: 1\r\ntests:\r\n  \"a/b\": {warmup: 1}\r\n"
            "  \"s/t\":\r\n    stacks:\r\n      - frames: [leak_one]\r\n"
-           "        limit: 8\r\n");
+           "        exact: true\r\n        limit: 8\r\n");
     run_dispose(&r);
 }
 
@@ -752,8 +762,8 @@ const struct unit_case unit_cases[] = {
      test_thresholds__raises_a_rule_in_place},
     {"test_thresholds__adds_stacks_and_limits_to_an_entry",
      test_thresholds__adds_stacks_and_limits_to_an_entry},
-    {"test_thresholds__two_frame_rules_go_first",
-     test_thresholds__two_frame_rules_go_first},
+    {"test_thresholds__rules_are_exact_and_in_name_order",
+     test_thresholds__rules_are_exact_and_in_name_order},
     {"test_thresholds__suite_cleanup_records_do_not_block",
      test_thresholds__suite_cleanup_records_do_not_block},
     {"test_thresholds__a_glob_entry_is_repeated_not_widened",
