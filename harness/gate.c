@@ -287,8 +287,11 @@ piece_start(struct leakgate_gate *gate)
         return rc;
     leakgate_gate__clock_start(gate);
     rc = leakgate_profile__set_active(true);
-    if (rc == 0 && gate->cur.rerun && !gate->cur.tracking &&
-        gate->cur.nruns == 0 &&
+    /* The exact window of a replay is watched by the tracker too: what it
+     * left is compared with what the first run's fast pass left. */
+    if (rc == 0 && (gate->cur.rerun || gate->replay.child) &&
+        !gate->cur.tracking && gate->cur.nruns == 0 &&
+        leakgate_track__installed() &&
         leakgate_track__stacks(LEAKGATE_TRACK_STACKS_NONE) == 0)
         gate->cur.tracking = leakgate_track__begin() == 0;
     return rc;
@@ -385,6 +388,8 @@ piece_stop(struct leakgate_gate *gate)
         /* The exact re-run of a fast window: what did it leave? */
         if (leakgate_track__end(&gate->cur.second) != 0)
             gate->cur.first_unknown = true;
+        else
+            gate->cur.watched = true;
         gate->cur.tracking = false;
     }
     rc = leakgate_profile__set_active(false);

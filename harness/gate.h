@@ -47,6 +47,7 @@ struct gate_scope {
     bool fast;           /* a tracker window: no dumps (gate_fast.c) */
     bool rerun;          /* the exact re-run of a fast window that grew */
     bool tracking;       /* the tracker watches this exact re-run too */
+    bool watched;        /* ... and it did: second is valid */
     bool first_unknown;  /* the fast run's table could not grow */
     bool fast_stacks;    /* acc holds the stacks of what the fast window
                             left (track_stacks.c): trusted only to pass */

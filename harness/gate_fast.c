@@ -217,6 +217,14 @@ leakgate_gate__fast_annotate(struct leakgate_gate *gate,
         v->rerun_declined = true;
         return rewrite_report(gate, v);
     }
+    if (gate->replay.child && s->watched) {
+        /* What this replayed window left, for the first process to
+         * compare with its fast first pass (replay.c). */
+        v->how = LEAKGATE_MEASURED_REPLAY;
+        v->first_bytes = s->second.live_bytes;
+        v->first_objs = s->second.live_objs;
+        return 0;
+    }
     if (!s->rerun)
         return 0;
     v->how = LEAKGATE_MEASURED_RERUN;

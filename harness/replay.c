@@ -21,8 +21,10 @@
 #include "error.h"
 #include "files.h"
 #include "leakgate/thresholds.h"
+#include "policy.h"
 #include "report.h"
 #include "results.h"
+#include "track.h"
 #include "util.h"
 
 /* The longest command line read back from /proc/self/cmdline. */
@@ -79,6 +81,9 @@ leakgate_replay__child_setup(struct leakgate_gate *gate)
     if (rc < 0)
         return rc;
     gate->replay.child = true;
+    /* The tracker watches the replayed windows (not needed to measure
+     * them: to tell the first process what they left). */
+    (void)leakgate_track__install();
     /* Programs the tests start are not replays. */
     unsetenv(LEAKGATE_REPLAY_ENV);
     gate->opts.json_path = gate->replay.json_path;
@@ -235,6 +240,38 @@ loaded_verdict(struct leakgate_results *r, const struct leakgate_verdict *v)
     return NULL;
 }
 
+/*
+ * The replay measured less than the first run's fast pass left (what its
+ * exact window left, counted by the tracker as in the fast pass): the test
+ * does not allocate the same way each run, so a passing exact verdict
+ * says nothing about the first run.  It fails, and says why and what to
+ * do: measure the test exactly in its own run.
+ */
+static void
+not_reproduced(struct leakgate_verdict *x, uint64_t bytes, uint64_t objs)
+{
+    struct leakgate_buf b = LEAKGATE_BUF_INIT;
+
+    leakgate_buf__printf(
+        &b,
+        "leakgate: FAIL %s: the replay did not reproduce the first run: its "
+        "fast first pass left %llu B in %llu object%s, the exact replay "
+        "%llu B in %llu object%s (a test that allocates differently from "
+        "run to run)\n"
+        "  leakgate cannot vouch for what the first run left: measure this "
+        "test exactly in its own run with\n"
+        "    tests:\n      '%s':\n        rerun: false\n",
+        x->name, (unsigned long long)x->first_bytes,
+        (unsigned long long)x->first_objs, x->first_objs == 1 ? "" : "s",
+        (unsigned long long)bytes, (unsigned long long)objs,
+        objs == 1 ? "" : "s", x->name);
+    x->status = LEAKGATE_STATUS_FAIL; /* even without the text */
+    if (b.failed)
+        return;
+    leakgate_util__free(x->report);
+    x->report = leakgate_buf__take(&b);
+}
+
 /* Swap the replay's verdict into the gate; the gate's own notes (the
  * assertions of the first run) stay with the test. */
 static void
@@ -246,6 +283,9 @@ take_verdict(struct leakgate_gate *gate,
     struct leakgate_verdict *v = gate->verdicts[i];
     struct leakgate_note *notes = x->notes;
     size_t nnotes = x->nnotes;
+    struct leakgate_policy_settings set;
+    uint64_t bytes, objs;
+    bool watched;
 
     for (size_t k = 0; k < r->n; k++) {
         if (r->v[k] == x)
@@ -255,6 +295,9 @@ take_verdict(struct leakgate_gate *gate,
     x->nnotes = v->nnotes;
     v->notes = notes;
     v->nnotes = nnotes;
+    watched = x->how == LEAKGATE_MEASURED_REPLAY;
+    bytes = x->first_bytes;
+    objs = x->first_objs;
     x->how = LEAKGATE_MEASURED_REPLAY;
     x->first_bytes = v->first_bytes;
     x->first_objs = v->first_objs;
@@ -267,6 +310,14 @@ take_verdict(struct leakgate_gate *gate,
         x->picture_note = NULL;
     } else if (x->picture_note) {
         gate->pictures = -1;
+    }
+    /* With `settle:` the fast pass counted objects a deferred free was
+     * about to release: it may have left more than the replay. */
+    leakgate_policy__resolve(&set, gate->config, x->suite, x->test);
+    if (watched && x->status == LEAKGATE_STATUS_PASS && set.settle_ms == 0 &&
+        (bytes < x->first_bytes || objs < x->first_objs)) {
+        not_reproduced(x, bytes, objs);
+        return;
     }
     if (x->report && *x->report) {
         struct leakgate_symbolizer *sym;

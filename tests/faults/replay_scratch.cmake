@@ -4,6 +4,9 @@
 #      through a link planted there under the names earlier versions used.
 #   2. A replay that dies keeps its directory (mode 0700, the replay's log
 #      inside), and the error names it.
+#   3. A replay that does not reproduce what the first run's fast pass
+#      left (a test that allocates differently each run) fails the test,
+#      says so, and prints the `rerun: false` entry that measures it.
 # -DFAULTS=path of the faults program, -DDIR=scratch directory of the test.
 file(REMOVE_RECURSE ${DIR})
 file(MAKE_DIRECTORY ${DIR}/tmp)
@@ -50,7 +53,15 @@ else()
     string(APPEND failed "${kept} has mode ${mode}, expected 700\n")
   endif()
 endif()
+file(REMOVE ${DIR}/mark)
+execute_process(COMMAND ${FAULTS} --filter replay/differs
+                OUTPUT_VARIABLE out ERROR_VARIABLE err RESULT_VARIABLE rc)
+set(want "leakgate: FAIL replay/differs: the replay did not reproduce the first run: its fast first pass left 48 B in 1 object, the exact replay 0 B in 0 objects")
+if(NOT rc EQUAL 1 OR NOT err MATCHES "${want}" OR
+   NOT err MATCHES "'replay/differs':\n +rerun: false")
+  string(APPEND failed "replay/differs: exit ${rc}, expected 1 with\n${want}\n${err}\n")
+endif()
 if(failed)
   message(FATAL_ERROR "${failed}")
 endif()
-message(STATUS "ok: private replay directory, removed after a replay that worked, kept (0700) after one that died")
+message(STATUS "ok: private replay directory, removed after a replay that worked, kept (0700) after one that died; a replay that does not reproduce fails")
