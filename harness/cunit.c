@@ -90,6 +90,9 @@ static struct {
     size_t pending_cap;
     CU_pFailureRecord seen; /* last failure record made a note */
     size_t gate_cleanups;   /* "Suite cleanup failed." made by the gate */
+    size_t filtered_tests;  /* deactivated by --filter in active suites */
+    size_t filtered_suites; /* suites --filter deactivated whole */
+    size_t filtered_total;  /* tests --filter left out */
 } run;
 
 static struct leakgate_cunit_hooks hooks;
@@ -169,6 +172,10 @@ report_verdict(const leakgate_verdict *v)
 {
     if (!v)
         return false;
+    /* leakgate's lines start on a line of their own: CUnit's "  Test: t
+     * ..." (or the program's own output) is usually mid-line here. */
+    if (*leakgate_verdict_report(v))
+        fputc('\n', stderr);
     leakgate_gate_print_verdict(run.gate, v, stderr);
     if (leakgate_verdict_status(v) != LEAKGATE_STATUS_FAIL)
         return false;
@@ -466,6 +473,29 @@ leakgate_cunit_init(void)
     return result;
 }
 
+/*
+ * CUnit's summary counts what --filter left out as "Inactive"; it is not:
+ * the summary that follows the last suite's cleanup leaves those tests and
+ * suites out (CUnit counts the inactive suites after this one later, so
+ * the count is lowered by them ahead, modulo 2^32), and leakgate says how
+ * many it filtered out.
+ */
+static void
+uncount_filtered(void)
+{
+    CU_pRunSummary sum = CU_get_run_summary();
+
+    if (run.filtered_tests == 0 && run.filtered_suites == 0)
+        return;
+    sum->nTestsInactive -= (unsigned int)run.filtered_tests;
+    sum->nSuitesInactive -= (unsigned int)run.filtered_suites;
+    fprintf(stderr,
+            "\nleakgate: --filter '%s' left out %zu test%s; CUnit's summary "
+            "does not count them as inactive\n",
+            leakgate_gate_filter(run.gate), run.filtered_total,
+            run.filtered_total == 1 ? "" : "s");
+}
+
 /* No suite after ws will run in this run: its cleanup is the last point
  * before CUnit's summary. */
 static bool
@@ -502,8 +532,10 @@ leakgate_cunit_cleanup(void)
         push_pending(ws, NULL);
     }
     current.test = NULL;
-    if (last_suite(ws))
+    if (last_suite(ws)) {
         replay_awaiting(true);
+        uncount_filtered();
+    }
     return result;
 }
 
@@ -536,8 +568,10 @@ wrap_test(struct wtest *wt, struct wsuite *ws, CU_pTest t)
     wt->selected = leakgate_gate_selected(run.gate, suite, t->pName) ||
                    (ws->suite_scope && ws->window_selected);
     t->pTestFunc = leakgate_cunit_test;
-    if (!wt->selected)
+    if (!wt->selected) {
+        run.filtered_total += t->fActive != CU_FALSE;
         t->fActive = CU_FALSE;
+    }
 }
 
 static void
@@ -545,6 +579,7 @@ wrap_suite(struct wsuite *ws, CU_pSuite s, size_t *ti)
 {
     struct leakgate_window_settings settings;
     bool any = false;
+    size_t first = *ti;
 
     ws->suite = s;
     ws->init = s->pInitializeFunc;
@@ -565,8 +600,14 @@ wrap_suite(struct wsuite *ws, CU_pSuite s, size_t *ti)
     s->pCleanupFunc = leakgate_cunit_cleanup;
     s->pSetUpFunc = leakgate_cunit_setup;
     s->pTearDownFunc = leakgate_cunit_teardown;
-    if (!any && !ws->window_selected)
+    if (!any && !ws->window_selected && s->fActive) {
         s->fActive = CU_FALSE;
+        run.filtered_suites++;
+    } else if (s->fActive) {
+        /* CUnit counts the inactive tests of an active suite only. */
+        for (size_t i = first; i < *ti; i++)
+            run.filtered_tests += run.tests[i].active && !run.tests[i].selected;
+    }
 }
 
 static int
@@ -859,7 +900,7 @@ abandon_current(const char *why)
         return;
     leakgate_gate_abandon(run.gate, current.suite, current.test, why);
     leakgate_gate_write_results(run.gate);
-    snprintf(line, sizeof line, "leakgate: %s/%s: %s\n", current.suite,
+    snprintf(line, sizeof line, "\nleakgate: %s/%s: %s\n", current.suite,
              current.test, why);
     fputs(line, stderr);
 }
