@@ -14,8 +14,10 @@
  * by the numbered failure records "    N. FILE:LINE  - CONDITION" (a
  * condition may continue over several lines), suite warnings, the run
  * summary, then the "corpus runs<TAB>SUITE<TAB>TEST<TAB>N" lines of
- * corpus_runs.c.  Text a test prints is skipped.  The gate's stderr is
- * never mixed in: read it only through --gate-stderr.
+ * corpus_runs.c.  Text a test prints is skipped.  Capture stdout alone
+ * and give the gate's stderr as --gate-stderr: when both went to one file,
+ * whole lines of the gate's between a test's records are skipped, but
+ * lines that the two streams' buffers cut apart cannot be told.
  *
  * A difference is any of:
  *   - a test CUnit reports twice in one output, or whose run count is not
@@ -224,6 +226,7 @@ struct parser {
     struct span suite;
     struct test *test;
     enum phase phase;
+    bool in_gate_text; /* skipping the gate's stderr lines among records */
 };
 
 /* `text` is what follows a test's " ..." up to the line's end: output the
@@ -268,6 +271,7 @@ start_test(struct parser *ps, struct span line)
     t->name = (struct span){rest.p, (size_t)(dots - rest.p)};
     t->runs = -1;
     ps->test = t;
+    ps->in_gate_text = false;
     take_result(ps, (struct span){dots + 4, line.n - 8 - t->name.n - 4});
     return 0;
 }
@@ -404,6 +408,28 @@ runs_line(struct parser *ps, struct span line)
         ps->out->stray_runs += runs;
 }
 
+/* A line after "FAILED": a new record, or the last one's condition going
+ * on.  When stderr was captured with stdout, the gate's lines can come
+ * between records: from a "leakgate: " line that does not continue a
+ * record of the gate's, lines up to the next record are skipped. */
+static int
+records_line(struct parser *ps, struct span line)
+{
+    size_t prefix_len = record_start(ps->test, line);
+    size_t n = ps->test->nrecords;
+
+    if (prefix_len > 0) {
+        ps->in_gate_text = false;
+        return add_record(ps, line, prefix_len);
+    }
+    if (starts_with(line, GATE_PREFIX) &&
+        (n == 0 || !ps->test->records[n - 1].is_gate))
+        ps->in_gate_text = true;
+    if (n > 0 && !ps->in_gate_text)
+        continue_record(ps, line);
+    return 0;
+}
+
 static int
 parse_line(struct parser *ps, struct span line)
 {
@@ -427,12 +453,7 @@ parse_line(struct parser *ps, struct span line)
     } else if (ps->phase == PHASE_OUTPUT) {
         take_result(ps, line);
     } else if (ps->phase == PHASE_RECORDS) {
-        size_t prefix_len = record_start(ps->test, line);
-
-        if (prefix_len > 0)
-            return add_record(ps, line, prefix_len);
-        if (ps->test->nrecords > 0)
-            continue_record(ps, line);
+        return records_line(ps, line);
     } else if (ps->phase == PHASE_SUMMARY) {
         summary_line(ps, line);
     }
@@ -443,7 +464,7 @@ parse_line(struct parser *ps, struct span line)
 static int
 parse_output(struct output *out, const char *path)
 {
-    struct parser ps = {out, {"", 0}, NULL, PHASE_IDLE};
+    struct parser ps = {out, {"", 0}, NULL, PHASE_IDLE, false};
     const char *p, *end;
 
     memset(out, 0, sizeof *out);
