@@ -26,7 +26,8 @@ separator(int argc, char **argv)
     return argc;
 }
 
-/* --help, --version, --update-thresholds, a missing program: the status,
+/* --help, --version, --update-thresholds, --tighten, a missing program:
+ * the status,
  * or -1 to go on. */
 static int
 early_exit(const struct leakgate_gate_options *opts, int sep, int argc)
@@ -44,6 +45,15 @@ early_exit(const struct leakgate_gate_options *opts, int sep, int argc)
               "`leakgate run`; write results and merge them instead:\n"
               "  leakgate run --json DIR/ -- PROGRAM && "
               "leakgate thresholds merge DIR --into leakgate.yaml\n",
+              stderr);
+        return 2;
+    }
+    if (opts->tighten) {
+        fputs("leakgate: run: --tighten (LEAKGATE_TIGHTEN) is not supported "
+              "with `leakgate run`; write results and tighten from them:\n"
+              "  leakgate run --json DIR/ -- PROGRAM && "
+              "leakgate thresholds merge DIR --into leakgate.yaml "
+              "--tighten --dry-run\n",
               stderr);
         return 2;
     }
