@@ -185,13 +185,16 @@ own_argv(int *argc_out, char *const **argv_out)
     if (!argv) {
         rc = leakgate_files__read(&text, "/proc/self/cmdline", CMDLINE_MAX,
                                   "command line");
-        if (rc < 0)
-            return rc;
-        for (size_t i = 0; i < text.len; i++)
+        for (size_t i = 0; rc == 0 && i < text.len; i++)
             n += text.ptr[i] == '\0';
-        argv = leakgate_util__calloc(n + 1, sizeof *argv);
-        if (!argv)
-            return leakgate_error__set(LEAKGATE_ENOMEM, "command line");
+        argv = rc == 0 ? leakgate_util__calloc(n + 1, sizeof *argv) : NULL;
+        if (!argv) {
+            /* The next call starts afresh (the read appends). */
+            leakgate_buf__dispose(&text);
+            return rc < 0
+                       ? rc
+                       : leakgate_error__set(LEAKGATE_ENOMEM, "command line");
+        }
         for (size_t i = 0; i < text.len && (size_t)argc < n;
              i += strlen(text.ptr + i) + 1)
             argv[argc++] = text.ptr + i;
@@ -215,6 +218,8 @@ leakgate_gate_options_parse(struct leakgate_gate_options *opts,
         if (rc < 0)
             return rc;
     }
+    if (!argv) /* cannot happen: own_argv() fills it (for the analyzer) */
+        return leakgate_error__set(LEAKGATE_ERROR, "no command line");
     for (int i = 1; i < argc; i++) {
         bool matched;
 
