@@ -435,6 +435,13 @@ leakgate_cunit_teardown(void)
     if (run.test_open) {
         run.test_open = false;
         close_test_window(wt);
+        if (leakgate_gate_replay_done(run.gate)) {
+            /* A replay stops after the last test it measures: what runs
+             * after it cannot change its verdicts. */
+            leakgate_gate_write_results(run.gate);
+            fflush(NULL);
+            _exit(0);
+        }
     }
     if (wt)
         push_pending(wt->ws, wt);
@@ -516,8 +523,13 @@ leakgate_cunit_cleanup(void)
 
     if (!ws)
         return 0;
-    if (!ws->window_open || !ws->suite_scope)
+    if (!ws->window_open || !ws->suite_scope) {
         checkpoint(); /* recording is off (the window is paused) */
+        /* The suite's tests have run: what their fast pass left is
+         * measured now, so that the suite window's hints see their
+         * verdicts and a crash later in the run loses none of them. */
+        replay_awaiting(true);
+    }
     started(ws, SUITE_WINDOW, "cleanup");
     if (ws->window_open && !ws->suite_scope)
         gate_error(leakgate_gate_resume(run.gate), "resuming a window");
@@ -532,10 +544,8 @@ leakgate_cunit_cleanup(void)
         push_pending(ws, NULL);
     }
     current.test = NULL;
-    if (last_suite(ws)) {
-        replay_awaiting(true);
+    if (last_suite(ws))
         uncount_filtered();
-    }
     return result;
 }
 
@@ -728,9 +738,10 @@ count_replayed_failure(const struct wtest *wt)
 /*
  * What a test's fast first pass left is measured by replaying the program
  * in a fresh process (replay.h): a test runs once per process.  Called
- * from the cleanup of the run's last suite, so that CUnit's summary,
- * which follows, counts the replayed failures (in_cunit); otherwise after
- * the run, when CUnit's summary has been printed already.
+ * from each suite's cleanup, so that CUnit's summary counts the replayed
+ * failures (in_cunit); otherwise after the run, or when the program is
+ * about to die, when CUnit's summary has been printed already or never
+ * will be.
  */
 static void
 replay_awaiting(bool in_cunit)
@@ -891,6 +902,13 @@ early_exit(const struct leakgate_gate_options *opts)
  * is best effort (it allocates); an alarm bounds it if the allocator's
  * state is what crashed.
  */
+void
+leakgate_cunit__rescue(void)
+{
+    if (run.gate && run_depth > 0 && run.tests)
+        replay_awaiting(false);
+}
+
 static void
 abandon_current(const char *why)
 {
@@ -899,6 +917,7 @@ abandon_current(const char *why)
     if (!run.gate || !current.test)
         return;
     leakgate_gate_abandon(run.gate, current.suite, current.test, why);
+    leakgate_cunit__rescue();
     leakgate_gate_write_results(run.gate);
     snprintf(line, sizeof line, "\nleakgate: %s/%s: %s\n", current.suite,
              current.test, why);

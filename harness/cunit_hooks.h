@@ -47,4 +47,10 @@ struct leakgate_cunit_hooks {
  * removes them.  Cannot fail. */
 void leakgate_cunit__set_hooks(const struct leakgate_cunit_hooks *hooks);
 
+/* The program is about to die (a fatal signal, exit() in a test): measure
+ * the tests still waiting for a replay now (the replay stops after the
+ * last of them, before the fatal point) and tell the hooks.  Best effort:
+ * it allocates.  Does nothing outside a run. */
+void leakgate_cunit__rescue(void);
+
 #endif

@@ -590,8 +590,12 @@ hint_shared_fixture(struct leakgate_gate *gate, struct leakgate_verdict *sv)
     for (size_t i = 0; i < gate->nverdicts; i++) {
         const struct leakgate_verdict *tv = gate->verdicts[i];
 
+        /* Freed in the suite window (exact), or watched objects of its
+         * fast pass freed by later tests or the cleanup. */
         if (tv->status != LEAKGATE_STATUS_FAIL ||
-            strcmp(tv->suite, sv->suite) != 0 || !released_by(tv, sv))
+            strcmp(tv->suite, sv->suite) != 0 ||
+            (!released_by(tv, sv) &&
+             !leakgate_track__watch_released(tv->watch_id)))
             continue;
         leakgate_buf__printf(&names, "%s%s", n++ ? ", " : "", tv->test);
     }
@@ -648,8 +652,10 @@ leakgate_gate_end(leakgate_gate *gate, int judged, const leakgate_verdict **out)
     }
     if (rc == 0)
         rc = leakgate_gate__fast_annotate(gate, v);
-    if (rc == 0 && strcmp(v->test, "[suite]") == 0)
+    if (rc == 0 && strcmp(v->test, "[suite]") == 0) {
         rc = hint_shared_fixture(gate, v);
+        leakgate_track__watch_clear(); /* the suite is over */
+    }
     if (rc == 0 && v->status == LEAKGATE_STATUS_FAIL && gate->opts.report_dir)
         rc = leakgate_gate__write_artifacts(gate, v);
     if (rc == 0)

@@ -61,6 +61,7 @@ struct gate_grew {
     char *test;
     bool unknown; /* the table could not grow: the residue is unknown */
     struct leakgate_track_result r;
+    uint32_t watch_id; /* its objects are watched until the suite ends */
 };
 
 struct leakgate_gate {
@@ -89,6 +90,7 @@ struct leakgate_gate {
     bool fast;    /* begin_fast opens tracker windows */
     char fast_off[256]; /* why not ("" when fast) */
     struct gate_grew grew;
+    uint32_t watch_next; /* the last watch id handed out */
     struct {
         bool child;   /* this process is a replay (replay.h) */
         char **names; /* its list: "SUITE\tTEST" */

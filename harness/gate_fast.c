@@ -126,6 +126,13 @@ remember_growth(struct leakgate_gate *gate,
     g->test = leakgate_util__strdup(gate->cur.test);
     g->unknown = unknown;
     g->r = *r;
+    /* Does the rest of the suite free it?  (a shared fixture: gate.c) */
+    if (!unknown) {
+        g->watch_id = ++gate->watch_next % 4096;
+        if (g->watch_id == 0)
+            g->watch_id = ++gate->watch_next % 4096;
+        (void)leakgate_track__watch_left(g->watch_id);
+    }
     if (!g->suite || !g->test)
         return leakgate_error__set(LEAKGATE_ENOMEM, "fast window");
     return LEAKGATE_GATE_RERUN;
@@ -285,6 +292,7 @@ leakgate_gate_decline_rerun(leakgate_gate *gate, const char *why)
         v->status = LEAKGATE_STATUS_NOT_JUDGED;
         v->needs_replay = true; /* until leakgate_gate_replay() */
         v->rerun_declined = true;
+        v->watch_id = g->watch_id;
         leakgate_util__free(v->not_judged_why);
         v->not_judged_why = leakgate_buf__take(&text);
         rc = v->not_judged_why

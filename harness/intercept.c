@@ -211,6 +211,8 @@ forget(void *p)
 {
     if (p && leakgate_track__erasing_now())
         leakgate_track__erase((uintptr_t)p);
+    if (p && leakgate_track__watching_now())
+        leakgate_track__watch_free((uintptr_t)p);
 }
 
 /* No next definition (a program without the C++ runtime calling a C++
@@ -276,6 +278,8 @@ realloc(void *p, size_t n)
     }
     was = p && leakgate_track__erasing_now() &&
           leakgate_track__erase((uintptr_t)p);
+    if (p && leakgate_track__watching_now())
+        leakgate_track__watch_free((uintptr_t)p);
     return resized(p, NEXT(realloc)(p, n), n, was, CALLER);
 }
 
@@ -324,6 +328,8 @@ rallocx(void *p, size_t n, int flags)
     bool was = p && leakgate_track__erasing_now() &&
                leakgate_track__erase((uintptr_t)p);
 
+    if (p && leakgate_track__watching_now())
+        leakgate_track__watch_free((uintptr_t)p);
     return resized(p, NEXT(rallocx)(p, n, flags), n, was, CALLER);
 }
 

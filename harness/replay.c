@@ -12,6 +12,9 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <link.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -111,6 +114,29 @@ leakgate_gate_measures(const leakgate_gate *gate,
             return 1;
     }
     return 0;
+}
+
+int
+leakgate_gate_replay_done(const leakgate_gate *gate)
+{
+    if (!gate->replay.child)
+        return 0;
+    for (size_t i = 0; i < gate->replay.n; i++) {
+        const char *n = gate->replay.names[i];
+        const char *tab = strchr(n, '\t');
+        bool found = false;
+
+        for (size_t k = 0; tab && k < gate->nverdicts && !found; k++) {
+            const struct leakgate_verdict *v = gate->verdicts[k];
+
+            found = v->measured && strlen(v->suite) == (size_t)(tab - n) &&
+                    strncmp(v->suite, n, (size_t)(tab - n)) == 0 &&
+                    strcmp(v->test, tab + 1) == 0;
+        }
+        if (!found)
+            return 0;
+    }
+    return 1;
 }
 
 size_t
@@ -272,6 +298,70 @@ not_reproduced(struct leakgate_verdict *x, uint64_t bytes, uint64_t objs)
     x->report = leakgate_buf__take(&b);
 }
 
+struct bias_lookup {
+    const char *module; /* path, as symbolize.c names modules */
+    const char *exe;    /* this executable's path (dl_iterate_phdr: "") */
+    uintptr_t bias;
+    bool found;
+};
+
+static int
+find_bias(struct dl_phdr_info *info, size_t size, void *payload)
+{
+    struct bias_lookup *b = payload;
+    const char *name =
+        info->dlpi_name && *info->dlpi_name ? info->dlpi_name : b->exe;
+
+    (void)size;
+    if (!name || strcmp(name, b->module) != 0)
+        return 0;
+    b->bias = info->dlpi_addr;
+    b->found = true;
+    return 1;
+}
+
+/*
+ * The replay ran in another process, where address-space randomisation
+ * loaded every module elsewhere: its return addresses become this
+ * process's (each frame's module offset plus the module's load bias here),
+ * so that they compare with the stacks this process measured (the suite
+ * window's hints).  A frame whose module is not loaded here keeps its pc.
+ */
+static void
+relocate(struct leakgate_verdict *x)
+{
+    char exe[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    struct bias_lookup b = {NULL, exe, 0, false};
+
+    exe[n > 0 ? n : 0] = '\0';
+    for (size_t i = 0; i < x->nstacks; i++) {
+        struct leakgate_vstack *s = &x->stacks[i];
+
+        for (size_t k = 0; k < s->nframes; k++) {
+            struct leakgate_frame *f = &s->frames[k];
+            uintptr_t old = f->pc;
+
+            if (!f->module)
+                continue;
+            if (!b.module || strcmp(b.module, f->module) != 0) {
+                b.module = f->module;
+                b.found = false;
+                dl_iterate_phdr(find_bias, &b);
+            }
+            if (!b.found)
+                continue;
+            f->pc = b.bias + f->module_offset;
+            for (size_t j = 0; j < s->npcs; j++) {
+                if (s->pcs[j] == old) {
+                    s->pcs[j] = f->pc;
+                    break;
+                }
+            }
+        }
+    }
+}
+
 /* Swap the replay's verdict into the gate; the gate's own notes (the
  * assertions of the first run) stay with the test. */
 static void
@@ -295,6 +385,7 @@ take_verdict(struct leakgate_gate *gate,
     x->nnotes = v->nnotes;
     v->notes = notes;
     v->nnotes = nnotes;
+    relocate(x);
     watched = x->how == LEAKGATE_MEASURED_REPLAY;
     bytes = x->first_bytes;
     objs = x->first_objs;
@@ -303,6 +394,7 @@ take_verdict(struct leakgate_gate *gate,
     x->first_objs = v->first_objs;
     x->needs_replay = false;
     x->rerun_declined = v->rerun_declined;
+    x->watch_id = v->watch_id;
     gate->verdicts[i] = x;
     if (x->picture_note && gate->pictures < 0) {
         /* This run has said why there are no pictures already. */

@@ -118,4 +118,19 @@ struct leakgate_diff;
  */
 int leakgate_track__left_stacks(struct leakgate_diff **out);
 
+/*
+ * Watch (track_stacks.c): after leakgate_track__end(), watch the objects
+ * the window left, for owner (1..4095; 0: do nothing), until
+ * leakgate_track__watch_clear(): a later free or realloc of one of them
+ * marks owner released.  Returns 0 or LEAKGATE_ENOMEM.  Objects beyond
+ * the table's room are not watched.
+ */
+int leakgate_track__watch_left(uint32_t owner);
+/* Something owner left was freed since it was watched.  Cannot fail. */
+bool leakgate_track__watch_released(uint32_t owner);
+/* Stop watching, forget every owner.  Cannot fail. */
+void leakgate_track__watch_clear(void);
+/* The wrappers' side: a is being freed or moved while watching. */
+void leakgate_track__watch_free(uintptr_t a);
+
 #endif

@@ -15,6 +15,8 @@
 extern atomic_bool leakgate_track__on;
 /* Frees erase (a window is open, or its end is counting). */
 extern atomic_bool leakgate_track__erasing;
+/* Frees are watched (track.h, Watch). */
+extern atomic_bool leakgate_track__watching;
 
 /* Note the object at a as allocated in the window.  Never allocates. */
 void leakgate_track__record(uintptr_t a);
@@ -27,6 +29,13 @@ static inline bool
 leakgate_track__recording(void)
 {
     return atomic_load_explicit(&leakgate_track__on, memory_order_relaxed);
+}
+
+static inline bool
+leakgate_track__watching_now(void)
+{
+    return atomic_load_explicit(&leakgate_track__watching,
+                                memory_order_relaxed);
 }
 
 static inline bool

@@ -399,3 +399,108 @@ leakgate_track__left_stacks(struct leakgate_diff **out)
     *out = d;
     return 0;
 }
+
+/* ---- Watch: which objects a test left does the rest of its suite free?
+ *
+ * The objects a fast window left are watched until the suite's window
+ * closes; a free (or a realloc) of one marks its owner's objects released.
+ * A suite whose cleanup or later tests free what failing tests left holds
+ * a shared fixture (gate.c's hint).  Outside a watch, a free costs one
+ * relaxed load more. */
+
+#define WATCH_SLOTS ((size_t)1 << 16) /* at most half of them used */
+#define WATCH_OWNERS 4096
+
+struct watch_slot {
+    uintptr_t addr; /* 0 empty, TOMBSTONE removed */
+    uint32_t owner;
+};
+
+static struct {
+    struct watch_slot *slots;
+    size_t used;
+    bool released[WATCH_OWNERS];
+} wt;
+
+atomic_bool leakgate_track__watching;
+
+static size_t
+watch_home(uintptr_t a)
+{
+    return (size_t)((a >> 4) * 0x9e3779b97f4a7c15ull >> 48);
+}
+
+static int
+watch_one(const void *ptr, size_t usable, void *payload)
+{
+    uint32_t owner = *(const uint32_t *)payload;
+    uintptr_t a = (uintptr_t)ptr;
+
+    (void)usable;
+    if (wt.used >= WATCH_SLOTS / 2)
+        return 1;
+    for (size_t i = watch_home(a);; i = (i + 1) & (WATCH_SLOTS - 1)) {
+        if (wt.slots[i].addr == 0) {
+            wt.slots[i].addr = a;
+            wt.slots[i].owner = owner;
+            wt.used++;
+            return 0;
+        }
+    }
+}
+
+int
+leakgate_track__watch_left(uint32_t owner)
+{
+    int rc;
+
+    if (owner == 0 || owner >= WATCH_OWNERS)
+        return 0;
+    if (!wt.slots) {
+        wt.slots = map(WATCH_SLOTS * sizeof *wt.slots);
+        if (!wt.slots)
+            return leakgate_error__set(LEAKGATE_ENOMEM,
+                                       "track: watch table (mmap failed)");
+    }
+    lock_tables();
+    rc = leakgate_track__each(watch_one, &owner);
+    atomic_store(&leakgate_track__watching, true);
+    unlock_tables();
+    return rc < 0 ? rc : 0;
+}
+
+ALLOC_PATH void
+leakgate_track__watch_free(uintptr_t a)
+{
+    lock_tables();
+    for (size_t i = watch_home(a); wt.slots; i = (i + 1) & (WATCH_SLOTS - 1)) {
+        struct watch_slot *w = &wt.slots[i];
+
+        if (w->addr == 0)
+            break;
+        if (w->addr == a) {
+            wt.released[w->owner] = true;
+            w->addr = TOMBSTONE;
+            break;
+        }
+    }
+    unlock_tables();
+}
+
+bool
+leakgate_track__watch_released(uint32_t owner)
+{
+    return owner > 0 && owner < WATCH_OWNERS && wt.released[owner];
+}
+
+void
+leakgate_track__watch_clear(void)
+{
+    atomic_store(&leakgate_track__watching, false);
+    lock_tables();
+    if (wt.slots && wt.used > 0)
+        memset(wt.slots, 0, WATCH_SLOTS * sizeof *wt.slots);
+    wt.used = 0;
+    memset(wt.released, 0, sizeof wt.released);
+    unlock_tables();
+}

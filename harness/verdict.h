@@ -85,6 +85,7 @@ struct leakgate_verdict {
     uint64_t first_objs;
     bool needs_replay;   /* NOT_JUDGED until a replay measures it */
     bool rerun_declined; /* replayed because it could not be re-run */
+    uint32_t watch_id;   /* what its fast pass left is watched (track.h) */
 };
 
 /* "exact", "fast pass", "exact re-run", "exact replay" (results JSON). */

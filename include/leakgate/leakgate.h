@@ -277,6 +277,14 @@ LEAKGATE_API const leakgate_verdict *leakgate_gate_verdict(
  */
 LEAKGATE_API int leakgate_verdict_waits_for_replay(const leakgate_verdict *v);
 
+/**
+ * In a replay (a process leakgate_gate_replay() started): 1 once every
+ * test it was asked to measure has its verdict, so the process may write
+ * its results (leakgate_gate_write_results()) and stop; else 0 (and
+ * always 0 outside a replay).
+ */
+LEAKGATE_API int leakgate_gate_replay_done(const leakgate_gate *gate);
+
 /** @return how many verdicts wait for a replay. */
 LEAKGATE_API size_t leakgate_gate_replays_pending(const leakgate_gate *gate);
 

@@ -272,6 +272,8 @@ static const struct fault faults[] = {
     {"crash", "segfault", test_crash_segfault},
     {"crash", "abort", test_crash_abort},
     {"crash", "exit", test_crash_exit},
+    {"rescue", "leak", test_leak_plain},
+    {"rescue", "segfault", test_crash_segfault},
     {"replay", "dies", test_replay_dies},
     {"replay", "differs", test_replay_differs},
 };

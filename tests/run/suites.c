@@ -117,6 +117,11 @@ static const struct plain_suite suites[] = {
      {{"before", test_clean},
       {"calls_exit", test_exit},
       {"after", test_never_runs}}},
+    /* A leak waits for its replay when the same suite crashes. */
+    {"leak_then_crash",
+     NULL,
+     NULL,
+     {{"leak", test_leak}, {"segv", test_segfault}}},
 };
 
 static int
