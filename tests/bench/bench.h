@@ -7,6 +7,9 @@
  *   BENCH_SIZE=small  small sizes (CI), otherwise the full sizes
  *   BENCH_LEAK=1      also register the suite's one deliberately leaking
  *                     test (its exact report is checked by ci/bench)
+ *   BENCH_ACCEPT=1    the accepted-growth variant (suite_realistic.c):
+ *                     some tests keep growth that tests/bench/accepted.yaml
+ *                     accepts, one starts and joins a thread
  */
 #ifndef BENCH_H
 #define BENCH_H
@@ -17,8 +20,9 @@
 #include <stdint.h>
 
 struct bench_config {
-    bool small; /* BENCH_SIZE=small */
-    bool leak;  /* BENCH_LEAK=1 */
+    bool small;  /* BENCH_SIZE=small */
+    bool leak;   /* BENCH_LEAK=1 */
+    bool accept; /* BENCH_ACCEPT=1 */
 };
 
 void bench_config_read(struct bench_config *out);

@@ -12,9 +12,11 @@ bench_config_read(struct bench_config *out)
 {
     const char *size = getenv("BENCH_SIZE");
     const char *leak = getenv("BENCH_LEAK");
+    const char *accept = getenv("BENCH_ACCEPT");
 
     out->small = size && strcmp(size, "small") == 0;
     out->leak = leak && strcmp(leak, "1") == 0;
+    out->accept = accept && strcmp(accept, "1") == 0;
 }
 
 /* The volatile counter after the call keeps it from being a tail call. */
