@@ -997,7 +997,10 @@ update_thresholds(leakgate_gate *gate,
     leakgate_thresholds_outcome *out = NULL;
     int rc;
 
-    if ((!opts->update_thresholds && !opts->tighten) || status == 3)
+    /* A replay measures for the process that started it, which updates
+     * the file from every verdict. */
+    if ((!opts->update_thresholds && !opts->tighten) || status == 3 ||
+        leakgate_gate_in_replay(gate))
         return status;
     t.tighten = opts->tighten;
     t.write = opts->update_thresholds;

@@ -117,6 +117,12 @@ leakgate_gate_measures(const leakgate_gate *gate,
 }
 
 int
+leakgate_gate_in_replay(const leakgate_gate *gate)
+{
+    return gate->replay.child ? 1 : 0;
+}
+
+int
 leakgate_gate_replay_done(const leakgate_gate *gate)
 {
     if (!gate->replay.child)

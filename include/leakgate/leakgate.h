@@ -115,7 +115,9 @@ typedef enum leakgate_status {
  */
 struct leakgate_gate_options {
     unsigned int version;        /**< LEAKGATE_GATE_OPTIONS_VERSION */
-    const char *thresholds_path; /**< NULL: ./leakgate.yaml if present */
+    const char *thresholds_path; /**< NULL: the build's file
+                                      (leakgate_thresholds_file), else
+                                      ./leakgate.yaml if present */
     const char *filter;          /**< glob over "suite/test"; NULL: all */
     const char *report_dir;      /**< NULL: no artifacts */
     const char *junit_path;      /**< NULL: no JUnit XML */
@@ -145,11 +147,15 @@ struct leakgate_gate_options {
  * (LEAKGATE_THRESHOLDS, LEAKGATE_FILTER, LEAKGATE_REPORT_DIR,
  * LEAKGATE_JUNIT, LEAKGATE_JSON, LEAKGATE_SLACK) fill what the command
  * line left unset; LEAKGATE_UPDATE_THRESHOLDS and LEAKGATE_TIGHTEN set to
- * a value other than "" or "0" turn their flags on.
+ * a value other than "" or "0" turn their flags on.  The thresholds file
+ * the build named (CMake's leakgate_thresholds_file()) fills
+ * thresholds_path after the environment twins.
  *
  * @param[out] opts    filled in; strings point into argv or environ
  * @param[in]  argc    argument count
- * @param[in]  argv    arguments; argv[0] is skipped
+ * @param[in]  argv    arguments; argv[0] is skipped.  NULL: the process's
+ *                     own command line (/proc/self/cmdline), kept for the
+ *                     life of the process
  * @return 0, or LEAKGATE_EUSAGE for an unknown option or a missing value
  *         (leakgate_error_last() names it).
  */
@@ -284,6 +290,10 @@ LEAKGATE_API int leakgate_verdict_waits_for_replay(const leakgate_verdict *v);
  * always 0 outside a replay).
  */
 LEAKGATE_API int leakgate_gate_replay_done(const leakgate_gate *gate);
+
+/** @return 1 in a replay (a process leakgate_gate_replay() started), whose
+ *          results belong to the process that started it; else 0. */
+LEAKGATE_API int leakgate_gate_in_replay(const leakgate_gate *gate);
 
 /** @return how many verdicts wait for a replay. */
 LEAKGATE_API size_t leakgate_gate_replays_pending(const leakgate_gate *gate);
