@@ -416,9 +416,12 @@ leakgate_gate_write_results(leakgate_gate *gate)
     struct leakgate_symbolizer *sym;
     int rc = 0;
 
-    /* The environment names the binary even when no window needed
-     * symbols (the index page shows it); without it, it stays unknown. */
-    if (gate->opts.report_dir && (!gate->env.binary || !*gate->env.binary))
+    /* The results name the binary and its build-id even when no window
+     * needed symbols (every test passed); without them, they stay
+     * unknown. */
+    if ((gate->opts.report_dir || gate->opts.junit_path ||
+         gate->opts.json_path) &&
+        (!gate->env.binary || !*gate->env.binary))
         (void)leakgate_gate__symbolizer(&sym, gate);
     if (gate->opts.junit_path)
         rc = leakgate_results__write_rendered(
