@@ -95,6 +95,18 @@ is_start_frame(const struct leakgate_frame *f)
            (f->function && strcmp(f->function, "_start") == 0);
 }
 
+/* leakgate's own allocation wrappers (harness/intercept.c), which a heap
+ * profile of a gated program records above the allocating code: exact
+ * windows strip them by address, offline readers (leakgate diff) here. */
+static bool
+is_own_wrapper(const struct leakgate_frame *f)
+{
+    const char *slash = f->file ? strrchr(f->file, '/') : NULL;
+
+    return f->function && slash && strcmp(slash + 1, "intercept.c") == 0 &&
+           slash - f->file >= 7 && strncmp(slash - 7, "harness", 7) == 0;
+}
+
 void
 leakgate_verdict__trim(struct leakgate_vstack *s)
 {
@@ -108,6 +120,8 @@ leakgate_verdict__trim(struct leakgate_vstack *s)
     }
     while (end > 0 && is_start_frame(&s->frames[end - 1]))
         end--;
+    while (begin + 1 < end && is_own_wrapper(&s->frames[begin]))
+        begin++;
     while (begin + 1 < end &&
            leakgate_verdict__system_frame(&s->frames[begin]) &&
            leakgate_verdict__system_frame(&s->frames[begin + 1]))
