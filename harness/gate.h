@@ -96,9 +96,10 @@ struct leakgate_gate {
         char **names; /* its list: "SUITE\tTEST" */
         size_t n;
         char *json_path; /* where the replay writes its results */
-        struct leakgate_results *loaded; /* the replay's results: they own
-                                            strings the verdicts taken
-                                            from them point to */
+        struct leakgate_results **loaded; /* every replay's results: they
+                                             own strings the verdicts
+                                             taken from them point to */
+        size_t nloaded;
     } replay;
 };
 

@@ -24,6 +24,7 @@
 #include "render.h"
 #include "report.h"
 #include "results.h"
+#include "replay.h"
 #include "util.h"
 
 /* The largest SVG read back to be inlined into index.html. */
@@ -423,6 +424,7 @@ leakgate_gate_write_results(leakgate_gate *gate)
          gate->opts.json_path) &&
         (!gate->env.binary || !*gate->env.binary))
         (void)leakgate_gate__symbolizer(&sym, gate);
+    leakgate_replay__cap_stacks(gate);
     if (gate->opts.junit_path)
         rc = leakgate_results__write_rendered(
             gate->opts.junit_path, "xml",

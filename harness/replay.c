@@ -116,6 +116,20 @@ leakgate_gate_measures(const leakgate_gate *gate,
     return 0;
 }
 
+void
+leakgate_replay__cap_stacks(struct leakgate_gate *gate)
+{
+    if (!gate->replay.child)
+        return;
+    for (size_t i = 0; i < gate->nverdicts; i++) {
+        struct leakgate_verdict *v = gate->verdicts[i];
+
+        /* Stacks come largest first (diff.c); the process ends soon. */
+        if (v->nstacks > LEAKGATE_REPLAY_MAX_STACKS)
+            v->nstacks = LEAKGATE_REPLAY_MAX_STACKS;
+    }
+}
+
 int
 leakgate_gate_in_replay(const leakgate_gate *gate)
 {
@@ -417,7 +431,9 @@ take_verdict(struct leakgate_gate *gate,
         not_reproduced(x, bytes, objs);
         return;
     }
-    if (x->report && *x->report) {
+    /* A window the replay cut to its largest stacks keeps the replay's
+     * own report, which counted them all. */
+    if (x->report && *x->report && x->nstacks < LEAKGATE_REPLAY_MAX_STACKS) {
         struct leakgate_symbolizer *sym;
         char *text;
 
@@ -441,11 +457,20 @@ take_results(struct leakgate_gate *gate,
              const char *log,
              int status)
 {
-    struct leakgate_results *r = NULL;
+    struct leakgate_results *r = NULL, **loaded;
     size_t missing = 0;
     const char *first = NULL;
     int rc = leakgate_results_new(&r);
 
+    /* Room to keep these results first: verdicts will point into them. */
+    loaded = rc == 0 ? leakgate_util__realloc(gate->replay.loaded,
+                                              (gate->replay.nloaded + 1) *
+                                                  sizeof *loaded)
+                     : NULL;
+    if (rc == 0 && !loaded)
+        rc = leakgate_error__set(LEAKGATE_ENOMEM, "replay results");
+    if (loaded)
+        gate->replay.loaded = loaded;
     if (rc == 0)
         rc = leakgate_results_load(r, json);
     if (rc < 0) {
@@ -469,7 +494,7 @@ take_results(struct leakgate_gate *gate,
             first = gate->verdicts[i]->name;
         }
     }
-    gate->replay.loaded = r;
+    gate->replay.loaded[gate->replay.nloaded++] = r;
     if (missing > 0)
         return leakgate_error__set(LEAKGATE_EIO,
                                    "the replay did not measure %s%s; its "
@@ -498,6 +523,60 @@ make_scratch(struct leakgate_buf *dir)
     return 0;
 }
 
+/* The last line of the replay's log that leakgate wrote ("leakgate: the
+ * gate could not measure: ..."), into out; "" when none. */
+static void
+last_gate_line(char *out, size_t size, const char *log)
+{
+    struct leakgate_buf text = LEAKGATE_BUF_INIT;
+    const char *p, *best = NULL;
+
+    out[0] = '\0';
+    if (!log || leakgate_files__read(&text, log, LIST_MAX, "replay log") < 0 ||
+        !text.ptr) {
+        leakgate_buf__dispose(&text);
+        return;
+    }
+    for (p = text.ptr; (p = strstr(p, "leakgate: ")) != NULL; p++) {
+        if (p == text.ptr || p[-1] == '\n')
+            best = p;
+    }
+    if (best)
+        snprintf(out, size, "%.*s", (int)strcspn(best, "\n"), best);
+    leakgate_buf__dispose(&text);
+}
+
+/* The replay failed: its tests stay not judged, with why (the error, and
+ * the replay's own last word), and are not replayed again. */
+static void
+give_up(struct leakgate_gate *gate, const char *log)
+{
+    char said[512], error[512];
+    struct leakgate_buf why = LEAKGATE_BUF_INIT;
+
+    snprintf(error, sizeof error, "%s", leakgate_error_last());
+    last_gate_line(said, sizeof said, log);
+    leakgate_buf__printf(&why, "the replay that measures it failed: %s%s%s",
+                         error, *said ? "; the replay said: " : "", said);
+    for (size_t i = 0; i < gate->nverdicts; i++) {
+        struct leakgate_verdict *v = gate->verdicts[i];
+        char *text;
+
+        if (!v->needs_replay)
+            continue;
+        v->needs_replay = false;
+        text = why.failed ? NULL : leakgate_util__strdup(why.ptr);
+        if (text) {
+            leakgate_util__free(v->not_judged_why);
+            v->not_judged_why = text;
+        }
+    }
+    if (*said)
+        leakgate_error__set(LEAKGATE_EIO, "%s; the replay said: %s", error,
+                            said);
+    leakgate_buf__dispose(&why);
+}
+
 int
 leakgate_gate_replay(leakgate_gate *gate, const char *preload)
 {
@@ -507,7 +586,7 @@ leakgate_gate_replay(leakgate_gate *gate, const char *preload)
     char **argv = NULL;
     int status = 0, rc;
 
-    if (leakgate_gate_replays_pending(gate) == 0 || gate->replay.loaded)
+    if (leakgate_gate_replays_pending(gate) == 0)
         return 0;
     rc = make_scratch(&dir);
     if (rc == 0) {
@@ -525,6 +604,8 @@ leakgate_gate_replay(leakgate_gate *gate, const char *preload)
         rc = start_and_wait(argv, list.ptr, log.ptr, preload, &status);
     if (rc == 0)
         rc = take_results(gate, json.ptr, log.ptr, status);
+    if (rc < 0)
+        give_up(gate, log.ptr);
     /* Kept, and named in the error, only when the replay failed. */
     if (rc == 0 || !log.ptr || access(log.ptr, F_OK) != 0) {
         if (list.ptr)
@@ -552,7 +633,9 @@ leakgate_replay__dispose(struct leakgate_gate *gate)
         leakgate_util__free(gate->replay.names[i]);
     leakgate_util__free(gate->replay.names);
     leakgate_util__free(gate->replay.json_path);
-    leakgate_results_free(gate->replay.loaded);
+    for (size_t i = 0; i < gate->replay.nloaded; i++)
+        leakgate_results_free(gate->replay.loaded[i]);
+    leakgate_util__free(gate->replay.loaded);
     memset(&gate->replay, 0, sizeof gate->replay);
 }
 

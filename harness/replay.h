@@ -42,4 +42,14 @@ int leakgate_replay__child_setup(struct leakgate_gate *gate);
 /* Free what the replay left in the gate (after its verdicts). */
 void leakgate_replay__dispose(struct leakgate_gate *gate);
 
+/*
+ * In a replay, before it writes its results: a window with more than
+ * LEAKGATE_REPLAY_MAX_STACKS stacks keeps only its largest ones (its
+ * status, totals and report text stay whole), so that the results file
+ * stays readable (100,000 stacks take 1.9 GB of JSON).  The first process
+ * then shows the replay's own report.  Outside a replay, nothing.
+ */
+#define LEAKGATE_REPLAY_MAX_STACKS 1000
+void leakgate_replay__cap_stacks(struct leakgate_gate *gate);
+
 #endif

@@ -7,6 +7,7 @@
  */
 #include "thresholds_rules.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "util.h"
@@ -140,32 +141,40 @@ cmp_names(const char *const *names, size_t n, const struct leakgate_trule *r)
 static struct leakgate_trule *
 rule_for(struct leakgate_tneed *t, const char *const *names, size_t n)
 {
-    size_t at = 0;
-    struct leakgate_trule *v;
+    size_t lo = 0, hi = t->nrules;
     const char **copy;
 
-    for (; at < t->nrules; at++) {
-        int c = cmp_names(names, n, &t->rules[at]);
+    while (lo < hi) { /* binary search: windows add up to 10^5 rules */
+        size_t mid = lo + (hi - lo) / 2;
+        int c = cmp_names(names, n, &t->rules[mid]);
 
         if (c == 0)
-            return &t->rules[at];
+            return &t->rules[mid];
         if (c < 0)
-            break;
+            hi = mid;
+        else
+            lo = mid + 1;
+    }
+    if (t->nrules == t->cap) {
+        size_t cap = t->cap ? 2 * t->cap : 16;
+        struct leakgate_trule *v =
+            leakgate_util__realloc(t->rules, cap * sizeof *v);
+
+        if (!v)
+            return NULL;
+        t->rules = v;
+        t->cap = cap;
     }
     copy = leakgate_util__calloc(n, sizeof *copy);
-    v = copy ? leakgate_util__realloc(t->rules, (t->nrules + 1) * sizeof *v)
-             : NULL;
-    if (!v) {
-        leakgate_util__free(copy);
+    if (!copy)
         return NULL;
-    }
-    t->rules = v;
     for (size_t k = 0; k < n; k++)
         copy[k] = names[n - 1 - k];
-    memmove(&v[at + 1], &v[at], (t->nrules - at) * sizeof *v);
-    v[at] = (struct leakgate_trule){copy, n, 0, 0};
+    memmove(&t->rules[lo + 1], &t->rules[lo],
+            (t->nrules - lo) * sizeof *t->rules);
+    t->rules[lo] = (struct leakgate_trule){copy, n, 0, 0};
     t->nrules++;
-    return &v[at];
+    return &t->rules[lo];
 }
 
 /* The index of a judged rule in the target entry, or SIZE_MAX. */
@@ -179,42 +188,69 @@ entry_rule(const struct leakgate_tneed *t,
     return (size_t)(r - t->entry->stacks);
 }
 
-/* Every counted stack of v with these names that a new rule would govern
- * (no rule of the target entry took it): the rule's limit and count. */
-static void
-cover(struct leakgate_trule *r,
-      const struct leakgate_tneed *t,
-      const struct leakgate_verdict *v,
-      const struct leakgate_policy_stack_verdict *per,
-      const struct leakgate_config *cfg,
-      const char **scratch)
+/* A counted stack of a window that a new rule could govern (no rule of the
+ * target entry took it), with its rule names. */
+struct named {
+    const char **names; /* innermost first */
+    size_t n;
+    uint64_t bytes;
+    bool over;
+};
+
+/* Outermost name first, as rules are ordered (cmp_names). */
+static int
+by_names(const void *a, const void *b)
 {
-    size_t count = 0;
+    const struct named *x = a, *y = b;
+    size_t m = x->n < y->n ? x->n : y->n;
 
-    for (size_t i = 0; i < v->nstacks; i++) {
-        size_t n;
+    for (size_t k = 0; k < m; k++) {
+        int c = strcmp(x->names[x->n - 1 - k], y->names[y->n - 1 - k]);
 
-        if (!per[i].judged || per[i].ignored || v->stacks[i].bytes <= 0 ||
-            entry_rule(t, per[i].rule) != SIZE_MAX)
-            continue;
-        n = leakgate_thresholds__rule_names(scratch, &v->stacks[i], cfg);
-        if (n == 0 || cmp_names(scratch, n, r) != 0)
-            continue;
-        r->limit = max_u64(r->limit, (uint64_t)v->stacks[i].bytes);
-        count++;
+        if (c)
+            return c;
     }
-    if (count > r->nstacks)
-        r->nstacks = count;
+    return (x->n > y->n) - (x->n < y->n);
 }
 
 static size_t
-most_frames(const struct leakgate_verdict *v)
+all_frames(const struct leakgate_verdict *v)
 {
-    size_t most = 1;
+    size_t n = 1;
 
     for (size_t i = 0; i < v->nstacks; i++)
-        most = v->stacks[i].nframes > most ? v->stacks[i].nframes : most;
-    return most;
+        n += v->stacks[i].nframes;
+    return n;
+}
+
+/* Stacks with the same names make one rule, when one of them is over:
+ * its limit is the largest of them, its count how many it covers.  The
+ * stacks are sorted by names once (a window may have 10^5 of them). */
+static bool
+add_rules(struct leakgate_tneed *t, struct named *all, size_t n)
+{
+    qsort(all, n, sizeof *all, by_names);
+    for (size_t i = 0; i < n;) {
+        size_t j = i;
+        uint64_t most = 0;
+        bool over = false;
+        struct leakgate_trule *r;
+
+        for (; j < n && by_names(&all[i], &all[j]) == 0; j++) {
+            most = max_u64(most, all[j].bytes);
+            over |= all[j].over;
+        }
+        if (over) {
+            r = rule_for(t, all[i].names, all[i].n);
+            if (!r)
+                return false;
+            r->limit = max_u64(r->limit, most);
+            if (j - i > r->nstacks)
+                r->nstacks = j - i;
+        }
+        i = j;
+    }
+    return true;
 }
 
 bool
@@ -225,39 +261,40 @@ leakgate_thresholds__need_window(
     const struct leakgate_policy_verdict *pol,
     const struct leakgate_config *cfg)
 {
-    const char **names = leakgate_util__calloc(most_frames(v), sizeof *names);
-    const char **scratch =
-        leakgate_util__calloc(most_frames(v), sizeof *scratch);
-    bool ok = names && scratch;
+    const char **names = leakgate_util__calloc(all_frames(v), sizeof *names);
+    struct named *all = leakgate_util__calloc(v->nstacks + 1, sizeof *all);
+    size_t used = 0, nall = 0;
+    bool ok = names && all;
 
     for (size_t i = 0; ok && i < v->nstacks; i++) {
         uint64_t bytes = (uint64_t)v->stacks[i].bytes;
         size_t j = entry_rule(t, per[i].rule), n;
-        struct leakgate_trule *r;
 
-        if (!per[i].over)
-            continue;
-        if (j != SIZE_MAX) {
+        if (per[i].over && j != SIZE_MAX) {
             t->raise[j] = max_u64(t->raise[j], bytes);
             continue;
         }
-        n = leakgate_thresholds__rule_names(names, &v->stacks[i], cfg);
+        if (!per[i].judged || per[i].ignored || v->stacks[i].bytes <= 0 ||
+            j != SIZE_MAX)
+            continue;
+        n = leakgate_thresholds__rule_names(names + used, &v->stacks[i], cfg);
         if (n == 0) {
-            t->set_stack = true;
-            t->stack_limit = max_u64(t->stack_limit, bytes);
+            if (per[i].over) {
+                t->set_stack = true;
+                t->stack_limit = max_u64(t->stack_limit, bytes);
+            }
             continue;
         }
-        r = rule_for(t, names, n);
-        ok = r != NULL;
-        if (ok)
-            cover(r, t, v, per, cfg, scratch);
+        all[nall++] = (struct named){names + used, n, bytes, per[i].over};
+        used += n;
     }
+    ok = ok && add_rules(t, all, nall);
     if (ok && pol->total_over) {
         t->set_total = true;
         t->total_limit = max_u64(t->total_limit, pol->total_bytes);
     }
     leakgate_util__free(names);
-    leakgate_util__free(scratch);
+    leakgate_util__free(all);
     return ok;
 }
 

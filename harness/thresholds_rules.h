@@ -65,6 +65,7 @@ struct leakgate_tneed {
                                                   a new entry */
     struct leakgate_trule *rules;              /* new rules, in order */
     size_t nrules;
+    size_t cap;      /* rules allocated */
     uint64_t *raise; /* per rule of entry: new limit, 0 = unchanged */
     bool set_stack, set_total;
     uint64_t stack_limit, total_limit; /* bytes, when set_* */
