@@ -691,6 +691,8 @@ load_artifacts(struct leakgate_verdict *v,
         rc = opt_string(&v->svg_path, ld, a, "svg");
     if (rc == 0)
         rc = opt_string(&v->pdf_path, ld, a, "pdf");
+    if (rc == 0)
+        rc = opt_string(&v->picture_note, ld, a, "picture_note");
     return rc;
 }
 
