@@ -143,6 +143,7 @@ leakgate_gate_new(leakgate_gate **out, const struct leakgate_gate_options *opts)
     gate->env.jemalloc_version = gate->prof.version;
     gate->env.thresholds_path = gate->thresholds_path;
     gate->env.report_dir = opts->report_dir;
+    gate->env.filter = opts->filter;
     gate->env.binary = "";
     gate->env.build_id = "";
     *out = gate;

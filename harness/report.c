@@ -1493,6 +1493,7 @@ json_env(struct json *j, const struct leakgate_report_env *env)
     json_str(j, "build_id", env->build_id);
     json_str(j, "thresholds", env->thresholds_path);
     json_str(j, "report_dir", env->report_dir);
+    json_str(j, "filter", env->filter);
     json_close(j, "}");
 }
 

@@ -20,6 +20,7 @@ struct leakgate_report_env {
     const char *build_id;         /* hex, "" if none */
     const char *thresholds_path;  /* NULL: none, all limits 0 */
     const char *report_dir;       /* NULL: no artifacts */
+    const char *filter;           /* --filter of the run, NULL: none */
 };
 
 /*

@@ -789,10 +789,11 @@ load_env(struct loader *ld, const struct leakgate_json *root)
     struct leakgate_report_env *env = &ld->env;
     const char **fields[] = {&env->sampling,        &env->jemalloc_version,
                              &env->binary,          &env->build_id,
-                             &env->thresholds_path, &env->report_dir};
-    static const char *const keys[] = {"sampling",   "jemalloc_version",
-                                       "binary",     "build_id",
-                                       "thresholds", "report_dir"};
+                             &env->thresholds_path, &env->report_dir,
+                             &env->filter};
+    static const char *const keys[] = {
+        "sampling",   "jemalloc_version", "binary", "build_id",
+        "thresholds", "report_dir",       "filter"};
     int rc = 0;
 
     if (!e || e->type == LEAKGATE_JSON_NULL)
@@ -887,6 +888,13 @@ commit(struct leakgate_results *r, struct loader *ld)
         r->env = ld->env;
         r->has_env = true;
     }
+    /* Files of one --filter run (one filter, one or more processes) see
+     * some tests only; the per-test processes of a whole ctest run have
+     * as many filters as tests. */
+    if (r->nfiles == 0 || !ld->env.filter)
+        r->filtered = ld->env.filter != NULL;
+    else if (r->filtered && strcmp(r->env.filter, ld->env.filter) != 0)
+        r->filtered = false;
     r->nfiles++;
     ld->n = ld->nowned = 0;
     return true;

@@ -30,6 +30,7 @@ struct leakgate_results {
     size_t nowned, capowned;
     struct leakgate_report_env env; /* of the first file (strings owned) */
     bool has_env;
+    bool filtered; /* every file came from a run with the same --filter */
     size_t nfiles;
     const struct leakgate_verdict **view; /* one per name: see summary */
     size_t nview;

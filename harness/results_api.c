@@ -158,8 +158,14 @@ leakgate_results_update_thresholds(
     const struct leakgate_thresholds_options *opts,
     leakgate_thresholds_outcome **out)
 {
+    struct leakgate_thresholds_options o = *opts;
+
+    /* Results of one --filter run saw some tests only: nothing else is
+     * stale, and only what they measured can be tightened. */
+    if (r->filtered)
+        o.partial = 1;
     return leakgate_thresholds__update_file(
-        out, path, (const struct leakgate_verdict *const *)r->v, r->n, opts);
+        out, path, (const struct leakgate_verdict *const *)r->v, r->n, &o);
 }
 
 /* ---- one record per window

@@ -96,7 +96,8 @@ fixture_init(struct fixture *fx)
         "/build/t",
         "1a2b3c",
         "leakgate.yaml",
-        "/r"};
+        "/r",
+        NULL};
     fx->run = (struct leakgate_html_run){"t", "2025-12-02T09:00:00Z",
                                          "call graphs drawn by dot"};
 }

@@ -135,6 +135,7 @@ fixture_init(struct fixture *fx)
         "/build/unit_tests",
         "1a2b3c",
         "leakgate.yaml",
+        NULL,
         NULL};
 }
 
