@@ -14,7 +14,7 @@
  * from a `main(void)`) means the process's own command line, read once
  * from /proc/self/cmdline and kept for the life of the process.
  */
-#include "leakgate/leakgate.h"
+#include "options.h"
 
 #include <stdbool.h>
 #include <stdio.h>
@@ -23,6 +23,7 @@
 
 #include "error.h"
 #include "files.h"
+#include "leakgate/leakgate.h"
 #include "thresholds.h"
 
 /* Defined by the test binary when its build named a thresholds file (the
@@ -170,11 +171,8 @@ check_slack(const struct leakgate_gate_options *opts)
     return leakgate_error__set(LEAKGATE_EUSAGE, "option '--slack': %s", why);
 }
 
-/* The process's own argv, for a caller that has none (main(void)): read
- * once and kept (the options borrow its strings for the life of the
- * process).  Returns 0, LEAKGATE_EIO or LEAKGATE_ENOMEM. */
-static int
-own_argv(int *argc_out, char *const **argv_out)
+int
+leakgate_options__own_argv(int *argc_out, char *const **argv_out)
 {
     static struct leakgate_buf text = LEAKGATE_BUF_INIT;
     static char **argv;
@@ -214,11 +212,12 @@ leakgate_gate_options_parse(struct leakgate_gate_options *opts,
 
     *opts = init;
     if (!argv) {
-        rc = own_argv(&argc, &argv);
+        rc = leakgate_options__own_argv(&argc, &argv);
         if (rc < 0)
             return rc;
     }
-    if (!argv) /* cannot happen: own_argv() fills it (for the analyzer) */
+    if (!argv) /* cannot happen: leakgate_options__own_argv() fills it (for the
+                  analyzer) */
         return leakgate_error__set(LEAKGATE_ERROR, "no command line");
     for (int i = 1; i < argc; i++) {
         bool matched;

@@ -24,14 +24,13 @@
 #include "error.h"
 #include "files.h"
 #include "leakgate/thresholds.h"
+#include "options.h"
 #include "policy.h"
 #include "report.h"
 #include "results.h"
 #include "track.h"
 #include "util.h"
 
-/* The longest command line read back from /proc/self/cmdline. */
-#define CMDLINE_MAX ((size_t)1 << 20)
 /* The longest list file a replay reads. */
 #define LIST_MAX ((size_t)16 << 20)
 
@@ -196,36 +195,12 @@ write_list(const struct leakgate_gate *gate, const char *path)
     return rc;
 }
 
-/* argv of this process, from /proc/self/cmdline (NUL-separated). */
-static int
-own_argv(char ***argv_out, struct leakgate_buf *text)
-{
-    char **argv;
-    size_t n = 0, k = 0;
-    int rc = leakgate_files__read(text, "/proc/self/cmdline", CMDLINE_MAX,
-                                  "command line");
-
-    *argv_out = NULL;
-    if (rc < 0)
-        return rc;
-    for (size_t i = 0; i < text->len; i++)
-        n += text->ptr[i] == '\0';
-    argv = leakgate_util__calloc(n + 2, sizeof *argv);
-    if (!argv)
-        return leakgate_error__set(LEAKGATE_ENOMEM, "replay arguments");
-    for (size_t i = 0; i < text->len && k < n; i += strlen(text->ptr + i) + 1)
-        argv[k++] = text->ptr + i;
-    if (k == 0) {
-        leakgate_util__free(argv);
-        return leakgate_error__set(LEAKGATE_EIO, "/proc/self/cmdline is empty");
-    }
-    *argv_out = argv;
-    return 0;
-}
-
 /* In the forked child: become the replay.  Never returns. */
 static void
-exec_replay(char **argv, const char *list, const char *log, const char *preload)
+exec_replay(char *const *argv,
+            const char *list,
+            const char *log,
+            const char *preload)
 {
     int null = open("/dev/null", O_RDWR);
     /* The log is new in a directory only this user can write: a name
@@ -249,7 +224,7 @@ exec_replay(char **argv, const char *list, const char *log, const char *preload)
 }
 
 static int
-start_and_wait(char **argv,
+start_and_wait(char *const *argv,
                const char *list,
                const char *log,
                const char *preload,
@@ -581,10 +556,9 @@ int
 leakgate_gate_replay(leakgate_gate *gate, const char *preload)
 {
     struct leakgate_buf dir = LEAKGATE_BUF_INIT, list = LEAKGATE_BUF_INIT,
-                        json = LEAKGATE_BUF_INIT, log = LEAKGATE_BUF_INIT,
-                        args = LEAKGATE_BUF_INIT;
-    char **argv = NULL;
-    int status = 0, rc;
+                        json = LEAKGATE_BUF_INIT, log = LEAKGATE_BUF_INIT;
+    char *const *argv = NULL;
+    int argc = 0, status = 0, rc;
 
     if (leakgate_gate_replays_pending(gate) == 0)
         return 0;
@@ -599,7 +573,9 @@ leakgate_gate_replay(leakgate_gate *gate, const char *preload)
     if (rc == 0)
         rc = write_list(gate, list.ptr);
     if (rc == 0)
-        rc = own_argv(&argv, &args);
+        rc = leakgate_options__own_argv(&argc, &argv);
+    if (rc == 0 && argc == 0)
+        rc = leakgate_error__set(LEAKGATE_EIO, "/proc/self/cmdline is empty");
     if (rc == 0)
         rc = start_and_wait(argv, list.ptr, log.ptr, preload, &status);
     if (rc == 0)
@@ -617,8 +593,6 @@ leakgate_gate_replay(leakgate_gate *gate, const char *preload)
         if (dir.ptr)
             rmdir(dir.ptr);
     }
-    leakgate_util__free(argv);
-    leakgate_buf__dispose(&args);
     leakgate_buf__dispose(&dir);
     leakgate_buf__dispose(&list);
     leakgate_buf__dispose(&json);
