@@ -753,6 +753,14 @@ glob_value(const struct loader *ld, const struct node *v, const char *what)
                          "invalid glob '%s' (empty, unclosed '[' or "
                          "trailing '\\')",
                          v->text);
+    /* Shell braces are not glob syntax here: '{a,b}_*' would silently
+     * match nothing. */
+    if (strchr(v->text, '{') && strchr(v->text, '}'))
+        return fail_node(ld, v,
+                         "'%s': braces are not supported in globs (only "
+                         "'*', '?', '[...]'): write one entry per "
+                         "alternative",
+                         v->text);
     return 0;
 }
 

@@ -494,6 +494,9 @@ test_config__globs_and_frames(void)
         {"version: 1\ntests:\n  \"parser/[abc\": {}\n", LEAKGATE_ECONFIG,
          NAME ":3:3: invalid glob 'parser/[abc' (empty, unclosed '[' or "
               "trailing '\\')"},
+        {"version: 1\ntests:\n  '{parser,lexer}/*': {}\n", LEAKGATE_ECONFIG,
+         NAME ":3:3: '{parser,lexer}/*': braces are not supported in globs "
+              "(only '*', '?', '[...]'): write one entry per alternative"},
         {"version: 1\nsuites:\n  \"\": {}\n", LEAKGATE_ECONFIG,
          NAME ":3:3: invalid glob '' (empty, unclosed '[' or trailing "
               "'\\')"},
