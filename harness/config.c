@@ -753,14 +753,6 @@ glob_value(const struct loader *ld, const struct node *v, const char *what)
                          "invalid glob '%s' (empty, unclosed '[' or "
                          "trailing '\\')",
                          v->text);
-    /* Shell braces are not glob syntax here: '{a,b}_*' would silently
-     * match nothing. */
-    if (strchr(v->text, '{') && strchr(v->text, '}'))
-        return fail_node(ld, v,
-                         "'%s': braces are not supported in globs (only "
-                         "'*', '?', '[...]'): write one entry per "
-                         "alternative",
-                         v->text);
     return 0;
 }
 
@@ -1039,6 +1031,13 @@ parse_pattern_entry(struct leakgate_config_entry *e,
 {
     int rc = glob_value(ld, key, "a pattern");
 
+    /* Shell braces are not glob syntax: '{a,b}_*' would silently match
+     * nothing.  (Frame globs may hold braces: C++ lambdas.) */
+    if (rc == 0 && strchr(key->text, '{') && strchr(key->text, '}'))
+        rc = fail_node(ld, key,
+                       "'%s': braces are not supported in globs (only '*', "
+                       "'?', '[...]'): write one entry per alternative",
+                       key->text);
     if (rc == 0 && at == AT_TEST && !strchr(key->text, '/') &&
         leakgate_util__glob_specificity(key->text) == SIZE_MAX)
         rc = fail_node(ld, key,
