@@ -1037,6 +1037,14 @@ finish(leakgate_gate *gate)
         fprintf(stderr, "leakgate: the gate could not measure: %s\n", err);
         return 3;
     }
+    /* A key that matches nothing is a typo or a test that is gone. */
+    if (!leakgate_gate_filter(gate) && !leakgate_gate_in_replay(gate)) {
+        const char *unmatched = leakgate_gate_unmatched_entries(gate);
+
+        for (const char *p = unmatched; *p; p += strcspn(p, "\n") + 1)
+            fprintf(stderr, "leakgate: warning: %.*s\n", (int)strcspn(p, "\n"),
+                    p);
+    }
     fprintf(stderr, "leakgate: %zu window%s over the limits\n", failures,
             failures == 1 ? "" : "s");
     if (status == 0 && (CU_get_number_of_failures() > 0 ||

@@ -91,6 +91,7 @@ struct leakgate_gate {
     char fast_off[256]; /* why not ("" when fast) */
     struct gate_grew grew;
     uint32_t watch_next; /* the last watch id handed out */
+    char *unmatched;     /* leakgate_gate_unmatched_entries() text */
     struct {
         bool child;   /* this process is a replay (replay.h) */
         char **names; /* its list: "SUITE\tTEST" */

@@ -220,6 +220,16 @@ LEAKGATE_API int leakgate_gate_selected(const leakgate_gate *gate,
 LEAKGATE_API const char *leakgate_gate_filter(const leakgate_gate *gate);
 
 /**
+ * The `suites` and `tests` entries of the thresholds file that match no
+ * suite or test the run recorded, one line each ("FILE:LINE: tests entry
+ * 'PATTERN' matches no test of this run\n"), for a warning after an
+ * unfiltered run (a filtered run cannot tell).
+ * @return the text, borrowed from the gate until the next call; "" when
+ *         every entry matched (or on ENOMEM).
+ */
+LEAKGATE_API const char *leakgate_gate_unmatched_entries(leakgate_gate *gate);
+
+/**
  * Open a scope: take the "before" snapshot and start recording.  Scopes do
  * not nest.  leakgate makes no allocation that is recorded between begin
  * and end.
