@@ -347,7 +347,10 @@ keep_first_before(struct leakgate_gate *gate)
 {
     struct gate_scope *s = &gate->cur;
 
-    if (!gate->opts.report_dir || s->first_before)
+    /* Kept for the artifacts, and for a suite's own window, which is
+     * capped by the growth over the whole suite (cap_suite_window). */
+    if ((!gate->opts.report_dir && strcmp(s->test, "[suite]") != 0) ||
+        s->first_before)
         return 0;
     s->first_before = leakgate_util__malloc(gate->before.len);
     if (!s->first_before)
@@ -665,6 +668,68 @@ hint_shared_fixture(struct leakgate_gate *gate, struct leakgate_verdict *sv)
                : 0;
 }
 
+/* The growth of e's stack in d, 0 when it is not there. */
+static const struct leakgate_diff_entry *
+same_stack(const struct leakgate_diff *d, const struct leakgate_diff_entry *e)
+{
+    for (size_t i = 0; i < d->nentries; i++) {
+        if (leakgate_diff__same_pcs(d->entries[i].pcs, d->entries[i].npcs,
+                                    e->pcs, e->npcs))
+            return &d->entries[i];
+    }
+    return NULL;
+}
+
+/*
+ * A suite's own window counts what its init and cleanup allocated and is
+ * still live after its cleanup: its pieces (init, cleanup) miss what the
+ * suite's tests freed in between (a session made by init and closed by a
+ * test).  Each stack that grew in the pieces is capped by its growth over
+ * the whole suite, from the first "before" dump to the last "after" one
+ * (jemalloc subtracts a recorded object whenever it is freed); a cap never
+ * adds growth, so the tests' own objects are never counted here.
+ */
+static int
+cap_suite_window(struct leakgate_gate *gate)
+{
+    struct gate_scope *s = &gate->cur;
+    struct leakgate_heap *before = NULL, *after = NULL;
+    struct leakgate_diff *whole = NULL;
+    struct leakgate_diff_opts dopts = {gate->strip, gate->nstrip, gate->exclude,
+                                       gate->nexclude};
+    int rc;
+
+    if (!s->first_before || strcmp(s->test, "[suite]") != 0 ||
+        !gate->after.text)
+        return 0;
+    rc = leakgate_heapfile__parse(&before, s->first_before, s->first_before_len,
+                                  "<suite before dump>", NULL);
+    if (rc == 0)
+        rc = leakgate_heapfile__parse(&after, gate->after.text, gate->after.len,
+                                      "<after dump>", NULL);
+    if (rc == 0)
+        rc = leakgate_diff__compute(&whole, before, after, &dopts);
+    for (size_t i = 0; rc == 0 && i < s->acc->nentries; i++) {
+        struct leakgate_diff_entry *e = &s->acc->entries[i];
+        const struct leakgate_diff_entry *w;
+
+        if (e->delta_bytes <= 0)
+            continue;
+        w = same_stack(whole, e);
+        if (!w || w->delta_bytes < e->delta_bytes) {
+            e->delta_bytes = w && w->delta_bytes > 0 ? w->delta_bytes : 0;
+            e->delta_objs =
+                w && w->delta_objs > 0 && w->delta_objs < e->delta_objs
+                    ? w->delta_objs
+                    : (e->delta_bytes > 0 ? e->delta_objs : 0);
+        }
+    }
+    leakgate_diff__free(whole);
+    leakgate_heapfile__free(after);
+    leakgate_heapfile__free(before);
+    return rc;
+}
+
 int
 leakgate_gate_end(leakgate_gate *gate, int judged, const leakgate_verdict **out)
 {
@@ -686,6 +751,8 @@ leakgate_gate_end(leakgate_gate *gate, int judged, const leakgate_verdict **out)
     }
     if (rc == 0 && gate->cur.nruns > 0)
         rc = push_run(&gate->cur);
+    if (rc == 0 && !gate->cur.fast && gate->cur.nruns == 0)
+        rc = cap_suite_window(gate);
     if (rc == 0)
         rc = leakgate_gate__judge(&v, gate, judged != 0);
     if (rc == 0 && gate->cur.fast_stacks &&
