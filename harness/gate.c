@@ -819,6 +819,14 @@ new_record(struct leakgate_verdict **out,
     v->suite = leakgate_util__strdup(suite);
     v->test = leakgate_util__strdup(test);
     v->report = leakgate_util__strdup("");
+    if (strcmp(test, "[suite]") != 0) {
+        struct leakgate_policy_settings set;
+
+        /* A test of a `scope: suite` suite is judged with its suite. */
+        leakgate_policy__resolve(&set, gate->config, suite, test);
+        if (set.suite_scope)
+            v->how = LEAKGATE_MEASURED_SUITE;
+    }
     if (gate->broken[0]) {
         struct leakgate_buf why = LEAKGATE_BUF_INIT;
 

@@ -1299,8 +1299,15 @@ junit_case(struct leakgate_buf *b,
     xml_attr(b, "classname", suite_of(v));
     xml_attr(b, "name", v->test);
     leakgate_buf__printf(b, " time=\"%.6f\">\n", seconds_of(v));
-    if (v->measured)
+    if (v->measured) {
         junit_case_props(b, v);
+    } else if (v->how == LEAKGATE_MEASURED_SUITE) {
+        leakgate_buf__puts(b, "      <properties>\n");
+        xml_prop(b, 8, "leakgate.measured_by",
+                 "suite window: judged with its suite's own window "
+                 "(scope: suite)");
+        leakgate_buf__puts(b, "      </properties>\n");
+    }
     if (case_failed(v))
         junit_failure(b, v, report);
     if (v->status == LEAKGATE_STATUS_NOT_JUDGED) {

@@ -529,7 +529,7 @@ load_measured_by(struct leakgate_verdict *v,
         if (!leakgate_verdict__measured_parse(&v->how, how->text))
             return fail(ld, how,
                         "unknown measured_by '%.40s' (expected exact, fast "
-                        "pass, exact re-run or exact replay)",
+                        "pass, exact re-run, exact replay or suite window)",
                         how->text);
     }
     if (!first || first->type == LEAKGATE_JSON_NULL)

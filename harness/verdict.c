@@ -130,19 +130,20 @@ leakgate_verdict__trim(struct leakgate_vstack *s)
     s->shown_end = end > begin ? end : s->nframes;
 }
 
-static const char *const measured_names[] = {"exact", "fast pass",
-                                             "exact re-run", "exact replay"};
+static const char *const measured_names[] = {
+    "exact", "fast pass", "exact re-run", "exact replay", "suite window"};
+#define NMEASURED (sizeof measured_names / sizeof measured_names[0])
 
 const char *
 leakgate_verdict__measured_by(enum leakgate_measured how)
 {
-    return (unsigned int)how < 4 ? measured_names[how] : "exact";
+    return (unsigned int)how < NMEASURED ? measured_names[how] : "exact";
 }
 
 bool
 leakgate_verdict__measured_parse(enum leakgate_measured *out, const char *text)
 {
-    for (unsigned int i = 0; i < 4; i++) {
+    for (unsigned int i = 0; i < NMEASURED; i++) {
         if (strcmp(text, measured_names[i]) == 0) {
             *out = (enum leakgate_measured)i;
             return true;

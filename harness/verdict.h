@@ -48,9 +48,11 @@ enum leakgate_measured {
                                     stayed live, no dump was needed */
     LEAKGATE_MEASURED_RERUN,     /* the fast pass grew; an exact re-run
                                     retained the same and was judged */
-    LEAKGATE_MEASURED_REPLAY,    /* growth that did not recur in the
-                                    re-run, judged by an exact replay of
-                                    the run up to this test */
+    LEAKGATE_MEASURED_REPLAY,    /* the fast pass left memory: judged
+                                    by an exact replay of the run up to
+                                    this test in a fresh process */
+    LEAKGATE_MEASURED_SUITE,     /* no window of its own: judged with its
+                                    suite's window (`scope: suite`) */
 };
 
 struct leakgate_verdict {
