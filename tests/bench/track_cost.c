@@ -17,6 +17,12 @@
  *                          allocation unwinds its stack (today's windows)
  *   wrappers, no window    tracker installed, outside windows
  *   tracker window         tracker recording (the fast first pass)
+ *   runtime stacks         the fast pass as a gated test has it: the
+ *                          stacks of allocations whose caller is the C
+ *                          runtime are recorded (none here)
+ *   every stack            the fast pass of a test whose thresholds
+ *                          accept growth: every allocation's stack is
+ *                          unwound and recorded (track_stacks.c)
  * Per empty window: leakgate_track__begin/end versus the exact gate's
  * leakgate_gate_begin/end (two dumps, parse, diff, judge).
  */
@@ -94,6 +100,35 @@ row(const char *what, size_t iterations)
            ns_per_op(30, iterations));
 }
 
+/* A window per repetition: the stack tables count removed objects too,
+ * and hold 2^18 objects per window. */
+static double
+ns_per_op_stacks(enum leakgate_track_stacks mode, int depth, size_t iterations)
+{
+    struct leakgate_track_result r;
+    double v[REPS];
+
+    for (int k = 0; k < REPS; k++) {
+        double t0;
+
+        (void)leakgate_track__stacks(mode);
+        leakgate_track__begin();
+        t0 = now_ns();
+        churn_at(depth, iterations);
+        v[k] = (now_ns() - t0) / (double)iterations;
+        leakgate_track__end(&r);
+    }
+    (void)leakgate_track__stacks(LEAKGATE_TRACK_STACKS_NONE);
+    return median(v, REPS);
+}
+
+static void
+row_stacks(const char *what, enum leakgate_track_stacks mode, size_t n)
+{
+    printf("| %s | %.0f | %.0f |\n", what, ns_per_op_stacks(mode, 5, n),
+           ns_per_op_stacks(mode, 30, n));
+}
+
 static double
 track_window_us(size_t windows)
 {
@@ -155,6 +190,10 @@ measure_ops(size_t n)
 
         leakgate_track__end(&r);
     }
+    row_stacks("tracker window, runtime stacks (a gated test's fast pass)",
+               LEAKGATE_TRACK_STACKS_RUNTIME, n);
+    row_stacks("tracker window, every stack recorded (accepted growth)",
+               LEAKGATE_TRACK_STACKS_ALL, n / 40 < 100000 ? n / 40 : 100000);
     return 0;
 }
 
