@@ -525,10 +525,11 @@ leakgate_cunit_cleanup(void)
         return 0;
     if (!ws->window_open || !ws->suite_scope) {
         checkpoint(); /* recording is off (the window is paused) */
-        /* The suite's tests have run: what their fast pass left is
-         * measured now, so that the suite window's hints see their
-         * verdicts and a crash later in the run loses none of them. */
-        replay_awaiting(true);
+        /* Every test has run: what their fast pass left is measured now,
+         * in one replay, before CUnit's summary.  (A crash earlier
+         * replays what waits first: leakgate_cunit__rescue.) */
+        if (last_suite(ws))
+            replay_awaiting(true);
     }
     started(ws, SUITE_WINDOW, "cleanup");
     if (ws->window_open && !ws->suite_scope)
@@ -735,13 +736,33 @@ count_replayed_failure(const struct wtest *wt)
         s->uiNumberOfTestsSuccess--;
 }
 
+/* Suites whose tests the replay judged after their window closed get the
+ * shared-fixture hint now, printed and handed to the hooks again. */
+static void
+late_hints(void)
+{
+    for (size_t i = 0; i < run.nsuites; i++) {
+        const leakgate_verdict *v;
+
+        if (!run.suites[i].init_called)
+            continue;
+        v = leakgate_gate_late_hint(run.gate, run.suites[i].suite->pName);
+        if (!v)
+            continue;
+        report_verdict(v);
+        if (hooks.revised)
+            hooks.revised(run.suites[i].suite->pName, SUITE_WINDOW,
+                          hooks.payload);
+    }
+}
+
 /*
  * What a test's fast first pass left is measured by replaying the program
  * in a fresh process (replay.h): a test runs once per process.  Called
- * from each suite's cleanup, so that CUnit's summary counts the replayed
- * failures (in_cunit); otherwise after the run, or when the program is
- * about to die, when CUnit's summary has been printed already or never
- * will be.
+ * from the last suite's cleanup, so that CUnit's summary counts the
+ * replayed failures (in_cunit); otherwise after the run, or when the
+ * program is about to die, when CUnit's summary has been printed already
+ * or never will be.
  */
 static void
 replay_awaiting(bool in_cunit)
@@ -779,6 +800,7 @@ replay_awaiting(bool in_cunit)
         if (hooks.revised)
             hooks.revised(wt->ws->suite->pName, wt->test->pName, hooks.payload);
     }
+    late_hints();
     if (failed > 0 && !in_cunit)
         fprintf(stderr,
                 "\nleakgate: %zu test%s failed in the replay after CUnit's "

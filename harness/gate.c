@@ -730,6 +730,19 @@ cap_suite_window(struct leakgate_gate *gate)
     return rc;
 }
 
+const leakgate_verdict *
+leakgate_gate_late_hint(leakgate_gate *gate, const char *suite)
+{
+    struct leakgate_verdict *sv =
+        leakgate_gate__find_verdict(gate, suite, "[suite]");
+
+    if (!sv || sv->hint || !sv->measured)
+        return NULL;
+    if (hint_shared_fixture(gate, sv) < 0 || !sv->hint)
+        return NULL;
+    return sv;
+}
+
 int
 leakgate_gate_end(leakgate_gate *gate, int judged, const leakgate_verdict **out)
 {

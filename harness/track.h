@@ -128,7 +128,8 @@ int leakgate_track__left_stacks(struct leakgate_diff **out);
 int leakgate_track__watch_left(uint32_t owner);
 /* Something owner left was freed since it was watched.  Cannot fail. */
 bool leakgate_track__watch_released(uint32_t owner);
-/* Stop watching, forget every owner.  Cannot fail. */
+/* Stop watching the objects (their owners' released flags stay, until an
+ * owner id is handed out again).  Cannot fail. */
 void leakgate_track__watch_clear(void);
 /* The wrappers' side: a is being freed or moved while watching. */
 void leakgate_track__watch_free(uintptr_t a);

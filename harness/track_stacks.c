@@ -456,6 +456,7 @@ leakgate_track__watch_left(uint32_t owner)
 
     if (owner == 0 || owner >= WATCH_OWNERS)
         return 0;
+    wt.released[owner] = false; /* an id handed out again */
     if (!wt.slots) {
         wt.slots = map(WATCH_SLOTS * sizeof *wt.slots);
         if (!wt.slots)
@@ -501,6 +502,5 @@ leakgate_track__watch_clear(void)
     if (wt.slots && wt.used > 0)
         memset(wt.slots, 0, WATCH_SLOTS * sizeof *wt.slots);
     wt.used = 0;
-    memset(wt.released, 0, sizeof wt.released);
     unlock_tables();
 }

@@ -305,6 +305,17 @@ LEAKGATE_API int leakgate_gate_replay_done(const leakgate_gate *gate);
  *          results belong to the process that started it; else 0. */
 LEAKGATE_API int leakgate_gate_in_replay(const leakgate_gate *gate);
 
+/**
+ * After a replay judged tests of @p suite that had ended already: the
+ * suite's own window gets the shared-fixture hint it would have had if
+ * their verdicts had been known when it closed (the suite's later tests
+ * or its cleanup freed what they retained).
+ * @return the suite window's verdict when it gained the hint (to report
+ *         it again), else NULL.
+ */
+LEAKGATE_API const leakgate_verdict *
+leakgate_gate_late_hint(leakgate_gate *gate, const char *suite);
+
 /** @return how many verdicts wait for a replay. */
 LEAKGATE_API size_t leakgate_gate_replays_pending(const leakgate_gate *gate);
 
