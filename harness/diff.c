@@ -82,6 +82,18 @@ leakgate_diff__same_pcs(const uintptr_t *a,
     return cmp_pcs(a, na, b, nb) == 0;
 }
 
+const struct leakgate_diff_entry *
+leakgate_diff__find(const struct leakgate_diff *d,
+                    const struct leakgate_diff_entry *e)
+{
+    for (size_t i = 0; i < d->nentries; i++) {
+        if (leakgate_diff__same_pcs(d->entries[i].pcs, d->entries[i].npcs,
+                                    e->pcs, e->npcs))
+            return &d->entries[i];
+    }
+    return NULL;
+}
+
 static int
 cmp_items(const void *a, const void *b)
 {

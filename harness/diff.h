@@ -83,4 +83,9 @@ bool leakgate_diff__same_pcs(const uintptr_t *a,
                              const uintptr_t *b,
                              size_t nb);
 
+/* The entry of d with e's stack, or NULL.  Linear.  Cannot fail. */
+const struct leakgate_diff_entry *
+leakgate_diff__find(const struct leakgate_diff *d,
+                    const struct leakgate_diff_entry *e);
+
 #endif

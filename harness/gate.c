@@ -668,18 +668,6 @@ hint_shared_fixture(struct leakgate_gate *gate, struct leakgate_verdict *sv)
                : 0;
 }
 
-/* The growth of e's stack in d, 0 when it is not there. */
-static const struct leakgate_diff_entry *
-same_stack(const struct leakgate_diff *d, const struct leakgate_diff_entry *e)
-{
-    for (size_t i = 0; i < d->nentries; i++) {
-        if (leakgate_diff__same_pcs(d->entries[i].pcs, d->entries[i].npcs,
-                                    e->pcs, e->npcs))
-            return &d->entries[i];
-    }
-    return NULL;
-}
-
 /*
  * A suite's own window counts what its init and cleanup allocated and is
  * still live after its cleanup: its pieces (init, cleanup) miss what the
@@ -715,7 +703,7 @@ cap_suite_window(struct leakgate_gate *gate)
 
         if (e->delta_bytes <= 0)
             continue;
-        w = same_stack(whole, e);
+        w = leakgate_diff__find(whole, e);
         if (!w || w->delta_bytes < e->delta_bytes) {
             e->delta_bytes = w && w->delta_bytes > 0 ? w->delta_bytes : 0;
             e->delta_objs =

@@ -133,17 +133,6 @@ cleanup:
     return rc;
 }
 
-static const struct leakgate_diff_entry *
-find_entry(const struct leakgate_diff *d, const struct leakgate_diff_entry *e)
-{
-    for (size_t i = 0; i < d->nentries; i++) {
-        if (leakgate_diff__same_pcs(d->entries[i].pcs, d->entries[i].npcs,
-                                    e->pcs, e->npcs))
-            return &d->entries[i];
-    }
-    return NULL;
-}
-
 /* The largest growth of e's stack in runs 1..n-1 (NULL: none grew). */
 static const struct leakgate_diff_entry *
 largest_later(const struct gate_scope *s, const struct leakgate_diff_entry *e)
@@ -151,7 +140,8 @@ largest_later(const struct gate_scope *s, const struct leakgate_diff_entry *e)
     const struct leakgate_diff_entry *best = NULL;
 
     for (size_t k = 1; k < s->nruns; k++) {
-        const struct leakgate_diff_entry *x = find_entry(s->runs[k], e);
+        const struct leakgate_diff_entry *x =
+            leakgate_diff__find(s->runs[k], e);
 
         if (x && x->delta_bytes > 0 &&
             (!best || x->delta_bytes > best->delta_bytes))
@@ -170,7 +160,7 @@ pick_recurring(struct leakgate_diff *view,
             const struct leakgate_diff_entry *e = &s->runs[k]->entries[i];
             const struct leakgate_diff_entry *best;
 
-            if (e->delta_bytes <= 0 || find_entry(view, e) ||
+            if (e->delta_bytes <= 0 || leakgate_diff__find(view, e) ||
                 view->nentries == cap)
                 continue;
             /* e itself grew in run k, so a largest growth exists. */
@@ -191,7 +181,7 @@ runs_note(const struct gate_scope *s, const struct leakgate_diff *view)
     for (size_t i = 0; i < s->runs[0]->nentries; i++) {
         const struct leakgate_diff_entry *e = &s->runs[0]->entries[i];
 
-        if (e->delta_bytes > 0 && !find_entry(view, e)) {
+        if (e->delta_bytes > 0 && !leakgate_diff__find(view, e)) {
             n++;
             bytes += e->delta_bytes;
         }
