@@ -520,15 +520,17 @@ leakgate_cunit_cleanup(void)
 {
     struct wsuite *ws = current_suite();
     int result = 0;
+    bool last;
 
     if (!ws)
         return 0;
+    last = last_suite(ws);
     if (!ws->window_open || !ws->suite_scope) {
         checkpoint(); /* recording is off (the window is paused) */
         /* Every test has run: what their fast pass left is measured now,
          * in one replay, before CUnit's summary.  (A crash earlier
          * replays what waits first: leakgate_cunit__rescue.) */
-        if (last_suite(ws))
+        if (last)
             replay_awaiting(true);
     }
     started(ws, SUITE_WINDOW, "cleanup");
@@ -545,7 +547,7 @@ leakgate_cunit_cleanup(void)
         push_pending(ws, NULL);
     }
     current.test = NULL;
-    if (last_suite(ws))
+    if (last)
         uncount_filtered();
     return result;
 }
@@ -916,6 +918,13 @@ early_exit(const struct leakgate_gate_options *opts)
     return -1;
 }
 
+void
+leakgate_cunit__rescue(void)
+{
+    if (run.gate && run_depth > 0 && run.tests)
+        replay_awaiting(false);
+}
+
 /*
  * Guards of linked test binaries: a test that calls exit() or dies of a
  * signal must not end the run as if it had passed, nor lose the results
@@ -924,13 +933,6 @@ early_exit(const struct leakgate_gate_options *opts)
  * is best effort (it allocates); an alarm bounds it if the allocator's
  * state is what crashed.
  */
-void
-leakgate_cunit__rescue(void)
-{
-    if (run.gate && run_depth > 0 && run.tests)
-        replay_awaiting(false);
-}
-
 static void
 abandon_current(const char *why)
 {

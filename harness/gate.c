@@ -685,9 +685,13 @@ cap_suite_window(struct leakgate_gate *gate)
     struct leakgate_diff *whole = NULL;
     struct leakgate_diff_opts dopts = {gate->strip, gate->nstrip, gate->exclude,
                                        gate->nexclude};
+    bool grew = false;
     int rc;
 
-    if (!s->first_before || strcmp(s->test, "[suite]") != 0 ||
+    for (size_t i = 0; i < s->acc->nentries; i++)
+        grew |= s->acc->entries[i].delta_bytes > 0;
+    /* Nothing grew: nothing to cap, no dump to parse again. */
+    if (!grew || !s->first_before || strcmp(s->test, "[suite]") != 0 ||
         !gate->after.text)
         return 0;
     rc = leakgate_heapfile__parse(&before, s->first_before, s->first_before_len,
@@ -803,6 +807,22 @@ leakgate_gate_verdict(const leakgate_gate *gate,
     return leakgate_gate__find_verdict(gate, suite, test);
 }
 
+/* The thresholds file gives some suite `scope: suite` (a record without
+ * a window is then resolved: its test may be judged with its suite). */
+static bool
+any_suite_scope(const struct leakgate_config *cfg)
+{
+    if (!cfg)
+        return false;
+    if (cfg->defaults.scope == LEAKGATE_CONFIG_SCOPE_SUITE)
+        return true;
+    for (size_t i = 0; i < cfg->nsuites; i++) {
+        if (cfg->suites[i].scope == LEAKGATE_CONFIG_SCOPE_SUITE)
+            return true;
+    }
+    return false;
+}
+
 static int
 new_record(struct leakgate_verdict **out,
            const struct leakgate_gate *gate,
@@ -820,7 +840,7 @@ new_record(struct leakgate_verdict **out,
     v->suite = leakgate_util__strdup(suite);
     v->test = leakgate_util__strdup(test);
     v->report = leakgate_util__strdup("");
-    if (strcmp(test, "[suite]") != 0) {
+    if (strcmp(test, "[suite]") != 0 && any_suite_scope(gate->config)) {
         struct leakgate_policy_settings set;
 
         /* A test of a `scope: suite` suite is judged with its suite. */
