@@ -777,6 +777,11 @@ leakgate_gate_end(leakgate_gate *gate, int judged, const leakgate_verdict **out)
         rc = leakgate_gate__write_artifacts(gate, v);
     if (rc == 0)
         rc = push_verdict(gate, v);
+    /* A replay counts the listed tests it has measured (it stops after
+     * the last: leakgate_gate_replay_done). */
+    if (rc == 0 && gate->replay.child && strcmp(v->test, "[suite]") != 0 &&
+        leakgate_gate_measures(gate, v->suite, v->test))
+        gate->replay.measured++;
     if (rc < 0)
         leakgate_verdict__free(v);
     else if (out)

@@ -96,6 +96,7 @@ struct leakgate_gate {
         bool child;   /* this process is a replay (replay.h) */
         char **names; /* its list: "SUITE\tTEST" */
         size_t n;
+        size_t measured; /* listed tests whose window has closed */
         char *json_path; /* where the replay writes its results */
         struct leakgate_results **loaded; /* every replay's results: they
                                              own strings the verdicts

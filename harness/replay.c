@@ -138,24 +138,7 @@ leakgate_gate_in_replay(const leakgate_gate *gate)
 int
 leakgate_gate_replay_done(const leakgate_gate *gate)
 {
-    if (!gate->replay.child)
-        return 0;
-    for (size_t i = 0; i < gate->replay.n; i++) {
-        const char *n = gate->replay.names[i];
-        const char *tab = strchr(n, '\t');
-        bool found = false;
-
-        for (size_t k = 0; tab && k < gate->nverdicts && !found; k++) {
-            const struct leakgate_verdict *v = gate->verdicts[k];
-
-            found = v->measured && strlen(v->suite) == (size_t)(tab - n) &&
-                    strncmp(v->suite, n, (size_t)(tab - n)) == 0 &&
-                    strcmp(v->test, tab + 1) == 0;
-        }
-        if (!found)
-            return 0;
-    }
-    return 1;
+    return gate->replay.child && gate->replay.measured >= gate->replay.n;
 }
 
 size_t
