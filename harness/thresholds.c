@@ -119,12 +119,9 @@ size_frag(uint64_t bytes)
 static struct leakgate_ynode *
 exact_glob_frag(const char *name)
 {
-    struct leakgate_buf g = LEAKGATE_BUF_INIT, b = LEAKGATE_BUF_INIT;
+    struct leakgate_buf b = LEAKGATE_BUF_INIT;
 
-    leakgate_util__glob_escape(&g, name);
-    leakgate_yamledit__put_scalar(&b, g.ptr ? g.ptr : "");
-    b.failed |= g.failed;
-    leakgate_buf__dispose(&g);
+    leakgate_thresholds__put_glob(&b, name);
     return scalar_of(&b);
 }
 
@@ -182,12 +179,6 @@ put_rule_names(struct leakgate_buf *b, const struct leakgate_trule *r)
         leakgate_buf__puts(b, r->names[k]);
     }
     leakgate_buf__puts(b, "]");
-}
-
-static void
-put_key(struct leakgate_buf *b, const char *name)
-{
-    leakgate_thresholds__put_key(b, name);
 }
 
 static void
@@ -308,7 +299,7 @@ report_new_rules(struct leakgate_treport *rep,
             leakgate_thresholds__verb(rep, "added");
             leakgate_buf__printf(&rep->lines, "%s ",
                                  t->suite ? "suites" : "tests");
-            put_key(&rep->lines, t->name);
+            leakgate_thresholds__put_key(&rep->lines, t->name);
             leakgate_buf__puts(&rep->lines, " (new entry): ");
         }
         leakgate_buf__puts(&rep->lines, "stacks rule ");
@@ -478,7 +469,7 @@ new_entry_line(struct leakgate_treport *rep, const struct target *t)
 {
     leakgate_thresholds__verb(rep, "added");
     leakgate_buf__printf(&rep->lines, "%s ", t->suite ? "suites" : "tests");
-    put_key(&rep->lines, t->name);
+    leakgate_thresholds__put_key(&rep->lines, t->name);
     leakgate_buf__puts(&rep->lines, " (new entry): ");
 }
 
@@ -542,7 +533,7 @@ emit_new(struct leakgate_yedits *e,
 
         if (t->need.entry || t->suite != suite)
             continue;
-        put_key(&key, t->name);
+        leakgate_thresholds__put_key(&key, t->name);
         if (key.failed || !key.ptr)
             e->failed = true;
         else if (into)

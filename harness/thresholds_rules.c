@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "thresholds.h"
 #include "util.h"
 #include "yamledit.h"
 
@@ -182,10 +183,9 @@ static size_t
 entry_rule(const struct leakgate_tneed *t,
            const struct leakgate_config_stack_rule *r)
 {
-    if (!t->entry || !r || r < t->entry->stacks ||
-        r >= t->entry->stacks + t->entry->nstacks)
-        return SIZE_MAX;
-    return (size_t)(r - t->entry->stacks);
+    return t->entry ? leakgate_thresholds__index(r, t->entry->stacks,
+                                                 t->entry->nstacks, sizeof *r)
+                    : SIZE_MAX;
 }
 
 /* A counted stack of a window that a new rule could govern (no rule of the
@@ -274,8 +274,7 @@ leakgate_thresholds__need_window(
             t->raise[j] = max_u64(t->raise[j], bytes);
             continue;
         }
-        if (!per[i].judged || per[i].ignored || v->stacks[i].bytes <= 0 ||
-            j != SIZE_MAX)
+        if (!per[i].judged || per[i].ignored || j != SIZE_MAX)
             continue;
         n = leakgate_thresholds__rule_names(names + used, &v->stacks[i], cfg);
         if (n == 0) {
