@@ -64,7 +64,8 @@ static const char *const top_keys[] = {
     "version", "defaults",       "suites",     "tests",
     "ignore",  "builtin_ignore", "allocators", NULL};
 static const char *const defaults_keys[] = {
-    "stack_limit", "total_limit", "warmup", "repeat", "settle", "rerun", NULL};
+    "scope",  "stack_limit", "total_limit", "warmup",
+    "repeat", "settle",      "rerun",       NULL};
 static const char *const suite_keys[] = {"scope",  "stack_limit", "total_limit",
                                          "warmup", "repeat",      "settle",
                                          "rerun",  "stacks",      NULL};
@@ -457,12 +458,27 @@ unknown_key(const struct loader *ld, const struct node *key, enum place_id at)
     if (near)
         return fail_node(ld, key, "unknown key '%s' in %s (did you mean '%s'?)",
                          key->text, here->what, near);
+    const char *where[sizeof places / sizeof places[0]];
+    size_t nwhere = 0;
+
     for (size_t i = 0; i < sizeof places / sizeof places[0]; i++) {
         if (in_list(places[i].keys, key->text))
-            return fail_node(ld, key,
-                             "unknown key '%s' in %s (it belongs in %s)",
-                             key->text, here->what, places[i].what);
+            where[nwhere++] = places[i].what;
     }
+    /* "defaults, a suites entry or a tests entry" */
+    for (size_t i = 0; i < nwhere; i++)
+        leakgate_buf__printf(&valid, "%s%s",
+                             i == 0            ? ""
+                             : i + 1 == nwhere ? " or "
+                                               : ", ",
+                             where[i]);
+    if (valid.len > 0 && !valid.failed) {
+        rc = fail_node(ld, key, "unknown key '%s' in %s (it belongs in %s)",
+                       key->text, here->what, valid.ptr);
+        leakgate_buf__dispose(&valid);
+        return rc;
+    }
+    leakgate_buf__dispose(&valid);
     for (const char *const *k = here->keys; *k; k++)
         leakgate_buf__printf(&valid, "%s%s", k == here->keys ? "" : ", ", *k);
     if (valid.failed)

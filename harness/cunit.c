@@ -14,8 +14,11 @@
  *   tearDown  run tearDown, end the window, report a failure to CUnit
  *   cleanup   resume the suite window, run cleanup, end it
  *
- * With `scope: suite` the suite window stays open from init to cleanup
- * and the tests are not windows of their own.  Trampolines carry the
+ * With `scope: suite` each test's window is held (leakgate_gate_begin_held):
+ * what it leaves is judged after the suite's cleanup, on what is still
+ * live then.  Without leakgate's allocation wrappers such a suite is one
+ * window from init to cleanup instead ("whole"), and its tests are not
+ * windows of their own.  Trampolines carry the
  * "leakgate_" prefix although static: the report trims every stack at the
  * first leakgate_ frame, so they must be recognisable by name.
  *
@@ -52,6 +55,7 @@ struct wsuite {
     CU_BOOL active;
     bool window_selected; /* "<suite>/[suite]" matches the filter */
     bool suite_scope;
+    bool whole; /* scope: suite measured as one window */
     bool window_open;
     bool init_called; /* CUnit started this suite in this run */
 };
@@ -67,6 +71,7 @@ struct wtest {
     unsigned int repeat; /* measured runs: all but the last run here */
     bool rerun;          /* may run twice: a fast first pass */
     bool awaiting;       /* its verdict waits for the replay */
+    bool suite_wait;     /* ... for its suite's end (scope: suite) */
 };
 
 /* A record that is over but not yet handed to the hooks. */
@@ -191,6 +196,10 @@ take_verdict(struct wtest *wt, const leakgate_verdict *v)
 {
     if (wt && v && leakgate_verdict_waits_for_replay(v)) {
         wt->awaiting = true;
+        return false;
+    }
+    if (wt && v && leakgate_verdict_waits_for_suite(v)) {
+        wt->suite_wait = true;
         return false;
     }
     return report_verdict(v);
@@ -360,17 +369,20 @@ leakgate_cunit_setup(void)
         return;
     suite = wt->ws->suite->pName;
     test = wt->test->pName;
-    /* A `scope: suite` window records here: no checkpoint. */
-    if (!wt->ws->suite_scope)
+    /* A whole `scope: suite` window records here: no checkpoint. */
+    if (!wt->ws->whole)
         checkpoint();
     started(wt->ws, test, "test");
-    if (!wt->ws->suite_scope) {
+    if (!wt->ws->whole) {
         leakgate_cunit_warmup(wt);
         /* A replay measures only the tests it replays. */
         if (leakgate_gate_measures(run.gate, suite, test)) {
-            rc = wt->rerun && !repeats(wt)
-                     ? leakgate_gate_begin_fast(run.gate, suite, test)
-                     : leakgate_gate_begin(run.gate, suite, test);
+            if (wt->ws->suite_scope)
+                rc = leakgate_gate_begin_held(run.gate, suite, test);
+            else if (wt->rerun && !repeats(wt))
+                rc = leakgate_gate_begin_fast(run.gate, suite, test);
+            else
+                rc = leakgate_gate_begin(run.gate, suite, test);
             gate_error(rc, "opening a test window");
             run.test_open = rc == 0;
         }
@@ -466,7 +478,7 @@ leakgate_cunit_init(void)
     ws->window_open = rc == 0;
     if (ws->init)
         result = ws->init();
-    if (ws->window_open && (result != 0 || !ws->suite_scope)) {
+    if (ws->window_open && (result != 0 || !ws->whole)) {
         if (result != 0) {
             /* CUnit skips the tests and the cleanup of this suite. */
             ws->window_open = false;
@@ -515,6 +527,30 @@ last_suite(const struct wsuite *ws)
     return true;
 }
 
+static void count_replayed_failure(const struct wtest *wt);
+
+/* `scope: suite`: the suite is over; its tests that left memory are
+ * judged now, on what is still live (a test that is over: CUnit's
+ * summary counts a failure as for a replayed one). */
+static void
+judge_held(struct wsuite *ws)
+{
+    gate_error(leakgate_gate_suite_over(run.gate, ws->suite->pName),
+               "judging a scope: suite suite");
+    for (size_t i = 0; i < run.ntests; i++) {
+        struct wtest *wt = &run.tests[i];
+
+        if (wt->ws != ws || !wt->suite_wait)
+            continue;
+        wt->suite_wait = false;
+        if (report_verdict(leakgate_gate_verdict(run.gate, ws->suite->pName,
+                                                 wt->test->pName)))
+            count_replayed_failure(wt);
+        if (hooks.revised)
+            hooks.revised(ws->suite->pName, wt->test->pName, hooks.payload);
+    }
+}
+
 static int
 leakgate_cunit_cleanup(void)
 {
@@ -525,7 +561,7 @@ leakgate_cunit_cleanup(void)
     if (!ws)
         return 0;
     last = last_suite(ws);
-    if (!ws->window_open || !ws->suite_scope) {
+    if (!ws->window_open || !ws->whole) {
         checkpoint(); /* recording is off (the window is paused) */
         /* Every test has run: what their fast pass left is measured now,
          * in one replay, before CUnit's summary.  (A crash earlier
@@ -534,7 +570,7 @@ leakgate_cunit_cleanup(void)
             replay_awaiting(true);
     }
     started(ws, SUITE_WINDOW, "cleanup");
-    if (ws->window_open && !ws->suite_scope)
+    if (ws->window_open && !ws->whole)
         gate_error(leakgate_gate_resume(run.gate), "resuming a window");
     if (ws->cleanup)
         result = ws->cleanup();
@@ -546,6 +582,8 @@ leakgate_cunit_cleanup(void)
         }
         push_pending(ws, NULL);
     }
+    if (ws->suite_scope && !ws->whole)
+        judge_held(ws);
     current.test = NULL;
     if (last)
         uncount_filtered();
@@ -602,6 +640,7 @@ wrap_suite(struct wsuite *ws, CU_pSuite s, size_t *ti)
     ws->active = s->fActive;
     leakgate_gate_settings(&settings, run.gate, s->pName, NULL);
     ws->suite_scope = settings.suite_scope != 0;
+    ws->whole = ws->suite_scope && !leakgate_gate_holds_tests(run.gate);
     ws->window_selected =
         leakgate_gate_selected(run.gate, s->pName, SUITE_WINDOW) != 0;
     for (CU_pTest t = s->pTest; t; t = t->pNext) {
@@ -713,7 +752,8 @@ awaiting_names(char *out, size_t size, size_t n)
 }
 
 /*
- * A failing verdict the replay gave a test that CUnit has completed:
+ * A failing verdict the replay (or its suite's end) gave a test that CUnit
+ * has completed:
  * CUnit's run summary, printed after the last suite's cleanup, counts the
  * test as failed and the gate's assertion as failed.  No failure record
  * can be added outside a running test (Debian's CUnit asserts a current

@@ -334,7 +334,9 @@ piece_start(struct leakgate_gate *gate)
     rc = leakgate_profile__set_active(true);
     /* The exact window of a replay is watched by the tracker too: what it
      * left is compared with what the first run's fast pass left. */
-    if (rc == 0 && (gate->cur.rerun || gate->replay.child) &&
+    if (rc == 0 &&
+        (gate->cur.rerun || gate->replay.child ||
+         (gate->opts.exact && strcmp(gate->cur.test, "[suite]") != 0)) &&
         !gate->cur.tracking && gate->cur.nruns == 0 &&
         leakgate_track__installed() &&
         leakgate_track__stacks(LEAKGATE_TRACK_STACKS_NONE) == 0)
@@ -607,6 +609,17 @@ push_verdict(struct leakgate_gate *gate, struct leakgate_verdict *v)
     return 0;
 }
 
+/* --exact: what a failing test window left is watched, as the fast pass
+ * watches it, so that the shared-fixture hint is the same in both modes. */
+static int
+watch_failed(struct leakgate_gate *gate, struct leakgate_verdict *v)
+{
+    v->watch_id = ++gate->watch_next % 4096;
+    if (v->watch_id == 0)
+        v->watch_id = ++gate->watch_next % 4096;
+    return leakgate_track__watch_left(v->watch_id);
+}
+
 /* Did the suite window `sv` free a stack that test verdict `tv` kept? */
 static bool
 released_by(const struct leakgate_verdict *tv,
@@ -653,8 +666,10 @@ hint_shared_fixture(struct leakgate_gate *gate, struct leakgate_verdict *sv)
         leakgate_buf__printf(&b,
                              "the suite cleanup freed what %zu failing "
                              "test%s retained (%s): they add to a shared "
-                             "fixture. To judge the suite once, from init to "
-                             "cleanup, add to the thresholds file:\n"
+                             "fixture. To judge each test at the suite's "
+                             "end, on what it left that the suite's later "
+                             "tests and cleanup do not free, add to the "
+                             "thresholds file:\n"
                              "  suites:\n    '%s':\n      scope: suite\n",
                              n, n == 1 ? "" : "s", names.ptr, sv->suite);
         sv->hint = leakgate_buf__take(&b);
@@ -747,6 +762,17 @@ leakgate_gate_end(leakgate_gate *gate, int judged, const leakgate_verdict **out)
         return leakgate_error__set(LEAKGATE_ESTATE, "end: no open scope");
     if (gate->cur.fast) {
         rc = leakgate_gate__fast_stop(gate);
+        if (rc == LEAKGATE_GATE__HOLD) {
+            rc = leakgate_gate__hold(gate, &v, judged != 0);
+            if (rc == 0)
+                rc = push_verdict(gate, v);
+            if (rc < 0)
+                leakgate_verdict__free(v);
+            else if (out)
+                *out = v;
+            leakgate_gate__scope_close(gate);
+            return rc;
+        }
         if (rc != 0) {
             leakgate_gate__scope_close(gate);
             return rc; /* LEAKGATE_GATE_RERUN, or an error */
@@ -769,9 +795,15 @@ leakgate_gate_end(leakgate_gate *gate, int judged, const leakgate_verdict **out)
     }
     if (rc == 0)
         rc = leakgate_gate__fast_annotate(gate, v);
+    if (rc == 0 && gate->opts.exact && gate->cur.watched &&
+        v->status == LEAKGATE_STATUS_FAIL && !gate->replay.child)
+        rc = watch_failed(gate, v);
     if (rc == 0 && strcmp(v->test, "[suite]") == 0) {
         rc = hint_shared_fixture(gate, v);
-        leakgate_track__watch_clear(); /* the suite is over */
+        /* The watch ends with the suite, or with leakgate_gate_suite_over()
+         * when tests of the suite wait for it. */
+        if (!leakgate_gate__suite_waits(gate, v->suite))
+            leakgate_track__watch_clear();
     }
     if (rc == 0 && v->status == LEAKGATE_STATUS_FAIL && gate->opts.report_dir)
         rc = leakgate_gate__write_artifacts(gate, v);
@@ -848,9 +880,10 @@ new_record(struct leakgate_verdict **out,
     if (strcmp(test, "[suite]") != 0 && any_suite_scope(gate->config)) {
         struct leakgate_policy_settings set;
 
-        /* A test of a `scope: suite` suite is judged with its suite. */
+        /* A test of a `scope: suite` suite measured as one window is
+         * judged with its suite. */
         leakgate_policy__resolve(&set, gate->config, suite, test);
-        if (set.suite_scope)
+        if (set.suite_scope && !leakgate_gate_holds_tests(gate))
             v->how = LEAKGATE_MEASURED_SUITE;
     }
     if (gate->broken[0]) {

@@ -49,6 +49,8 @@ struct gate_scope {
     bool tracking;       /* the tracker watches this exact re-run too */
     bool watched;        /* ... and it did: second is valid */
     bool first_unknown;  /* the fast run's table could not grow */
+    bool held;           /* a test of a `scope: suite` suite: what it
+                            leaves is judged at the suite's end */
     bool fast_stacks;    /* acc holds the stacks of what the fast window
                             left (track_stacks.c): trusted only to pass */
     struct leakgate_track_result first;  /* what the fast run left */
@@ -114,6 +116,22 @@ void leakgate_gate__fast_init(struct leakgate_gate *gate);
  * would), LEAKGATE_GATE_RERUN when it grew (gate->grew says how much),
  * or an error. */
 int leakgate_gate__fast_stop(struct leakgate_gate *gate);
+
+/* gate_fast.c: what leakgate__fast_stop returns for a held window
+ * (gate_suite.c) that left objects. */
+#define LEAKGATE_GATE__HOLD 0x484f4c44
+
+/* gate_suite.c: the waiting verdict of the held window gate->cur, which
+ * left objects (they are watched until leakgate_gate_suite_over()).
+ * Returns 0 or an error; *out is the caller's. */
+int leakgate_gate__hold(struct leakgate_gate *gate,
+                        struct leakgate_verdict **out,
+                        bool judged);
+
+/* gate_suite.c: some test of suite waits for leakgate_gate_suite_over().
+ * Cannot fail. */
+bool leakgate_gate__suite_waits(const struct leakgate_gate *gate,
+                                const char *suite);
 
 /* gate_fast.c: the verdict judged on the stacks a fast window recorded
  * (cur.fast_stacks) did not pass: only an exact measurement may say so.

@@ -32,14 +32,15 @@
 void
 leakgate_gate__fast_init(struct leakgate_gate *gate)
 {
-    int rc;
+    /* Installed with --exact too: `scope: suite` judges per object, and
+     * the shared-fixture hint watches what failing tests left. */
+    int rc = leakgate_track__install();
 
     if (gate->opts.exact) {
         snprintf(gate->fast_off, sizeof gate->fast_off,
                  "--exact: every window is exact");
         return;
     }
-    rc = leakgate_track__install();
     if (rc < 0) {
         snprintf(gate->fast_off, sizeof gate->fast_off,
                  "leakgate's allocation wrappers are not available (%s)",
@@ -153,8 +154,16 @@ leakgate_gate__fast_stop(struct leakgate_gate *gate)
         return rc;
     s->first = r;
     s->first_unknown = rc < 0;
+    if (s->held && rc < 0 && !s->aborted) {
+        s->aborted = true;
+        snprintf(s->aborted_why, sizeof s->aborted_why,
+                 "leakgate could not count what this test left (its table "
+                 "could not grow)");
+    }
     if (s->aborted)
         return 0; /* NOT_JUDGED whatever it left, as in exact mode */
+    if (s->held)
+        return r.live_objs == 0 ? 0 : LEAKGATE_GATE__HOLD;
     if (rc == 0 && r.live_objs == 0)
         return 0;
     if (rc == 0 && leakgate_track__left_stacks(&stacks) == 0) {
@@ -211,6 +220,10 @@ leakgate_gate__fast_annotate(struct leakgate_gate *gate,
     const struct gate_scope *s = &gate->cur;
     struct leakgate_buf why = LEAKGATE_BUF_INIT;
 
+    if (s->held) {
+        v->how = LEAKGATE_MEASURED_SUITE_END;
+        return 0;
+    }
     if (s->fast) {
         v->how = LEAKGATE_MEASURED_FAST;
         if (v->status != LEAKGATE_STATUS_NOT_JUDGED || s->first.live_objs == 0)

@@ -720,6 +720,12 @@ text_measured(struct text *t, const struct leakgate_report_env *env)
 static void
 text_fast(struct text *t, const struct leakgate_verdict *v)
 {
+    if (v->how == LEAKGATE_MEASURED_SUITE_END) {
+        leakgate_buf__puts(t->b, "  scope: suite: allocated by this test and "
+                                 "still live after the suite cleanup (every "
+                                 "allocation's stack recorded)\n");
+        return;
+    }
     if (v->how != LEAKGATE_MEASURED_RERUN && v->how != LEAKGATE_MEASURED_REPLAY)
         return;
     leakgate_buf__puts(t->b, "  first pass: fast (no stacks) left ");
@@ -1205,6 +1211,13 @@ junit_case_props(struct leakgate_buf *b, const struct leakgate_verdict *v)
 
     tally(&n, v);
     leakgate_buf__puts(b, "      <properties>\n");
+    if (v->how == LEAKGATE_MEASURED_SUITE_END) {
+        xml_prop(b, 8, "leakgate.measured_by",
+                 "suite end: judged after its suite's cleanup on what it "
+                 "left that is still live (scope: suite)");
+        xml_prop_int(b, 8, "leakgate.held_by_fixture_bytes",
+                     (int64_t)v->held_bytes);
+    }
     xml_prop_int(b, 8, "leakgate.retained_bytes", n.bytes);
     xml_prop_int(b, 8, "leakgate.retained_objects", n.objs);
     xml_prop_int(b, 8, "leakgate.stacks", (int64_t)n.ncounted);
@@ -1664,6 +1677,12 @@ json_test(struct json *j, const struct leakgate_verdict *v)
         json_close(j, "}");
     } else {
         json_str(j, "first_pass", NULL);
+    }
+    if (v->how == LEAKGATE_MEASURED_SUITE_END) {
+        json_open(j, "held_by_fixture", "{");
+        json_uint(j, "bytes", v->held_bytes);
+        json_uint(j, "objects", v->held_objs);
+        json_close(j, "}");
     }
     json_key(j, "seconds");
     leakgate_buf__printf(j->b, "%.6f", seconds_of(v));

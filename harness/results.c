@@ -529,7 +529,8 @@ load_measured_by(struct leakgate_verdict *v,
         if (!leakgate_verdict__measured_parse(&v->how, how->text))
             return fail(ld, how,
                         "unknown measured_by '%.40s' (expected exact, fast "
-                        "pass, exact re-run, exact replay or suite window)",
+                        "pass, exact re-run, exact replay, suite window or "
+                        "suite end)",
                         how->text);
     }
     if (!first || first->type == LEAKGATE_JSON_NULL)
@@ -543,6 +544,32 @@ load_measured_by(struct leakgate_verdict *v,
         rc = fail(ld, first, "first_pass counts must not be negative");
     v->first_bytes = (uint64_t)(bytes > 0 ? bytes : 0);
     v->first_objs = (uint64_t)(objs > 0 ? objs : 0);
+    return rc;
+}
+
+/* "held_by_fixture" (optional, `scope: suite` tests). */
+static int
+load_held(struct leakgate_verdict *v,
+          struct loader *ld,
+          const struct leakgate_json *rec)
+{
+    const struct leakgate_json *held =
+        leakgate_json__get(rec, "held_by_fixture");
+    int64_t bytes = 0, objs = 0;
+    bool null;
+    int rc;
+
+    if (!held || held->type == LEAKGATE_JSON_NULL)
+        return 0;
+    rc = want_object(ld, held, "held_by_fixture");
+    if (rc == 0)
+        rc = get_int(&bytes, &null, ld, held, "bytes");
+    if (rc == 0)
+        rc = get_int(&objs, &null, ld, held, "objects");
+    if (rc == 0 && (bytes < 0 || objs < 0))
+        rc = fail(ld, held, "held_by_fixture counts must not be negative");
+    v->held_bytes = (uint64_t)(bytes > 0 ? bytes : 0);
+    v->held_objs = (uint64_t)(objs > 0 ? objs : 0);
     return rc;
 }
 
@@ -730,6 +757,8 @@ load_record(struct leakgate_verdict *v,
         rc = get_bool(&v->measured, ld, rec, "measured", true);
     if (rc == 0)
         rc = load_measured_by(v, ld, rec);
+    if (rc == 0)
+        rc = load_held(v, ld, rec);
     secs = leakgate_json__get(rec, "seconds");
     if (rc == 0 && secs && !leakgate_json__double(&seconds, secs))
         rc = wrong_type(ld, secs, "seconds", "a number");

@@ -128,6 +128,27 @@ int leakgate_track__left_stacks(struct leakgate_diff **out);
 int leakgate_track__watch_left(uint32_t owner);
 /* Something owner left was freed since it was watched.  Cannot fail. */
 bool leakgate_track__watch_released(uint32_t owner);
+/*
+ * Hold (gate_suite.c, `scope: suite`): as leakgate_track__watch_left(),
+ * and *out (the caller's) is the diff of the objects left by allocation
+ * stack, unsorted: leakgate_track__held_each() names each watched object's
+ * entry in it.  Returns 0; LEAKGATE_ENOTFOUND when some object left has no
+ * recorded stack (the objects are watched all the same, without entries);
+ * LEAKGATE_ESTATE (owner out of range); LEAKGATE_ENOMEM.
+ */
+int leakgate_track__hold_left(uint32_t owner, struct leakgate_diff **out);
+/* What watch_free released of owner's objects; *unwatched: some object of
+ * owner did not fit the table.  Cannot fail. */
+void leakgate_track__watch_freed(uint32_t owner,
+                                 uint64_t *bytes,
+                                 uint64_t *objs,
+                                 bool *unwatched);
+/* Call fn for every watched object still live (its owner, its entry in
+ * the owner's held diff or UINT32_MAX, its usable bytes).  fn may
+ * allocate.  Returns fn's first non-zero return, 0, or LEAKGATE_ENOMEM. */
+int leakgate_track__held_each(
+    int (*fn)(uint32_t owner, uint32_t entry, uint64_t bytes, void *payload),
+    void *payload);
 /* Stop watching the objects (their owners' released flags stay, until an
  * owner id is handed out again).  Cannot fail. */
 void leakgate_track__watch_clear(void);

@@ -338,8 +338,10 @@ by_bytes(const void *a, const void *b)
     return x->npcs < y->npcs ? -1 : x->npcs > y->npcs;
 }
 
+/* The diff of the gathered stacks; with entry_of, unsorted, and
+ * entry_of[slot] is the entry of each stack slot. */
 static int
-build_diff(struct leakgate_diff *d, const struct gather *g)
+build_diff(struct leakgate_diff *d, const struct gather *g, uint32_t *entry_of)
 {
     size_t n = 0;
 
@@ -361,9 +363,12 @@ build_diff(struct leakgate_diff *d, const struct gather *g)
         e->npcs = s->n;
         e->delta_objs = (int64_t)g->objs[i];
         e->delta_bytes = (int64_t)g->bytes[i];
+        if (entry_of)
+            entry_of[i] = (uint32_t)d->nentries;
         d->nentries++;
     }
-    qsort(d->entries, d->nentries, sizeof *d->entries, by_bytes);
+    if (!entry_of)
+        qsort(d->entries, d->nentries, sizeof *d->entries, by_bytes);
     return 0;
 }
 
@@ -389,7 +394,7 @@ leakgate_track__left_stacks(struct leakgate_diff **out)
     if (rc == 0)
         rc = leakgate_diff__new_empty(&d);
     if (rc == 0)
-        rc = build_diff(d, &g);
+        rc = build_diff(d, &g, NULL);
     leakgate_util__free(g.objs);
     leakgate_util__free(g.bytes);
     if (rc < 0) {
@@ -403,23 +408,30 @@ leakgate_track__left_stacks(struct leakgate_diff **out)
 /* ---- Watch: which objects a test left does the rest of its suite free?
  *
  * The objects a fast window left are watched until the suite's window
- * closes; a free (or a realloc) of one marks its owner's objects released.
- * A suite whose cleanup or later tests free what failing tests left holds
- * a shared fixture (gate.c's hint).  Outside a watch, a free costs one
- * relaxed load more. */
+ * closes; a free (or a realloc) of one marks its owner's objects released
+ * and counts its bytes as released.  A suite whose cleanup or later tests
+ * free what failing tests left holds a shared fixture (gate.c's hint);
+ * under `scope: suite` what is still watched at the suite's end is what
+ * the test lost (gate_suite.c).  Outside a watch, a free costs one relaxed
+ * load more. */
 
-#define WATCH_SLOTS ((size_t)1 << 16) /* at most half of them used */
+#define WATCH_SLOTS ((size_t)1 << 18) /* at most half of them used */
 #define WATCH_OWNERS 4096
 
 struct watch_slot {
     uintptr_t addr; /* 0 empty, TOMBSTONE removed */
     uint32_t owner;
+    uint32_t entry; /* the object's stack in its owner's diff */
+    uint64_t bytes; /* usable size */
 };
 
 static struct {
     struct watch_slot *slots;
     size_t used;
     bool released[WATCH_OWNERS];
+    bool overflow[WATCH_OWNERS]; /* some object of the owner is unwatched */
+    uint64_t freed_bytes[WATCH_OWNERS];
+    uint64_t freed_objs[WATCH_OWNERS];
 } wt;
 
 atomic_bool leakgate_track__watching;
@@ -427,36 +439,47 @@ atomic_bool leakgate_track__watching;
 static size_t
 watch_home(uintptr_t a)
 {
-    return (size_t)((a >> 4) * 0x9e3779b97f4a7c15ull >> 48);
+    return (size_t)((a >> 4) * 0x9e3779b97f4a7c15ull >> 46);
 }
+
+struct watching {
+    uint32_t owner;
+    const uint32_t *entry_of; /* per stack slot, or NULL */
+};
 
 static int
 watch_one(const void *ptr, size_t usable, void *payload)
 {
-    uint32_t owner = *(const uint32_t *)payload;
+    const struct watching *w = payload;
+    const struct obj_slot *o;
     uintptr_t a = (uintptr_t)ptr;
 
-    (void)usable;
-    if (wt.used >= WATCH_SLOTS / 2)
-        return 1;
+    if (wt.used >= WATCH_SLOTS / 2) {
+        wt.overflow[w->owner] = true;
+        return 0;
+    }
+    o = w->entry_of ? find_obj(a) : NULL;
     for (size_t i = watch_home(a);; i = (i + 1) & (WATCH_SLOTS - 1)) {
         if (wt.slots[i].addr == 0) {
             wt.slots[i].addr = a;
-            wt.slots[i].owner = owner;
+            wt.slots[i].owner = w->owner;
+            wt.slots[i].entry = o ? w->entry_of[o->stack] : UINT32_MAX;
+            wt.slots[i].bytes = usable;
             wt.used++;
             return 0;
         }
     }
 }
 
-int
-leakgate_track__watch_left(uint32_t owner)
+static int
+watch_with(uint32_t owner, const uint32_t *entry_of)
 {
+    struct watching w = {owner, entry_of};
     int rc;
 
-    if (owner == 0 || owner >= WATCH_OWNERS)
-        return 0;
     wt.released[owner] = false; /* an id handed out again */
+    wt.overflow[owner] = false;
+    wt.freed_bytes[owner] = wt.freed_objs[owner] = 0;
     if (!wt.slots) {
         wt.slots = map(WATCH_SLOTS * sizeof *wt.slots);
         if (!wt.slots)
@@ -464,10 +487,67 @@ leakgate_track__watch_left(uint32_t owner)
                                        "track: watch table (mmap failed)");
     }
     lock_tables();
-    rc = leakgate_track__each(watch_one, &owner);
+    rc = leakgate_track__each(watch_one, &w);
     atomic_store(&leakgate_track__watching, true);
     unlock_tables();
     return rc < 0 ? rc : 0;
+}
+
+int
+leakgate_track__watch_left(uint32_t owner)
+{
+    if (owner == 0 || owner >= WATCH_OWNERS)
+        return 0;
+    return watch_with(owner, NULL);
+}
+
+int
+leakgate_track__hold_left(uint32_t owner, struct leakgate_diff **out)
+{
+    struct gather g = {NULL, NULL, false};
+    struct leakgate_diff *d = NULL;
+    uint32_t *entry_of = NULL;
+    bool stacks;
+    int rc = 0;
+
+    *out = NULL;
+    if (owner == 0 || owner >= WATCH_OWNERS)
+        return leakgate_error__set(LEAKGATE_ESTATE, "track: watch owner %u",
+                                   (unsigned)owner);
+    stacks = atomic_load(&mode) != LEAKGATE_TRACK_STACKS_NONE && !st.failed;
+    if (stacks) {
+        g.objs = leakgate_util__calloc(STACK_SLOTS, sizeof *g.objs);
+        g.bytes = leakgate_util__calloc(STACK_SLOTS, sizeof *g.bytes);
+        entry_of = leakgate_util__calloc(STACK_SLOTS, sizeof *entry_of);
+        if (!g.objs || !g.bytes || !entry_of)
+            rc = leakgate_error__set(LEAKGATE_ENOMEM, "track: stacks");
+        else if (leakgate_track__each(gather_one, &g) != 0)
+            g.missing = true; /* some object left has no stack */
+        if (rc < 0)
+            goto done;
+        stacks = !g.missing;
+    }
+    if (stacks) {
+        rc = leakgate_diff__new_empty(&d);
+        if (rc == 0)
+            rc = build_diff(d, &g, entry_of);
+        if (rc < 0)
+            goto done;
+    }
+    rc = watch_with(owner, stacks ? entry_of : NULL);
+    if (rc == 0 && !stacks)
+        rc = leakgate_error__set(LEAKGATE_ENOTFOUND,
+                                 "track: an object left has no stack");
+done:
+    leakgate_util__free(g.objs);
+    leakgate_util__free(g.bytes);
+    leakgate_util__free(entry_of);
+    if (rc < 0 || !stacks) {
+        leakgate_diff__free(d);
+        return rc < 0 ? rc : LEAKGATE_ENOTFOUND;
+    }
+    *out = d;
+    return 0;
 }
 
 ALLOC_PATH void
@@ -481,6 +561,8 @@ leakgate_track__watch_free(uintptr_t a)
             break;
         if (w->addr == a) {
             wt.released[w->owner] = true;
+            wt.freed_bytes[w->owner] += w->bytes;
+            wt.freed_objs[w->owner]++;
             w->addr = TOMBSTONE;
             break;
         }
@@ -495,11 +577,55 @@ leakgate_track__watch_released(uint32_t owner)
 }
 
 void
+leakgate_track__watch_freed(uint32_t owner,
+                            uint64_t *bytes,
+                            uint64_t *objs,
+                            bool *unwatched)
+{
+    bool ok = owner > 0 && owner < WATCH_OWNERS;
+
+    lock_tables();
+    *bytes = ok ? wt.freed_bytes[owner] : 0;
+    *objs = ok ? wt.freed_objs[owner] : 0;
+    *unwatched = ok && wt.overflow[owner];
+    unlock_tables();
+}
+
+int
+leakgate_track__held_each(
+    int (*fn)(uint32_t owner, uint32_t entry, uint64_t bytes, void *payload),
+    void *payload)
+{
+    struct watch_slot *copy;
+    size_t n = 0;
+    int rc = 0;
+
+    if (!wt.slots || wt.used == 0)
+        return 0;
+    /* fn may allocate (and free): copy the live slots first. */
+    copy = leakgate_util__calloc(wt.used, sizeof *copy);
+    if (!copy)
+        return leakgate_error__set(LEAKGATE_ENOMEM, "track: held objects");
+    lock_tables();
+    for (size_t i = 0; i < WATCH_SLOTS && n < wt.used; i++) {
+        if (wt.slots[i].addr != 0 && wt.slots[i].addr != TOMBSTONE)
+            copy[n++] = wt.slots[i];
+    }
+    unlock_tables();
+    for (size_t i = 0; i < n && rc == 0; i++)
+        rc = fn(copy[i].owner, copy[i].entry, copy[i].bytes, payload);
+    leakgate_util__free(copy);
+    return rc;
+}
+
+void
 leakgate_track__watch_clear(void)
 {
     atomic_store(&leakgate_track__watching, false);
     lock_tables();
-    if (wt.slots && wt.used > 0)
+    /* Anonymous private pages read back as zeros once dropped. */
+    if (wt.slots && wt.used > 0 &&
+        madvise(wt.slots, WATCH_SLOTS * sizeof *wt.slots, MADV_DONTNEED) != 0)
         memset(wt.slots, 0, WATCH_SLOTS * sizeof *wt.slots);
     wt.used = 0;
     unlock_tables();

@@ -38,6 +38,7 @@ leakgate_verdict__free(struct leakgate_verdict *v)
     for (size_t i = 0; v->notes && i < v->nnotes; i++)
         free_note(&v->notes[i]);
     leakgate_util__free(v->notes);
+    leakgate_diff__free(v->held);
     leakgate_util__free(v->suite);
     leakgate_util__free(v->test);
     leakgate_util__free(v->name);
@@ -130,8 +131,9 @@ leakgate_verdict__trim(struct leakgate_vstack *s)
     s->shown_end = end > begin ? end : s->nframes;
 }
 
-static const char *const measured_names[] = {
-    "exact", "fast pass", "exact re-run", "exact replay", "suite window"};
+static const char *const measured_names[] = {"exact",        "fast pass",
+                                             "exact re-run", "exact replay",
+                                             "suite window", "suite end"};
 #define NMEASURED (sizeof measured_names / sizeof measured_names[0])
 
 const char *

@@ -52,7 +52,11 @@ enum leakgate_measured {
                                     by an exact replay of the run up to
                                     this test in a fresh process */
     LEAKGATE_MEASURED_SUITE,     /* no window of its own: judged with its
-                                    suite's window (`scope: suite`) */
+                                    suite's window (`scope: suite` without
+                                    leakgate's allocation wrappers) */
+    LEAKGATE_MEASURED_SUITE_END, /* `scope: suite`: what its window left
+                                    and the suite cleanup did not free
+                                    (gate_suite.c) */
 };
 
 struct leakgate_verdict {
@@ -88,9 +92,14 @@ struct leakgate_verdict {
     bool needs_replay;   /* NOT_JUDGED until a replay measures it */
     bool rerun_declined; /* replayed because it could not be re-run */
     uint32_t watch_id;   /* what its fast pass left is watched (track.h) */
+    bool suite_wait;     /* SUITE_END: NOT_JUDGED until its suite is over */
+    struct leakgate_diff *held; /* ... what it left, by stack (owned) */
+    uint64_t held_bytes; /* SUITE_END: what it left that later tests or */
+    uint64_t held_objs;  /* the suite cleanup freed (the fixture's) */
 };
 
-/* "exact", "fast pass", "exact re-run", "exact replay" (results JSON). */
+/* "exact", "fast pass", "exact re-run", "exact replay", "suite window",
+ * "suite end" (results JSON). */
 const char *leakgate_verdict__measured_by(enum leakgate_measured how);
 
 /* The leakgate_measured of a measured_by text; false when unknown. */

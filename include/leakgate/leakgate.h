@@ -316,6 +316,43 @@ LEAKGATE_API int leakgate_gate_in_replay(const leakgate_gate *gate);
 LEAKGATE_API const leakgate_verdict *
 leakgate_gate_late_hint(leakgate_gate *gate, const char *suite);
 
+/**
+ * `scope: suite` (docs/thresholds.md, "Shared fixtures"): a test of such a
+ * suite is judged at the suite's end on what it allocated and the suite's
+ * later tests and cleanup did not free.
+ * @return 1 when leakgate_gate_begin_held() can open such scopes (this
+ *         process allocates through leakgate's wrappers), else 0: measure
+ *         the suite as one scope instead.
+ */
+LEAKGATE_API int leakgate_gate_holds_tests(const leakgate_gate *gate);
+
+/**
+ * Open the scope of a test of a `scope: suite` suite: every allocation's
+ * stack is recorded; what the test leaves live at leakgate_gate_end() is
+ * watched, and its verdict (NOT_JUDGED until then, see
+ * leakgate_verdict_waits_for_suite()) is made by
+ * leakgate_gate_suite_over().
+ * @return as leakgate_gate_begin(); LEAKGATE_ESTATE when
+ *         leakgate_gate_holds_tests() is 0.
+ */
+LEAKGATE_API int leakgate_gate_begin_held(leakgate_gate *gate,
+                                          const char *suite,
+                                          const char *test);
+
+/** @return 1 when @p v waits for leakgate_gate_suite_over() of its suite. */
+LEAKGATE_API int leakgate_verdict_waits_for_suite(const leakgate_verdict *v);
+
+/**
+ * The suite (its cleanup included) is over, no scope is open: judge each
+ * of its tests that waits (leakgate_verdict_waits_for_suite()) on what it
+ * left that is still live, by stack, with its own thresholds; what later
+ * tests or the cleanup freed is held by the fixture (a note with its
+ * bytes).  Their verdicts replace the waiting ones (leakgate_gate_verdict()).
+ * @return 0; LEAKGATE_ESTATE when a scope is open; LEAKGATE_ENOMEM.
+ */
+LEAKGATE_API int leakgate_gate_suite_over(leakgate_gate *gate,
+                                          const char *suite);
+
 /** @return how many verdicts wait for a replay. */
 LEAKGATE_API size_t leakgate_gate_replays_pending(const leakgate_gate *gate);
 

@@ -29,6 +29,7 @@ main(int argc, char **argv)
     corpus_register_rules();
     corpus_register_real();
     corpus_register_once();
+    corpus_register_held();
     corpus_register_clean();
     if (counting && corpus_runs_wrap() != 0)
         return 3;

@@ -24,6 +24,7 @@ main(void)
     corpus_register_rules();
     corpus_register_real();
     corpus_register_once();
+    corpus_register_held();
     corpus_register_clean();
     if (corpus_runs_wrap() != 0) {
         CU_cleanup_registry();

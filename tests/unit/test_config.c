@@ -329,6 +329,7 @@ test_config__quoted_null_is_text(void)
 static void
 test_config__warmup_and_scope(void)
 {
+    struct leakgate_config *cfg = NULL;
     static const struct error_case cases[] = {
         {"version: 1\ndefaults:\n  warmup: 1001\n", LEAKGATE_ECONFIG,
          NAME ":3:11: warmup 1001 is out of range (0 to 1000)"},
@@ -352,13 +353,17 @@ test_config__warmup_and_scope(void)
         {"version: 1\nsuites:\n  s:\n    scope: [suite]\n", LEAKGATE_ECONFIG,
          NAME ":4:12: expected test or suite for 'scope', got a sequence"},
         {"version: 1\ntests:\n  s/t:\n    scope: suite\n", LEAKGATE_ECONFIG,
-         NAME ":4:5: unknown key 'scope' in a tests entry (it belongs in a "
-              "suites entry)"},
-        {"version: 1\ndefaults:\n  scope: suite\n", LEAKGATE_ECONFIG,
-         NAME ":3:3: unknown key 'scope' in defaults (it belongs in a "
-              "suites entry)"},
+         NAME ":4:5: unknown key 'scope' in a tests entry (it belongs in "
+              "defaults or a suites entry)"},
+        {"version: 1\ndefaults:\n  scope: suites\n", LEAKGATE_ECONFIG,
+         NAME ":3:10: invalid scope 'suites' (expected test or suite)"},
     };
 
+    /* `defaults: scope: suite` applies to every suite. */
+    CU_ASSERT_EQUAL_FATAL(
+        parse(&cfg, "version: 1\ndefaults:\n  scope: suite\n"), 0);
+    CU_ASSERT_EQUAL(cfg->defaults.scope, LEAKGATE_CONFIG_SCOPE_SUITE);
+    leakgate_config__free(cfg);
     CHECK_ERRORS(cases);
 }
 
@@ -396,14 +401,14 @@ test_config__unknown_keys(void)
               "stacks rule)"},
         {"version: 1\nstack_limit: 0\n", LEAKGATE_ECONFIG,
          NAME ":2:1: unknown key 'stack_limit' in the top level (it belongs "
-              "in defaults)"},
+              "in defaults, a suites entry or a tests entry)"},
         {"version: 1\ncolour: red\n", LEAKGATE_ECONFIG,
          NAME ":2:1: unknown key 'colour' in the top level (valid keys: "
               "version, defaults, suites, tests, ignore, builtin_ignore, "
               "allocators)"},
         {"version: 1\ndefaults: {x: 1}\n", LEAKGATE_ECONFIG,
-         NAME ":2:12: unknown key 'x' in defaults (valid keys: stack_limit, "
-              "total_limit, warmup, repeat, settle, rerun)"},
+         NAME ":2:12: unknown key 'x' in defaults (valid keys: scope, "
+              "stack_limit, total_limit, warmup, repeat, settle, rerun)"},
     };
 
     CHECK_ERRORS(cases);
@@ -841,7 +846,7 @@ test_config__repeat_settle_builtin_ignore(void)
         {"version: 1\nignore:\n  - frames: [x]\n    rerun: false\n",
          LEAKGATE_ECONFIG,
          NAME ":4:5: unknown key 'rerun' in an ignore rule (it belongs in "
-              "defaults)"},
+              "defaults, a suites entry or a tests entry)"},
     };
     struct leakgate_config *cfg;
 
