@@ -260,46 +260,13 @@ leakgate_gate_filter(const leakgate_gate *gate)
     return gate->opts.filter;
 }
 
-/* Some recorded window's suite (suites entry) or name (tests entry)
- * matches e's pattern. */
-static bool
-entry_matches(const struct leakgate_gate *gate,
-              const struct leakgate_config_entry *e,
-              bool is_test)
-{
-    for (size_t i = 0; i < gate->nverdicts; i++) {
-        const char *name =
-            is_test ? gate->verdicts[i]->name : gate->verdicts[i]->suite;
-
-        if (strcmp(e->pattern, name) == 0 ||
-            leakgate_util__glob_match(e->pattern, name))
-            return true;
-    }
-    return false;
-}
-
 const char *
 leakgate_gate_unmatched_entries(leakgate_gate *gate)
 {
-    const struct leakgate_config *cfg = gate->config;
-    struct leakgate_buf b = LEAKGATE_BUF_INIT;
-
     leakgate_util__free(gate->unmatched);
-    gate->unmatched = NULL;
-    for (size_t i = 0; cfg && i < cfg->nsuites + cfg->ntests; i++) {
-        bool is_test = i >= cfg->nsuites;
-        const struct leakgate_config_entry *e =
-            is_test ? &cfg->tests[i - cfg->nsuites] : &cfg->suites[i];
-
-        if (!entry_matches(gate, e, is_test))
-            leakgate_buf__printf(&b,
-                                 "%s:%u: %s entry '%s' matches no %s of "
-                                 "this run\n",
-                                 cfg->path, e->line,
-                                 is_test ? "tests" : "suites", e->pattern,
-                                 is_test ? "test" : "suite");
-    }
-    gate->unmatched = leakgate_buf__take(&b);
+    gate->unmatched = leakgate_verdict__unmatched_entries(
+        gate->config, (const struct leakgate_verdict *const *)gate->verdicts,
+        gate->nverdicts, "this run");
     return gate->unmatched ? gate->unmatched : "";
 }
 

@@ -253,6 +253,38 @@ failed(const struct leakgate_verdict *v)
     return v->status == LEAKGATE_STATUS_FAIL || v->nnotes > 0;
 }
 
+/*
+ * Keys of the thresholds file the runs used that match no window of
+ * these results: a typo, or a test that is gone (as a run warns).  Only
+ * for results of unfiltered runs (or of many --filter runs, as under
+ * ctest), and only when the file is here to read.
+ */
+static void
+summary_unmatched(struct leakgate_buf *b, const struct leakgate_results *r)
+{
+    const char *path = r->env.thresholds_path;
+    struct leakgate_config *cfg = NULL;
+    char *text;
+
+    if (r->filtered || !path || !*path || access(path, R_OK) != 0)
+        return;
+    if (leakgate_config__load(&cfg, path, NULL) < 0) {
+        leakgate_buf__printf(b,
+                             "leakgate: warning: cannot check the keys of "
+                             "%s: %s\n",
+                             path, leakgate_error_last());
+        return;
+    }
+    text = leakgate_verdict__unmatched_entries(
+        cfg, (const struct leakgate_verdict *const *)r->view, r->nview,
+        "these results");
+    for (const char *p = text ? text : ""; *p; p += strcspn(p, "\n") + 1)
+        leakgate_buf__printf(b, "leakgate: warning: %.*s\n",
+                             (int)strcspn(p, "\n"), p);
+    leakgate_util__free(text);
+    leakgate_config__free(cfg);
+}
+
 static void
 summary_counts(struct leakgate_buf *b, const struct leakgate_results *r)
 {
@@ -317,6 +349,7 @@ leakgate_results_summary(leakgate_results *r,
             leakgate_buf__puts(&b, "\n");
         }
     }
+    summary_unmatched(&b, r);
     summary_counts(&b, r);
     for (size_t i = 0; i < r->nview; i++) {
         if (failed(r->view[i])) {

@@ -27,6 +27,48 @@ free_note(struct leakgate_note *n)
     leakgate_util__free(n->message);
 }
 
+/* Some window's suite (suites entry) or name (tests entry) matches e. */
+static bool
+entry_matches(const struct leakgate_config_entry *e,
+              bool is_test,
+              const struct leakgate_verdict *const *v,
+              size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        const char *name = is_test ? v[i]->name : v[i]->suite;
+
+        if (strcmp(e->pattern, name) == 0 ||
+            leakgate_util__glob_match(e->pattern, name))
+            return true;
+    }
+    return false;
+}
+
+char *
+leakgate_verdict__unmatched_entries(const struct leakgate_config *cfg,
+                                    const struct leakgate_verdict *const *v,
+                                    size_t n,
+                                    const char *what)
+{
+    struct leakgate_buf b = LEAKGATE_BUF_INIT;
+
+    if (!cfg)
+        return NULL;
+    leakgate_buf__puts(&b, ""); /* "" rather than NULL when all match */
+    for (size_t i = 0; i < cfg->nsuites + cfg->ntests; i++) {
+        bool is_test = i >= cfg->nsuites;
+        const struct leakgate_config_entry *e =
+            is_test ? &cfg->tests[i - cfg->nsuites] : &cfg->suites[i];
+
+        if (!entry_matches(e, is_test, v, n))
+            leakgate_buf__printf(
+                &b, "%s:%u: %s entry '%s' matches no %s of %s\n", cfg->path,
+                e->line, is_test ? "tests" : "suites", e->pattern,
+                is_test ? "test" : "suite", what);
+    }
+    return leakgate_buf__take(&b);
+}
+
 void
 leakgate_verdict__free(struct leakgate_verdict *v)
 {

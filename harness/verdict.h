@@ -121,6 +121,18 @@ bool leakgate_verdict__system_frame(const struct leakgate_frame *f);
  */
 void leakgate_verdict__trim(struct leakgate_vstack *s);
 
+/*
+ * The suites and tests entries of cfg that match no window of v[0..n):
+ * one line each, "FILE:LINE: tests entry 'PATTERN' matches no test of
+ * WHAT\n" ("" when every entry matches; NULL for cfg NULL or out of
+ * memory).  A typo, or a test that is gone.  The caller frees.
+ */
+char *
+leakgate_verdict__unmatched_entries(const struct leakgate_config *cfg,
+                                    const struct leakgate_verdict *const *v,
+                                    size_t n,
+                                    const char *what);
+
 /* Free a verdict's contents and the verdict; NULL is a no-op. */
 void leakgate_verdict__free(struct leakgate_verdict *v);
 
