@@ -98,10 +98,12 @@ static struct {
     size_t filtered_tests;  /* deactivated by --filter in active suites */
     size_t filtered_suites; /* suites --filter deactivated whole */
     size_t filtered_total;  /* tests --filter left out */
+    bool probed;            /* the warm-up probe ran (probe_warmup) */
 } run;
 
 static struct leakgate_cunit_hooks hooks;
 static void replay_awaiting(bool in_cunit);
+static void probe_warmup(void);
 static unsigned int run_depth; /* > 0 while a leakgate_cunit_run() runs */
 
 void
@@ -566,8 +568,10 @@ leakgate_cunit_cleanup(void)
         /* Every test has run: what their fast pass left is measured now,
          * in one replay, before CUnit's summary.  (A crash earlier
          * replays what waits first: leakgate_cunit__rescue.) */
-        if (last)
+        if (last) {
             replay_awaiting(true);
+            probe_warmup();
+        }
     }
     started(ws, SUITE_WINDOW, "cleanup");
     if (ws->window_open && !ws->whole)
@@ -799,6 +803,39 @@ late_hints(void)
 }
 
 /*
+ * Would `warmup: 1` make a failing test pass (its growth made once)?  A
+ * probe in a fresh process tells; the hint is printed as a NOTE and handed
+ * to the hooks.  Once per run, after the replay, in every mode.
+ */
+static void
+probe_warmup(void)
+{
+    size_t hinted = 0;
+
+    if (run.probed || leakgate_gate_in_replay(run.gate))
+        return;
+    run.probed = true;
+    checkpoint();
+    if (leakgate_gate_probe_warmup(run.gate, hooks.replay_preload, &hinted) <
+            0 ||
+        hinted == 0)
+        return;
+    for (size_t i = 0; i < run.ntests; i++) {
+        struct wtest *wt = &run.tests[i];
+        const leakgate_verdict *v = leakgate_gate_verdict(
+            run.gate, wt->ws->suite->pName, wt->test->pName);
+        const char *hint = v ? leakgate_verdict_hint(v) : NULL;
+
+        if (!hint || strncmp(hint, "its growth is made once", 23) != 0)
+            continue;
+        fprintf(stderr, "\nleakgate: NOTE %s/%s: %s", wt->ws->suite->pName,
+                wt->test->pName, hint);
+        if (hooks.revised)
+            hooks.revised(wt->ws->suite->pName, wt->test->pName, hooks.payload);
+    }
+}
+
+/*
  * What a test's fast first pass left is measured by replaying the program
  * in a fresh process (replay.h): a test runs once per process.  Called
  * from the last suite's cleanup, so that CUnit's summary counts the
@@ -900,6 +937,7 @@ leakgate_cunit_run(leakgate_gate *gate, int (*fn)(void *payload), void *payload)
     run_depth--;
     CU_set_fail_on_inactive(fail_on_inactive);
     replay_awaiting(false);
+    probe_warmup();
     finish_run();
     unwrap_registry();
     return result;

@@ -227,6 +227,11 @@ leakgate_gate_settings(struct leakgate_window_settings *out,
     struct leakgate_policy_settings s;
 
     resolve_window(&s, gate, suite, test);
+    /* A warm-up probe (replay.h) runs each listed test once unmeasured. */
+    if (gate->replay.warmup && s.warmup == 0 && test &&
+        strcmp(test, SUITE_WINDOW) != 0 &&
+        leakgate_gate_measures(gate, suite, test))
+        s.warmup = 1;
     out->warmup = s.warmup;
     out->suite_scope = s.suite_scope;
     out->repeat = s.repeat;
@@ -984,6 +989,12 @@ leakgate_verdict_stack_count(const leakgate_verdict *v)
     for (size_t i = 0; i < v->nstacks; i++)
         n += v->stacks[i].judgement.judged && !v->stacks[i].judgement.ignored;
     return n;
+}
+
+const char *
+leakgate_verdict_hint(const leakgate_verdict *v)
+{
+    return v->hint;
 }
 
 const char *

@@ -99,6 +99,7 @@ struct leakgate_gate {
         char **names; /* its list: "SUITE\tTEST" */
         size_t n;
         size_t measured; /* listed tests whose window has closed */
+        bool warmup;     /* a probe: listed tests get warmup 1 */
         char *json_path; /* where the replay writes its results */
         struct leakgate_results **loaded; /* every replay's results: they
                                              own strings the verdicts

@@ -86,8 +86,11 @@ leakgate_replay__child_setup(struct leakgate_gate *gate)
     /* The tracker watches the replayed windows (not needed to measure
      * them: to tell the first process what they left). */
     (void)leakgate_track__install();
+    /* A probe: the listed tests run once unmeasured first (warmup 1). */
+    gate->replay.warmup = getenv(LEAKGATE_REPLAY_WARMUP_ENV) != NULL;
     /* Programs the tests start are not replays. */
     unsetenv(LEAKGATE_REPLAY_ENV);
+    unsetenv(LEAKGATE_REPLAY_WARMUP_ENV);
     gate->opts.json_path = gate->replay.json_path;
     gate->opts.junit_path = NULL;
     gate->opts.update_thresholds = 0;
@@ -151,9 +154,27 @@ leakgate_gate_replays_pending(const leakgate_gate *gate)
     return n;
 }
 
-/* The list: "SUITE\tTEST\n" per verdict waiting for a replay. */
+static bool
+waits(const struct leakgate_verdict *v)
+{
+    return v->needs_replay;
+}
+
+/* A failing test whose growth may be made once: would `warmup: 1` make it
+ * pass?  (leakgate_gate_probe_warmup) */
+static bool
+may_warm_up(const struct leakgate_verdict *v)
+{
+    return v->status == LEAKGATE_STATUS_FAIL && v->measured && v->nstacks > 0 &&
+           strcmp(v->test, "[suite]") != 0 && v->settings.warmup == 0 &&
+           v->settings.repeat <= 1 && v->how != LEAKGATE_MEASURED_SUITE_END;
+}
+
+/* The list: "SUITE\tTEST\n" per verdict `pick` chooses. */
 static int
-write_list(const struct leakgate_gate *gate, const char *path)
+write_list(const struct leakgate_gate *gate,
+           const char *path,
+           bool (*pick)(const struct leakgate_verdict *))
 {
     struct leakgate_buf b = LEAKGATE_BUF_INIT;
     int rc;
@@ -161,7 +182,7 @@ write_list(const struct leakgate_gate *gate, const char *path)
     for (size_t i = 0; i < gate->nverdicts; i++) {
         const struct leakgate_verdict *v = gate->verdicts[i];
 
-        if (!v->needs_replay)
+        if (!pick(v))
             continue;
         if (strpbrk(v->suite, "\t\n") || strpbrk(v->test, "\t\n")) {
             leakgate_buf__dispose(&b);
@@ -183,7 +204,8 @@ static void
 exec_replay(char *const *argv,
             const char *list,
             const char *log,
-            const char *preload)
+            const char *preload,
+            bool probe)
 {
     int null = open("/dev/null", O_RDWR);
     /* The log is new in a directory only this user can write: a name
@@ -199,6 +221,7 @@ exec_replay(char *const *argv,
     if (fd >= 0)
         dup2(fd, STDERR_FILENO);
     if (setenv(LEAKGATE_REPLAY_ENV, list, 1) != 0 ||
+        (probe && setenv(LEAKGATE_REPLAY_WARMUP_ENV, "1", 1) != 0) ||
         (preload && setenv("LD_PRELOAD", preload, 1) != 0))
         _exit(127);
     execv("/proc/self/exe", argv);
@@ -211,6 +234,7 @@ start_and_wait(char *const *argv,
                const char *list,
                const char *log,
                const char *preload,
+               bool probe,
                int *status_out)
 {
     pid_t pid;
@@ -221,7 +245,7 @@ start_and_wait(char *const *argv,
         return leakgate_error__set(LEAKGATE_EIO, "cannot fork the replay: %s",
                                    strerror(errno));
     if (pid == 0)
-        exec_replay(argv, list, log, preload);
+        exec_replay(argv, list, log, preload, probe);
     while (waitpid(pid, status_out, 0) < 0) {
         if (errno != EINTR)
             return leakgate_error__set(LEAKGATE_EIO,
@@ -535,51 +559,147 @@ give_up(struct leakgate_gate *gate, const char *log)
     leakgate_buf__dispose(&why);
 }
 
-int
-leakgate_gate_replay(leakgate_gate *gate, const char *preload)
-{
-    struct leakgate_buf dir = LEAKGATE_BUF_INIT, list = LEAKGATE_BUF_INIT,
-                        json = LEAKGATE_BUF_INIT, log = LEAKGATE_BUF_INIT;
-    char *const *argv = NULL;
-    int argc = 0, status = 0, rc;
+/* The files of one child run. */
+struct child_files {
+    struct leakgate_buf dir, list, json, log;
+};
 
-    if (leakgate_gate_replays_pending(gate) == 0)
-        return 0;
-    rc = make_scratch(&dir);
+static int
+child_files(struct child_files *f)
+{
+    int rc;
+
+    memset(f, 0, sizeof *f);
+    rc = make_scratch(&f->dir);
     if (rc == 0) {
-        leakgate_buf__printf(&list, "%s/list", dir.ptr);
-        leakgate_buf__printf(&json, "%s/list.json", dir.ptr);
-        leakgate_buf__printf(&log, "%s/replay.log", dir.ptr);
-        if (list.failed || json.failed || log.failed)
+        leakgate_buf__printf(&f->list, "%s/list", f->dir.ptr);
+        leakgate_buf__printf(&f->json, "%s/list.json", f->dir.ptr);
+        leakgate_buf__printf(&f->log, "%s/replay.log", f->dir.ptr);
+        if (f->list.failed || f->json.failed || f->log.failed)
             rc = leakgate_error__set(LEAKGATE_ENOMEM, "replay");
     }
+    return rc;
+}
+
+/* Remove the files; kept, and named in the error, when keep. */
+static void
+child_files_done(struct child_files *f, bool keep)
+{
+    if (!keep || !f->log.ptr || access(f->log.ptr, F_OK) != 0) {
+        if (f->list.ptr)
+            unlink(f->list.ptr);
+        if (f->json.ptr)
+            unlink(f->json.ptr);
+        if (f->log.ptr)
+            unlink(f->log.ptr);
+        if (f->dir.ptr)
+            rmdir(f->dir.ptr);
+    }
+    leakgate_buf__dispose(&f->dir);
+    leakgate_buf__dispose(&f->list);
+    leakgate_buf__dispose(&f->json);
+    leakgate_buf__dispose(&f->log);
+}
+
+/* Start this program again for the verdicts `pick` chooses, and wait. */
+static int
+run_child(struct leakgate_gate *gate,
+          struct child_files *f,
+          const char *preload,
+          bool (*pick)(const struct leakgate_verdict *),
+          int *status)
+{
+    char *const *argv = NULL;
+    int argc = 0;
+    int rc = child_files(f);
+
     if (rc == 0)
-        rc = write_list(gate, list.ptr);
+        rc = write_list(gate, f->list.ptr, pick);
     if (rc == 0)
         rc = leakgate_options__own_argv(&argc, &argv);
     if (rc == 0 && argc == 0)
         rc = leakgate_error__set(LEAKGATE_EIO, "/proc/self/cmdline is empty");
     if (rc == 0)
-        rc = start_and_wait(argv, list.ptr, log.ptr, preload, &status);
+        rc = start_and_wait(argv, f->list.ptr, f->log.ptr, preload,
+                            pick == may_warm_up, status);
+    return rc;
+}
+
+int
+leakgate_gate_replay(leakgate_gate *gate, const char *preload)
+{
+    struct child_files f;
+    int status = 0, rc;
+
+    if (leakgate_gate_replays_pending(gate) == 0)
+        return 0;
+    rc = run_child(gate, &f, preload, waits, &status);
     if (rc == 0)
-        rc = take_results(gate, json.ptr, log.ptr, status);
+        rc = take_results(gate, f.json.ptr, f.log.ptr, status);
     if (rc < 0)
-        give_up(gate, log.ptr);
-    /* Kept, and named in the error, only when the replay failed. */
-    if (rc == 0 || !log.ptr || access(log.ptr, F_OK) != 0) {
-        if (list.ptr)
-            unlink(list.ptr);
-        if (json.ptr)
-            unlink(json.ptr);
-        if (log.ptr)
-            unlink(log.ptr);
-        if (dir.ptr)
-            rmdir(dir.ptr);
+        give_up(gate, f.log.ptr);
+    child_files_done(&f, rc < 0);
+    return rc;
+}
+
+/* The hint of a failing test that passed with one unmeasured run first. */
+static int
+warmup_hint(struct leakgate_gate *gate, struct leakgate_verdict *v)
+{
+    struct leakgate_buf b = LEAKGATE_BUF_INIT;
+
+    leakgate_buf__printf(&b,
+                         "its growth is made once (a lazy initialisation, a "
+                         "cache filled on first use): run once unmeasured "
+                         "first, the test retains nothing over its limits. "
+                         "To do that, add to the thresholds file:\n"
+                         "  tests:\n    '%s':\n      warmup: 1\n",
+                         v->name);
+    leakgate_util__free(v->hint);
+    v->hint = leakgate_buf__take(&b);
+    if (!v->hint)
+        return leakgate_error__set(LEAKGATE_ENOMEM, "warmup hint");
+    leakgate_util__free(v->report);
+    v->report = leakgate_report__text(v, &gate->env, false);
+    return v->report ? 0 : leakgate_error__set(LEAKGATE_ENOMEM, "report");
+}
+
+int
+leakgate_gate_probe_warmup(leakgate_gate *gate,
+                           const char *preload,
+                           size_t *hinted_out)
+{
+    struct leakgate_results *r = NULL;
+    struct child_files f;
+    size_t n = 0;
+    int status = 0, rc;
+
+    *hinted_out = 0;
+    if (gate->replay.child)
+        return 0;
+    for (size_t i = 0; i < gate->nverdicts; i++)
+        n += may_warm_up(gate->verdicts[i]);
+    if (n == 0)
+        return 0;
+    rc = run_child(gate, &f, preload, may_warm_up, &status);
+    if (rc == 0)
+        rc = leakgate_results_new(&r);
+    if (rc == 0)
+        rc = leakgate_results_load(r, f.json.ptr);
+    for (size_t i = 0; rc == 0 && i < gate->nverdicts; i++) {
+        struct leakgate_verdict *v = gate->verdicts[i];
+        const struct leakgate_verdict *x;
+
+        if (!may_warm_up(v))
+            continue;
+        x = loaded_verdict(r, v);
+        if (x && x->status == LEAKGATE_STATUS_PASS && x->measured) {
+            rc = warmup_hint(gate, v);
+            (*hinted_out)++;
+        }
     }
-    leakgate_buf__dispose(&dir);
-    leakgate_buf__dispose(&list);
-    leakgate_buf__dispose(&json);
-    leakgate_buf__dispose(&log);
+    leakgate_results_free(r);
+    child_files_done(&f, false);
     return rc;
 }
 

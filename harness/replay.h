@@ -26,6 +26,8 @@
 #include "gate.h"
 
 #define LEAKGATE_REPLAY_ENV "LEAKGATE_REPLAY"
+/* ... and, set to 1, makes it a warm-up probe (leakgate_gate_probe_warmup). */
+#define LEAKGATE_REPLAY_WARMUP_ENV "LEAKGATE_REPLAY_WARMUP"
 
 /*
  * At leakgate_gate_new(): when $LEAKGATE_REPLAY names a list, make this

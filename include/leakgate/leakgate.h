@@ -353,6 +353,25 @@ LEAKGATE_API int leakgate_verdict_waits_for_suite(const leakgate_verdict *v);
 LEAKGATE_API int leakgate_gate_suite_over(leakgate_gate *gate,
                                           const char *suite);
 
+/**
+ * After the run's verdicts are final (replays included): for the failing
+ * tests whose thresholds have no `warmup`, start this program again in a
+ * fresh process in which those tests run once unmeasured before their
+ * exact scope (`warmup: 1`); each that passes there gets a hint with the
+ * entry to add (its growth is made once: a lazy initialisation).  The
+ * probe's outcome is advice only: no verdict changes.
+ * @param[out] hinted_out how many verdicts gained the hint
+ * @return 0; LEAKGATE_EIO or LEAKGATE_EFORMAT when the probe failed (no
+ *         hint, verdicts unchanged); LEAKGATE_ENOMEM.
+ */
+LEAKGATE_API int leakgate_gate_probe_warmup(leakgate_gate *gate,
+                                            const char *preload,
+                                            size_t *hinted_out);
+
+/** @return the advice found after judging @p v (a shared fixture, growth
+ *          made once), or NULL. */
+LEAKGATE_API const char *leakgate_verdict_hint(const leakgate_verdict *v);
+
 /** @return how many verdicts wait for a replay. */
 LEAKGATE_API size_t leakgate_gate_replays_pending(const leakgate_gate *gate);
 
