@@ -46,6 +46,13 @@
 
 #define SUITE_WINDOW "[suite]"
 
+/* The trampolines that call the user's code live in one section: the
+ * allocation stacks leakgate records end at the first frame in it (what
+ * is above it is the same for every allocation of a window). */
+#define RUNNER __attribute__((section("leakgate_runner"), noinline))
+extern const char __start_leakgate_runner[];
+extern const char __stop_leakgate_runner[];
+
 struct wsuite {
     CU_pSuite suite;
     CU_InitializeFunc init;
@@ -302,7 +309,7 @@ repeats(const struct wtest *wt)
     return wt->repeat >= 2 && !wt->ws->suite_scope;
 }
 
-static void
+RUNNER static void
 leakgate_cunit_run_protected(CU_TestFunc fn)
 {
     CU_pTest t = CU_get_current_test();
@@ -319,7 +326,7 @@ leakgate_cunit_run_protected(CU_TestFunc fn)
     t->pJumpBuf = cunit_jmp;
 }
 
-static void
+RUNNER static void
 leakgate_cunit_test(void)
 {
     struct wtest *wt = current_test();
@@ -328,7 +335,7 @@ leakgate_cunit_test(void)
         leakgate_cunit_run_protected(wt->fn);
 }
 
-static void
+RUNNER static void
 leakgate_cunit_warmup(struct wtest *wt)
 {
     for (unsigned int i = 0; i < wt->warmup; i++) {
@@ -346,7 +353,7 @@ leakgate_cunit_warmup(struct wtest *wt)
  * same call path and its stacks compare equal across runs.  CUnit's own
  * calls of the test and of tearDown then only close the window.
  */
-static void
+RUNNER static void
 leakgate_cunit_repeat(struct wtest *wt)
 {
     for (unsigned int i = 1; i <= wt->repeat; i++) {
@@ -360,7 +367,7 @@ leakgate_cunit_repeat(struct wtest *wt)
     }
 }
 
-static void
+RUNNER static void
 leakgate_cunit_setup(void)
 {
     struct wtest *wt = current_test();
@@ -439,7 +446,7 @@ close_test_window(struct wtest *wt)
     }
 }
 
-static void
+RUNNER static void
 leakgate_cunit_teardown(void)
 {
     struct wtest *wt = current_test();
@@ -462,7 +469,7 @@ leakgate_cunit_teardown(void)
     current.test = NULL;
 }
 
-static int
+RUNNER static int
 leakgate_cunit_init(void)
 {
     struct wsuite *ws = current_suite();
@@ -553,7 +560,7 @@ judge_held(struct wsuite *ws)
     }
 }
 
-static int
+RUNNER static int
 leakgate_cunit_cleanup(void)
 {
     struct wsuite *ws = current_suite();
@@ -916,6 +923,8 @@ leakgate_cunit_run(leakgate_gate *gate, int (*fn)(void *payload), void *payload)
     fail_on_inactive = CU_get_fail_on_inactive();
     memset(&run, 0, sizeof run);
     run.gate = gate;
+    leakgate_gate_set_runner(gate, __start_leakgate_runner,
+                             __stop_leakgate_runner);
     if (wrap_registry() < 0) {
         gate_error(LEAKGATE_ENOMEM, "wrapping the CUnit registry");
         unwrap_registry();
@@ -1147,6 +1156,8 @@ finish(leakgate_gate *gate)
             fprintf(stderr, "leakgate: warning: %.*s\n", (int)strcspn(p, "\n"),
                     p);
     }
+    if (*leakgate_gate_scope_hints(gate))
+        fprintf(stderr, "leakgate: %s", leakgate_gate_scope_hints(gate));
     fprintf(stderr, "leakgate: %zu window%s over the limits\n", failures,
             failures == 1 ? "" : "s");
     if (status == 0 && (CU_get_number_of_failures() > 0 ||

@@ -192,6 +192,7 @@ leakgate_gate_free(leakgate_gate *gate)
         leakgate_verdict__free(gate->verdicts[i]);
     leakgate_util__free(gate->verdicts);
     leakgate_util__free(gate->unmatched);
+    leakgate_util__free(gate->scope_hints);
     leakgate_replay__dispose(gate); /* after the verdicts: see replay.h */
     leakgate_symbolize__free(gate->sym);
     leakgate_util__free(gate->strip);
@@ -610,6 +611,70 @@ released_by(const struct leakgate_verdict *tv,
     return false;
 }
 
+/* A suite name as a YAML single-quoted scalar. */
+static void
+put_quoted(struct leakgate_buf *b, const char *s)
+{
+    leakgate_buf__puts(b, "'");
+    for (; *s; s++)
+        leakgate_buf__printf(b, *s == '\'' ? "''" : "%c", *s);
+    leakgate_buf__puts(b, "'");
+}
+
+void
+leakgate_gate__scope_yaml(struct leakgate_buf *b,
+                          const struct leakgate_gate *gate,
+                          const char *const *suites,
+                          size_t n)
+{
+    /* As it applies to the file this run read: a new file, a file
+     * without suites entries, or under the file's `suites:`. */
+    if (!gate->thresholds_path)
+        leakgate_buf__puts(b, "create leakgate.yaml with:\n  version: 1\n"
+                              "  suites:\n");
+    else if (gate->config && gate->config->nsuites > 0)
+        leakgate_buf__printf(b, "add under `suites:` in %s:\n",
+                             gate->thresholds_path);
+    else
+        leakgate_buf__printf(b, "add to %s:\n  suites:\n",
+                             gate->thresholds_path);
+    for (size_t i = 0; i < n; i++) {
+        leakgate_buf__puts(b, "    ");
+        put_quoted(b, suites[i]);
+        leakgate_buf__puts(b, ":\n      scope: suite\n");
+    }
+}
+
+const char *
+leakgate_gate_scope_hints(leakgate_gate *gate)
+{
+    struct leakgate_buf b = LEAKGATE_BUF_INIT;
+    const char **names =
+        leakgate_util__calloc(gate->nverdicts + 1, sizeof *names);
+    size_t n = 0;
+
+    leakgate_util__free(gate->scope_hints);
+    gate->scope_hints = NULL;
+    for (size_t i = 0; names && i < gate->nverdicts; i++) {
+        const struct leakgate_verdict *v = gate->verdicts[i];
+
+        if (strcmp(v->test, "[suite]") == 0 && v->hint &&
+            strstr(v->hint, "scope: suite"))
+            names[n++] = v->suite;
+    }
+    if (n >= 2) {
+        leakgate_buf__printf(&b,
+                             "%zu suites hold shared fixtures (the NOTEs "
+                             "above); to judge their tests at their "
+                             "suite's end, ",
+                             n);
+        leakgate_gate__scope_yaml(&b, gate, names, n);
+        gate->scope_hints = leakgate_buf__take(&b);
+    }
+    leakgate_util__free(names);
+    return gate->scope_hints ? gate->scope_hints : "";
+}
+
 /*
  * A suite window that frees what its failing tests retained points at a
  * shared fixture: say so, and that `scope: suite` judges it at suite end.
@@ -634,16 +699,16 @@ hint_shared_fixture(struct leakgate_gate *gate, struct leakgate_verdict *sv)
     }
     if (n > 0) {
         struct leakgate_buf b = LEAKGATE_BUF_INIT;
+        const char *one[1] = {sv->suite};
 
         leakgate_buf__printf(&b,
-                             "the suite cleanup freed what %zu failing "
-                             "test%s retained (%s): they add to a shared "
-                             "fixture. To judge each test at the suite's "
-                             "end, on what it left that the suite's later "
-                             "tests and cleanup do not free, add to the "
-                             "thresholds file:\n"
-                             "  suites:\n    '%s':\n      scope: suite\n",
-                             n, n == 1 ? "" : "s", names.ptr, sv->suite);
+                             "later tests or the suite cleanup freed what "
+                             "%zu failing test%s retained (%s): they add to "
+                             "a shared fixture. To judge each test at the "
+                             "suite's end, on what it left that the suite "
+                             "does not free, ",
+                             n, n == 1 ? "" : "s", names.ptr);
+        leakgate_gate__scope_yaml(&b, gate, one, 1);
         sv->hint = leakgate_buf__take(&b);
         leakgate_util__free(sv->report);
         sv->report =
@@ -653,6 +718,25 @@ hint_shared_fixture(struct leakgate_gate *gate, struct leakgate_verdict *sv)
     return n > 0 && !sv->report
                ? leakgate_error__set(LEAKGATE_ENOMEM, "fixture hint")
                : 0;
+}
+
+/* Drop the entries a cap left with no change: a diff lists changes. */
+static void
+drop_unchanged(struct leakgate_diff *d)
+{
+    size_t k = 0;
+
+    for (size_t i = 0; i < d->nentries; i++) {
+        struct leakgate_diff_entry *e = &d->entries[i];
+
+        if (e->delta_bytes == 0 && e->delta_objs == 0) {
+            leakgate_util__free(e->pcs);
+            leakgate_util__free(e->threads);
+            continue;
+        }
+        d->entries[k++] = *e;
+    }
+    d->nentries = k;
 }
 
 /*
@@ -701,8 +785,13 @@ cap_suite_window(struct leakgate_gate *gate)
                 w && w->delta_objs > 0 && w->delta_objs < e->delta_objs
                     ? w->delta_objs
                     : (e->delta_bytes > 0 ? e->delta_objs : 0);
+            /* The per-thread split of the pieces no longer adds up. */
+            leakgate_util__free(e->threads);
+            e->threads = NULL;
+            e->nthreads = 0;
         }
     }
+    drop_unchanged(s->acc);
     leakgate_diff__free(whole);
     leakgate_heapfile__free(after);
     leakgate_heapfile__free(before);

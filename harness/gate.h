@@ -94,6 +94,7 @@ struct leakgate_gate {
     struct gate_grew grew;
     uint32_t watch_next; /* the last watch id handed out */
     char *unmatched;     /* leakgate_gate_unmatched_entries() text */
+    char *scope_hints;   /* leakgate_gate_scope_hints() text */
     struct {
         bool child;   /* this process is a replay (replay.h) */
         char **names; /* its list: "SUITE\tTEST" */
@@ -128,6 +129,15 @@ int leakgate_gate__fast_stop(struct leakgate_gate *gate);
 int leakgate_gate__hold(struct leakgate_gate *gate,
                         struct leakgate_verdict **out,
                         bool judged);
+
+/* gate.c: the YAML that gives suites[0..n) `scope: suite`, as it applies
+ * to the thresholds file this run read (a new file, one without suites
+ * entries, or under its `suites:`), after the words that say where.
+ * Cannot fail (b->failed says). */
+void leakgate_gate__scope_yaml(struct leakgate_buf *b,
+                               const struct leakgate_gate *gate,
+                               const char *const *suites,
+                               size_t n);
 
 /* gate_suite.c: some test of suite waits for leakgate_gate_suite_over().
  * Cannot fail. */

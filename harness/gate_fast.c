@@ -100,6 +100,15 @@ leakgate_gate_begin_fast(leakgate_gate *gate,
 }
 
 void
+leakgate_gate_set_runner(leakgate_gate *gate,
+                         const void *begin,
+                         const void *end)
+{
+    (void)gate;
+    leakgate_track__runner((uintptr_t)begin, (uintptr_t)end);
+}
+
+void
 leakgate_gate_exclude_object(leakgate_gate *gate, const void *ptr)
 {
     (void)gate;

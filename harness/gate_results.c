@@ -292,8 +292,14 @@ leakgate_gate__write_artifacts(struct leakgate_gate *gate,
 
     if (rc == 0)
         rc = make_dirs(v->artifact_dir);
-    if (rc == 0)
+    if (rc == 0 && v->how == LEAKGATE_MEASURED_SUITE_END) {
+        /* Judged object by object: no heap pair shows what it lost. */
+        leakgate_util__free(v->heap_before);
+        leakgate_util__free(v->heap_after);
+        v->heap_before = v->heap_after = NULL;
+    } else if (rc == 0) {
         rc = write_heaps(gate, v);
+    }
     if (rc == 0)
         rc = write_picture(gate, v);
     /* The report names the artifacts: render it again now they exist. */

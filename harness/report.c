@@ -769,6 +769,26 @@ text_artifacts(struct text *t,
                const struct leakgate_verdict *v,
                const struct leakgate_report_env *env)
 {
+    if ((!v->heap_before || !v->heap_after) && v->json_path) {
+        /* scope: suite: objects judged one by one, no heap pair shows
+         * them (gate_suite.c) */
+        leakgate_buf__puts(t->b, "  artifacts: ");
+        sgr_on(t, SGR_DIM);
+        leakgate_buf__puts(t->b, v->json_path);
+        if (v->svg_path)
+            leakgate_buf__printf(t->b, ", %s", v->svg_path);
+        if (v->pdf_path)
+            leakgate_buf__printf(t->b, ", %s", v->pdf_path);
+        if (v->dot_path)
+            leakgate_buf__printf(t->b, ", %s", v->dot_path);
+        if (v->text_path)
+            leakgate_buf__printf(t->b, ", %s", v->text_path);
+        sgr_off(t);
+        leakgate_buf__puts(t->b, " (no heap profiles: under scope: suite "
+                                 "the objects are judged one by one, and "
+                                 "no pair of heap dumps shows them)\n");
+        return;
+    }
     if (!v->heap_before || !v->heap_after) {
         if (env->report_dir)
             leakgate_buf__printf(t->b, "  artifacts: none written under %s\n",

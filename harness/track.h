@@ -102,6 +102,10 @@ enum leakgate_track_stacks {
 };
 int leakgate_track__stacks(enum leakgate_track_stacks mode);
 
+/* Recorded stacks end at the first frame in [begin, end), the test
+ * runner's code (leakgate_gate_set_runner).  Cannot fail. */
+void leakgate_track__runner(uintptr_t begin, uintptr_t end);
+
 /* The wrappers' side: object a was noted, allocated from caller (the
  * wrapper's return address); object a is freed.  Never allocate. */
 void leakgate_track__stack_note(uintptr_t a, uintptr_t caller);

@@ -71,7 +71,8 @@ static struct {
     bool failed;             /* a table was full: some object has no stack */
     uintptr_t runtime[4][2]; /* text of libc and ld.so: [start, end) */
     size_t nruntime;
-    uintptr_t own[2]; /* leakgate's allocation section */
+    uintptr_t own[2];    /* leakgate's allocation section */
+    uintptr_t runner[2]; /* the test runner's trampolines */
     bool ready;
 } st;
 
@@ -156,6 +157,13 @@ leakgate_track__stacks(enum leakgate_track_stacks m)
     return 0;
 }
 
+void
+leakgate_track__runner(uintptr_t begin, uintptr_t end)
+{
+    st.runner[0] = begin;
+    st.runner[1] = end;
+}
+
 static bool
 in_runtime(uintptr_t pc)
 {
@@ -183,6 +191,10 @@ one_frame(struct _Unwind_Context *ctx, void *payload)
     if (u->n == 0 && pc >= st.own[0] && pc < st.own[1])
         return _URC_NO_REASON;
     u->pcs[u->n++] = pc;
+    /* Above the runner's frame the stack is the same for every
+     * allocation of the window: unwinding it again is wasted. */
+    if (pc >= st.runner[0] && pc < st.runner[1])
+        return _URC_END_OF_STACK;
     return u->n == MAX_FRAMES ? _URC_END_OF_STACK : _URC_NO_REASON;
 }
 
@@ -415,7 +427,7 @@ leakgate_track__left_stacks(struct leakgate_diff **out)
  * the test lost (gate_suite.c).  Outside a watch, a free costs one relaxed
  * load more. */
 
-#define WATCH_SLOTS ((size_t)1 << 18) /* at most half of them used */
+#define WATCH_SLOTS ((size_t)1 << 16) /* at most half of them used */
 #define WATCH_OWNERS 4096
 
 struct watch_slot {
@@ -439,7 +451,7 @@ atomic_bool leakgate_track__watching;
 static size_t
 watch_home(uintptr_t a)
 {
-    return (size_t)((a >> 4) * 0x9e3779b97f4a7c15ull >> 46);
+    return (size_t)((a >> 4) * 0x9e3779b97f4a7c15ull >> 48);
 }
 
 struct watching {

@@ -372,6 +372,24 @@ LEAKGATE_API int leakgate_gate_probe_warmup(leakgate_gate *gate,
  *          made once), or NULL. */
 LEAKGATE_API const char *leakgate_verdict_hint(const leakgate_verdict *v);
 
+/**
+ * The test runner's code that calls the tests (a harness's trampolines)
+ * is [@p begin, @p end): the allocation stacks leakgate records itself
+ * (fast scopes that keep stacks) end at the first frame there, since what
+ * is above it is the same for every allocation of a scope.  Reports trim
+ * stacks at the runner's frames anyway.  Cannot fail.
+ */
+LEAKGATE_API void leakgate_gate_set_runner(leakgate_gate *gate,
+                                           const void *begin,
+                                           const void *end);
+
+/**
+ * @return when two or more suites got the shared-fixture NOTE, one YAML
+ *         block that gives them all `scope: suite` (owned by the gate),
+ *         else "".
+ */
+LEAKGATE_API const char *leakgate_gate_scope_hints(leakgate_gate *gate);
+
 /** @return how many verdicts wait for a replay. */
 LEAKGATE_API size_t leakgate_gate_replays_pending(const leakgate_gate *gate);
 
