@@ -40,6 +40,7 @@
 #include "util.h"
 
 #define OBJ_SLOTS ((size_t)1 << 19)   /* at most half of them used */
+#define OBJ_FIRST ((size_t)1 << 12)   /* a window's table starts this small */
 #define STACK_SLOTS ((size_t)1 << 15) /* at most half of them used */
 #define PC_WORDS ((size_t)1 << 21)    /* 16 MiB of return addresses */
 #define MAX_FRAMES 128                /* as jemalloc's profiler */
@@ -62,6 +63,8 @@ struct stack_slot {
 
 static struct {
     struct obj_slot *objs;
+    struct obj_slot *objs_next; /* where the table grows (swapped) */
+    size_t obj_mask;            /* slots in use - 1: grows x4 when half full */
     struct stack_slot *stacks;
     uintptr_t *pcs;
     uint32_t gen;
@@ -137,9 +140,10 @@ leakgate_track__stacks(enum leakgate_track_stacks m)
 {
     if (m != LEAKGATE_TRACK_STACKS_NONE && !st.ready) {
         st.objs = map(OBJ_SLOTS * sizeof *st.objs);
+        st.objs_next = map(OBJ_SLOTS * sizeof *st.objs);
         st.stacks = map(STACK_SLOTS * sizeof *st.stacks);
         st.pcs = map(PC_WORDS * sizeof *st.pcs);
-        if (!st.objs || !st.stacks || !st.pcs)
+        if (!st.objs || !st.objs_next || !st.stacks || !st.pcs)
             return leakgate_error__set(LEAKGATE_ENOMEM,
                                        "track: stack tables (mmap failed)");
         dl_iterate_phdr(note_runtime, NULL);
@@ -150,6 +154,8 @@ leakgate_track__stacks(enum leakgate_track_stacks m)
     lock_tables();
     st.gen++;
     st.nobjs = st.nstacks = st.npcs = 0;
+    /* Small windows touch a small table: few cache misses, few pages. */
+    st.obj_mask = OBJ_FIRST - 1;
     st.failed = false;
     atomic_store(&live, 0);
     unlock_tables();
@@ -235,13 +241,19 @@ intern(const uintptr_t *pcs, size_t n)
     }
 }
 
+static size_t
+obj_home(uintptr_t a)
+{
+    return (size_t)((a >> 4) * 0x9e3779b97f4a7c15ull >> 40) & st.obj_mask;
+}
+
 /* The slot of object a, or NULL when it has none in this window. */
 static struct obj_slot *
 find_obj(uintptr_t a)
 {
-    size_t i = (size_t)((a >> 4) * 0x9e3779b97f4a7c15ull >> 45);
+    size_t i = obj_home(a);
 
-    for (;; i = (i + 1) & (OBJ_SLOTS - 1)) {
+    for (;; i = (i + 1) & st.obj_mask) {
         struct obj_slot *o = &st.objs[i];
 
         if (o->gen != st.gen || o->addr == 0)
@@ -255,9 +267,9 @@ find_obj(uintptr_t a)
 static struct obj_slot *
 free_slot(uintptr_t a)
 {
-    size_t i = (size_t)((a >> 4) * 0x9e3779b97f4a7c15ull >> 45);
+    size_t i = obj_home(a);
 
-    for (;; i = (i + 1) & (OBJ_SLOTS - 1)) {
+    for (;; i = (i + 1) & st.obj_mask) {
         struct obj_slot *o = &st.objs[i];
 
         if (o->gen != st.gen || o->addr == 0) {
@@ -267,6 +279,42 @@ free_slot(uintptr_t a)
         if (o->addr == TOMBSTONE)
             return o;
     }
+}
+
+/* The table is half full: move this window's objects into a table four
+ * times larger (removed slots are dropped).  False when it is as large as
+ * it gets.  Called with the lock held. */
+static bool
+grow_objs(void)
+{
+    size_t old_mask = st.obj_mask, n = 0;
+    struct obj_slot *from = st.objs;
+
+    if (old_mask + 1 >= OBJ_SLOTS)
+        return false;
+    st.obj_mask = (old_mask + 1) * 4 - 1;
+    if (st.obj_mask >= OBJ_SLOTS)
+        st.obj_mask = OBJ_SLOTS - 1;
+    /* Slots of this generation may be left there from an earlier growth. */
+    memset(st.objs_next, 0, (st.obj_mask + 1) * sizeof *st.objs_next);
+    st.objs = st.objs_next;
+    st.objs_next = from;
+    for (size_t i = 0; i <= old_mask; i++) {
+        const struct obj_slot *o = &from[i];
+        struct obj_slot *to;
+
+        if (o->gen != st.gen || o->addr == 0 || o->addr == TOMBSTONE)
+            continue;
+        for (size_t k = obj_home(o->addr);; k = (k + 1) & st.obj_mask) {
+            to = &st.objs[k];
+            if (to->addr == 0)
+                break;
+        }
+        *to = *o;
+        n++;
+    }
+    st.nobjs = n;
+    return true;
 }
 
 ALLOC_PATH void
@@ -285,7 +333,9 @@ leakgate_track__stack_note(uintptr_t a, uintptr_t caller)
     lock_tables();
     stack = intern(u.pcs, u.n);
     o = find_obj(a);
-    if (!o && stack != UINT32_MAX && st.nobjs < OBJ_SLOTS / 2) {
+    if (!o && stack != UINT32_MAX && st.nobjs >= (st.obj_mask + 1) / 2)
+        (void)grow_objs();
+    if (!o && stack != UINT32_MAX && st.nobjs < (st.obj_mask + 1) / 2) {
         o = free_slot(a);
         atomic_fetch_add(&live, 1);
     }
@@ -318,8 +368,30 @@ leakgate_track__stack_drop(uintptr_t a)
 struct gather {
     uint64_t *objs;  /* per stack slot */
     uint64_t *bytes; /* per stack slot */
+    uint32_t *used;  /* the slots with objects, in first-seen order */
+    size_t nused;
     bool missing;
 };
+
+static int
+gather_alloc(struct gather *g)
+{
+    memset(g, 0, sizeof *g);
+    g->objs = leakgate_util__calloc(STACK_SLOTS, sizeof *g->objs);
+    g->bytes = leakgate_util__calloc(STACK_SLOTS, sizeof *g->bytes);
+    g->used = leakgate_util__calloc(STACK_SLOTS, sizeof *g->used);
+    return g->objs && g->bytes && g->used
+               ? 0
+               : leakgate_error__set(LEAKGATE_ENOMEM, "track: stacks");
+}
+
+static void
+gather_free(struct gather *g)
+{
+    leakgate_util__free(g->objs);
+    leakgate_util__free(g->bytes);
+    leakgate_util__free(g->used);
+}
 
 static int
 gather_one(const void *ptr, size_t usable, void *payload)
@@ -331,7 +403,8 @@ gather_one(const void *ptr, size_t usable, void *payload)
         g->missing = true;
         return 1;
     }
-    g->objs[o->stack]++;
+    if (g->objs[o->stack]++ == 0)
+        g->used[g->nused++] = o->stack;
     g->bytes[o->stack] += usable;
     return 0;
 }
@@ -355,19 +428,16 @@ by_bytes(const void *a, const void *b)
 static int
 build_diff(struct leakgate_diff *d, const struct gather *g, uint32_t *entry_of)
 {
-    size_t n = 0;
+    size_t n = g->nused;
 
-    for (size_t i = 0; i < STACK_SLOTS; i++)
-        n += g->objs[i] > 0;
     d->entries = leakgate_util__calloc(n ? n : 1, sizeof *d->entries);
     if (!d->entries)
         return leakgate_error__set(LEAKGATE_ENOMEM, "track: stacks");
-    for (size_t i = 0; i < STACK_SLOTS; i++) {
+    for (size_t k = 0; k < n; k++) {
+        size_t i = g->used[k];
         const struct stack_slot *s = &st.stacks[i];
         struct leakgate_diff_entry *e = &d->entries[d->nentries];
 
-        if (g->objs[i] == 0)
-            continue;
         e->pcs = leakgate_util__calloc(s->n ? s->n : 1, sizeof *e->pcs);
         if (!e->pcs)
             return leakgate_error__set(LEAKGATE_ENOMEM, "track: stacks");
@@ -387,7 +457,7 @@ build_diff(struct leakgate_diff *d, const struct gather *g, uint32_t *entry_of)
 int
 leakgate_track__left_stacks(struct leakgate_diff **out)
 {
-    struct gather g = {NULL, NULL, false};
+    struct gather g;
     struct leakgate_diff *d = NULL;
     int rc;
 
@@ -395,11 +465,7 @@ leakgate_track__left_stacks(struct leakgate_diff **out)
     if (atomic_load(&mode) == LEAKGATE_TRACK_STACKS_NONE || st.failed)
         return leakgate_error__set(LEAKGATE_ENOTFOUND,
                                    "track: no stacks for this window");
-    g.objs = leakgate_util__calloc(STACK_SLOTS, sizeof *g.objs);
-    g.bytes = leakgate_util__calloc(STACK_SLOTS, sizeof *g.bytes);
-    rc = g.objs && g.bytes
-             ? 0
-             : leakgate_error__set(LEAKGATE_ENOMEM, "track: stacks");
+    rc = gather_alloc(&g);
     if (rc == 0 && leakgate_track__each(gather_one, &g) != 0)
         rc = leakgate_error__set(LEAKGATE_ENOTFOUND,
                                  "track: an object left has no stack");
@@ -407,8 +473,7 @@ leakgate_track__left_stacks(struct leakgate_diff **out)
         rc = leakgate_diff__new_empty(&d);
     if (rc == 0)
         rc = build_diff(d, &g, NULL);
-    leakgate_util__free(g.objs);
-    leakgate_util__free(g.bytes);
+    gather_free(&g);
     if (rc < 0) {
         leakgate_diff__free(d);
         return rc;
@@ -516,22 +581,22 @@ leakgate_track__watch_left(uint32_t owner)
 int
 leakgate_track__hold_left(uint32_t owner, struct leakgate_diff **out)
 {
-    struct gather g = {NULL, NULL, false};
+    struct gather g;
     struct leakgate_diff *d = NULL;
     uint32_t *entry_of = NULL;
     bool stacks;
     int rc = 0;
 
     *out = NULL;
+    memset(&g, 0, sizeof g);
     if (owner == 0 || owner >= WATCH_OWNERS)
         return leakgate_error__set(LEAKGATE_ESTATE, "track: watch owner %u",
                                    (unsigned)owner);
     stacks = atomic_load(&mode) != LEAKGATE_TRACK_STACKS_NONE && !st.failed;
     if (stacks) {
-        g.objs = leakgate_util__calloc(STACK_SLOTS, sizeof *g.objs);
-        g.bytes = leakgate_util__calloc(STACK_SLOTS, sizeof *g.bytes);
+        rc = gather_alloc(&g);
         entry_of = leakgate_util__calloc(STACK_SLOTS, sizeof *entry_of);
-        if (!g.objs || !g.bytes || !entry_of)
+        if (rc == 0 && !entry_of)
             rc = leakgate_error__set(LEAKGATE_ENOMEM, "track: stacks");
         else if (leakgate_track__each(gather_one, &g) != 0)
             g.missing = true; /* some object left has no stack */
@@ -551,8 +616,7 @@ leakgate_track__hold_left(uint32_t owner, struct leakgate_diff **out)
         rc = leakgate_error__set(LEAKGATE_ENOTFOUND,
                                  "track: an object left has no stack");
 done:
-    leakgate_util__free(g.objs);
-    leakgate_util__free(g.bytes);
+    gather_free(&g);
     leakgate_util__free(entry_of);
     if (rc < 0 || !stacks) {
         leakgate_diff__free(d);
