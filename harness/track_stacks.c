@@ -496,14 +496,17 @@ leakgate_track__left_stacks(struct leakgate_diff **out)
 #define WATCH_OWNERS 4096
 
 struct watch_slot {
-    uintptr_t addr; /* 0 empty, TOMBSTONE removed */
+    uintptr_t addr; /* TOMBSTONE removed */
     uint32_t owner;
     uint32_t entry; /* the object's stack in its owner's diff */
     uint64_t bytes; /* usable size */
+    uint32_t gen;   /* empty unless wt.gen: a clear is gen++ */
 };
 
 static struct {
     struct watch_slot *slots;
+    uint32_t *list; /* the slots used, in order: wt.used of them */
+    uint32_t gen;
     size_t used;
     bool released[WATCH_OWNERS];
     bool overflow[WATCH_OWNERS]; /* some object of the owner is unwatched */
@@ -537,12 +540,15 @@ watch_one(const void *ptr, size_t usable, void *payload)
     }
     o = w->entry_of ? find_obj(a) : NULL;
     for (size_t i = watch_home(a);; i = (i + 1) & (WATCH_SLOTS - 1)) {
-        if (wt.slots[i].addr == 0) {
-            wt.slots[i].addr = a;
-            wt.slots[i].owner = w->owner;
-            wt.slots[i].entry = o ? w->entry_of[o->stack] : UINT32_MAX;
-            wt.slots[i].bytes = usable;
-            wt.used++;
+        struct watch_slot *s = &wt.slots[i];
+
+        if (s->gen != wt.gen) {
+            s->gen = wt.gen;
+            s->addr = a;
+            s->owner = w->owner;
+            s->entry = o ? w->entry_of[o->stack] : UINT32_MAX;
+            s->bytes = usable;
+            wt.list[wt.used++] = (uint32_t)i;
             return 0;
         }
     }
@@ -559,9 +565,13 @@ watch_with(uint32_t owner, const uint32_t *entry_of)
     wt.freed_bytes[owner] = wt.freed_objs[owner] = 0;
     if (!wt.slots) {
         wt.slots = map(WATCH_SLOTS * sizeof *wt.slots);
-        if (!wt.slots)
+        wt.list = map(WATCH_SLOTS / 2 * sizeof *wt.list);
+        wt.gen = 1;
+        if (!wt.slots || !wt.list) {
+            wt.slots = NULL;
             return leakgate_error__set(LEAKGATE_ENOMEM,
                                        "track: watch table (mmap failed)");
+        }
     }
     lock_tables();
     rc = leakgate_track__each(watch_one, &w);
@@ -633,7 +643,7 @@ leakgate_track__watch_free(uintptr_t a)
     for (size_t i = watch_home(a); wt.slots; i = (i + 1) & (WATCH_SLOTS - 1)) {
         struct watch_slot *w = &wt.slots[i];
 
-        if (w->addr == 0)
+        if (w->gen != wt.gen)
             break;
         if (w->addr == a) {
             wt.released[w->owner] = true;
@@ -683,9 +693,11 @@ leakgate_track__held_each(
     if (!copy)
         return leakgate_error__set(LEAKGATE_ENOMEM, "track: held objects");
     lock_tables();
-    for (size_t i = 0; i < WATCH_SLOTS && n < wt.used; i++) {
-        if (wt.slots[i].addr != 0 && wt.slots[i].addr != TOMBSTONE)
-            copy[n++] = wt.slots[i];
+    for (size_t k = 0; k < wt.used; k++) {
+        const struct watch_slot *s = &wt.slots[wt.list[k]];
+
+        if (s->gen == wt.gen && s->addr != TOMBSTONE)
+            copy[n++] = *s;
     }
     unlock_tables();
     for (size_t i = 0; i < n && rc == 0; i++)
@@ -699,10 +711,9 @@ leakgate_track__watch_clear(void)
 {
     atomic_store(&leakgate_track__watching, false);
     lock_tables();
-    /* Anonymous private pages read back as zeros once dropped. */
-    if (wt.slots && wt.used > 0 &&
-        madvise(wt.slots, WATCH_SLOTS * sizeof *wt.slots, MADV_DONTNEED) != 0)
-        memset(wt.slots, 0, WATCH_SLOTS * sizeof *wt.slots);
+    /* Every slot of an older generation is empty. */
+    if (wt.used > 0)
+        wt.gen++;
     wt.used = 0;
     unlock_tables();
 }
