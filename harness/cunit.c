@@ -862,9 +862,10 @@ replay_awaiting(bool in_cunit)
     fprintf(stderr,
             "\nleakgate: replaying the run in a fresh process to measure "
             "%zu test%s exactly: %s (the fast first pass found memory %s "
-            "left; a test runs once per process).  Growth a test is meant "
-            "to keep costs no replay once its thresholds entry accepts it, "
-            "or with `rerun: false` (measured exactly from the start)\n",
+            "left; a test runs once per process).  To skip this replay: "
+            "accept growth a test is meant to keep in the thresholds file, "
+            "or give the test `rerun: false` (measured exactly from the "
+            "start)\n",
             n, n == 1 ? "" : "s", names, n == 1 ? "it" : "they");
     checkpoint(); /* the waiting records are streamed, not judged, first */
     gate_error(leakgate_gate_replay(run.gate, hooks.replay_preload),
