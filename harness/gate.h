@@ -119,6 +119,14 @@ void leakgate_gate__fast_init(struct leakgate_gate *gate);
  * or an error. */
 int leakgate_gate__fast_stop(struct leakgate_gate *gate);
 
+/* gate_fast.c: open gate->cur as a fast window for suite/test, recording
+ * stacks as it needs them (held: a `scope: suite` test, every stack).
+ * Returns 0, ESTATE, ENOMEM or the tracker's error. */
+int leakgate_gate__fast_open(struct leakgate_gate *gate,
+                             const char *suite,
+                             const char *test,
+                             bool held);
+
 /* gate_fast.c: what leakgate__fast_stop returns for a held window
  * (gate_suite.c) that left objects. */
 #define LEAKGATE_GATE__HOLD 0x484f4c44

@@ -72,21 +72,31 @@ leakgate_gate_begin_fast(leakgate_gate *gate,
                          const char *suite,
                          const char *test)
 {
-    struct gate_scope *s = &gate->cur;
-    int rc;
-
     /* A gate that stopped measuring records every later window as not
      * judged: the exact path knows how. */
     if (!gate->fast || gate->broken[0])
         return leakgate_gate_begin(gate, suite, test);
-    rc = leakgate_gate__scope_open(gate, suite, test);
+    return leakgate_gate__fast_open(gate, suite, test, false);
+}
+
+int
+leakgate_gate__fast_open(struct leakgate_gate *gate,
+                         const char *suite,
+                         const char *test,
+                         bool held)
+{
+    struct gate_scope *s = &gate->cur;
+    int rc = leakgate_gate__scope_open(gate, suite, test);
+
     if (rc < 0)
         return rc;
     s->fast = true;
-    /* Stacks of what the test may keep: all its allocations when its
-     * thresholds accept growth, else the C runtime's (built-in ignore
-     * list); a window that keeps only such growth needs no replay. */
-    (void)leakgate_track__stacks(accepts_growth(&s->settings)
+    s->held = held;
+    /* Stacks of what the test may keep: all its allocations when it is
+     * held or its thresholds accept growth, else the C runtime's
+     * (built-in ignore list); a window that keeps only such growth needs
+     * no replay. */
+    (void)leakgate_track__stacks(held || accepts_growth(&s->settings)
                                      ? LEAKGATE_TRACK_STACKS_ALL
                                      : LEAKGATE_TRACK_STACKS_RUNTIME);
     leakgate_gate__clock_start(gate);

@@ -41,9 +41,6 @@ leakgate_gate_begin_held(leakgate_gate *gate,
                          const char *suite,
                          const char *test)
 {
-    struct gate_scope *s = &gate->cur;
-    int rc;
-
     if (!leakgate_gate_holds_tests(gate))
         return leakgate_error__set(LEAKGATE_ESTATE,
                                    "begin %s/%s: scope: suite needs "
@@ -51,20 +48,7 @@ leakgate_gate_begin_held(leakgate_gate *gate,
                                    suite, test);
     if (gate->broken[0])
         return leakgate_gate_begin(gate, suite, test);
-    rc = leakgate_gate__scope_open(gate, suite, test);
-    if (rc < 0)
-        return rc;
-    s->fast = true;
-    s->held = true;
-    (void)leakgate_track__stacks(LEAKGATE_TRACK_STACKS_ALL);
-    leakgate_gate__clock_start(gate);
-    rc = leakgate_track__begin();
-    if (rc < 0) {
-        leakgate_gate__scope_close(gate);
-        return rc;
-    }
-    s->open = true;
-    return 0;
+    return leakgate_gate__fast_open(gate, suite, test, true);
 }
 
 int

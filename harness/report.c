@@ -769,27 +769,12 @@ text_artifacts(struct text *t,
                const struct leakgate_verdict *v,
                const struct leakgate_report_env *env)
 {
-    if ((!v->heap_before || !v->heap_after) && v->json_path) {
-        /* scope: suite: objects judged one by one, no heap pair shows
-         * them (gate_suite.c) */
-        leakgate_buf__puts(t->b, "  artifacts: ");
-        sgr_on(t, SGR_DIM);
-        leakgate_buf__puts(t->b, v->json_path);
-        if (v->svg_path)
-            leakgate_buf__printf(t->b, ", %s", v->svg_path);
-        if (v->pdf_path)
-            leakgate_buf__printf(t->b, ", %s", v->pdf_path);
-        if (v->dot_path)
-            leakgate_buf__printf(t->b, ", %s", v->dot_path);
-        if (v->text_path)
-            leakgate_buf__printf(t->b, ", %s", v->text_path);
-        sgr_off(t);
-        leakgate_buf__puts(t->b, " (no heap profiles: under scope: suite "
-                                 "the objects are judged one by one, and "
-                                 "no pair of heap dumps shows them)\n");
-        return;
-    }
-    if (!v->heap_before || !v->heap_after) {
+    bool heaps = v->heap_before && v->heap_after;
+    const char *files[5] = {v->json_path, v->svg_path, v->pdf_path, v->dot_path,
+                            v->text_path};
+
+    /* Under scope: suite (gate_suite.c) no heap pair shows the objects. */
+    if (!heaps && (v->how != LEAKGATE_MEASURED_SUITE_END || !v->json_path)) {
         if (env->report_dir)
             leakgate_buf__printf(t->b, "  artifacts: none written under %s\n",
                                  env->report_dir);
@@ -800,24 +785,24 @@ text_artifacts(struct text *t,
     }
     leakgate_buf__puts(t->b, "  artifacts: ");
     sgr_on(t, SGR_DIM);
-    leakgate_buf__printf(t->b, "%s, %s", v->heap_before, v->heap_after);
-    if (v->json_path)
-        leakgate_buf__printf(t->b, ", %s", v->json_path);
-    /* The call graph: SVG and PDF when Graphviz drew them, and its DOT
-     * text; then this report as text.  Every file written is listed. */
-    if (v->svg_path)
-        leakgate_buf__printf(t->b, ", %s", v->svg_path);
-    if (v->pdf_path)
-        leakgate_buf__printf(t->b, ", %s", v->pdf_path);
-    if (v->dot_path)
-        leakgate_buf__printf(t->b, ", %s", v->dot_path);
-    if (v->text_path)
-        leakgate_buf__printf(t->b, ", %s", v->text_path);
+    if (heaps)
+        leakgate_buf__printf(t->b, "%s, %s", v->heap_before, v->heap_after);
+    /* Its JSON; the call graph: SVG and PDF when Graphviz drew them, and
+     * its DOT text; then this report as text.  Every file written is
+     * listed. */
+    for (size_t i = 0, n = heaps ? 1 : 0; i < 5; i++) {
+        if (files[i])
+            leakgate_buf__printf(t->b, "%s%s", n++ ? ", " : "", files[i]);
+    }
     sgr_off(t);
+    if (!heaps)
+        leakgate_buf__puts(t->b, " (no heap profiles: under scope: suite "
+                                 "the objects are judged one by one, and "
+                                 "no pair of heap dumps shows them)");
     leakgate_buf__puts(t->b, "\n");
     if (v->picture_note)
         leakgate_buf__printf(t->b, "  picture: %s\n", v->picture_note);
-    if (env->binary && *env->binary)
+    if (heaps && env->binary && *env->binary)
         leakgate_buf__printf(
             t->b, "  inspect: jeprof --text --show_bytes --base=%s %s %s\n",
             v->heap_before, env->binary, v->heap_after);

@@ -511,6 +511,33 @@ load_status(struct leakgate_verdict *v,
                 s->text);
 }
 
+/* {"bytes": N, "objects": M} of `name`, or null (0, 0). */
+static int
+load_counts(uint64_t *bytes_out,
+            uint64_t *objs_out,
+            struct loader *ld,
+            const struct leakgate_json *o,
+            const char *name)
+{
+    int64_t bytes = 0, objs = 0;
+    bool null;
+    int rc;
+
+    *bytes_out = *objs_out = 0;
+    if (!o || o->type == LEAKGATE_JSON_NULL)
+        return 0;
+    rc = want_object(ld, o, name);
+    if (rc == 0)
+        rc = get_int(&bytes, &null, ld, o, "bytes");
+    if (rc == 0)
+        rc = get_int(&objs, &null, ld, o, "objects");
+    if (rc == 0 && (bytes < 0 || objs < 0))
+        rc = fail(ld, o, "%s counts must not be negative", name);
+    *bytes_out = (uint64_t)(bytes > 0 ? bytes : 0);
+    *objs_out = (uint64_t)(objs > 0 ? objs : 0);
+    return rc;
+}
+
 /* "measured_by" and "first_pass" (optional: absent means exact). */
 static int
 load_measured_by(struct leakgate_verdict *v,
@@ -519,9 +546,6 @@ load_measured_by(struct leakgate_verdict *v,
 {
     const struct leakgate_json *how = leakgate_json__get(rec, "measured_by");
     const struct leakgate_json *first = leakgate_json__get(rec, "first_pass");
-    int64_t bytes = 0, objs = 0;
-    bool null;
-    int rc = 0;
 
     if (how && how->type != LEAKGATE_JSON_NULL) {
         if (how->type != LEAKGATE_JSON_STRING)
@@ -533,18 +557,8 @@ load_measured_by(struct leakgate_verdict *v,
                         "suite end)",
                         how->text);
     }
-    if (!first || first->type == LEAKGATE_JSON_NULL)
-        return 0;
-    rc = want_object(ld, first, "first_pass");
-    if (rc == 0)
-        rc = get_int(&bytes, &null, ld, first, "bytes");
-    if (rc == 0)
-        rc = get_int(&objs, &null, ld, first, "objects");
-    if (rc == 0 && (bytes < 0 || objs < 0))
-        rc = fail(ld, first, "first_pass counts must not be negative");
-    v->first_bytes = (uint64_t)(bytes > 0 ? bytes : 0);
-    v->first_objs = (uint64_t)(objs > 0 ? objs : 0);
-    return rc;
+    return load_counts(&v->first_bytes, &v->first_objs, ld, first,
+                       "first_pass");
 }
 
 /* "held_by_fixture" (optional, `scope: suite` tests). */
@@ -553,24 +567,9 @@ load_held(struct leakgate_verdict *v,
           struct loader *ld,
           const struct leakgate_json *rec)
 {
-    const struct leakgate_json *held =
-        leakgate_json__get(rec, "held_by_fixture");
-    int64_t bytes = 0, objs = 0;
-    bool null;
-    int rc;
-
-    if (!held || held->type == LEAKGATE_JSON_NULL)
-        return 0;
-    rc = want_object(ld, held, "held_by_fixture");
-    if (rc == 0)
-        rc = get_int(&bytes, &null, ld, held, "bytes");
-    if (rc == 0)
-        rc = get_int(&objs, &null, ld, held, "objects");
-    if (rc == 0 && (bytes < 0 || objs < 0))
-        rc = fail(ld, held, "held_by_fixture counts must not be negative");
-    v->held_bytes = (uint64_t)(bytes > 0 ? bytes : 0);
-    v->held_objs = (uint64_t)(objs > 0 ? objs : 0);
-    return rc;
+    return load_counts(&v->held_bytes, &v->held_objs, ld,
+                       leakgate_json__get(rec, "held_by_fixture"),
+                       "held_by_fixture");
 }
 
 /* {"pattern", "line"} or null: the entry that applied. */
