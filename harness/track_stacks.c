@@ -373,24 +373,38 @@ struct gather {
     bool missing;
 };
 
+/* One set of gathering arrays, mapped once and kept: zero between uses
+ * (gather_free clears what was used), so a window that left something
+ * costs no fresh pages. */
+static struct gather gathering;
+
 static int
 gather_alloc(struct gather *g)
 {
-    memset(g, 0, sizeof *g);
-    g->objs = leakgate_util__calloc(STACK_SLOTS, sizeof *g->objs);
-    g->bytes = leakgate_util__calloc(STACK_SLOTS, sizeof *g->bytes);
-    g->used = leakgate_util__calloc(STACK_SLOTS, sizeof *g->used);
-    return g->objs && g->bytes && g->used
-               ? 0
-               : leakgate_error__set(LEAKGATE_ENOMEM, "track: stacks");
+    if (!gathering.objs) {
+        gathering.objs = map(STACK_SLOTS * sizeof *gathering.objs);
+        gathering.bytes = map(STACK_SLOTS * sizeof *gathering.bytes);
+        gathering.used = map(STACK_SLOTS * sizeof *gathering.used);
+        if (!gathering.objs || !gathering.bytes || !gathering.used) {
+            gathering.objs = NULL;
+            return leakgate_error__set(LEAKGATE_ENOMEM,
+                                       "track: stacks (mmap failed)");
+        }
+    }
+    *g = gathering;
+    g->nused = 0;
+    g->missing = false;
+    return 0;
 }
 
 static void
 gather_free(struct gather *g)
 {
-    leakgate_util__free(g->objs);
-    leakgate_util__free(g->bytes);
-    leakgate_util__free(g->used);
+    for (size_t k = 0; g->objs && k < g->nused; k++) {
+        g->objs[g->used[k]] = 0;
+        g->bytes[g->used[k]] = 0;
+    }
+    g->nused = 0;
 }
 
 static int
