@@ -6,6 +6,7 @@
  * are cut), asks the policy, and renders the report.  Runs with recording
  * inactive.
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "error.h"
@@ -25,6 +26,15 @@ leakgate_gate__symbolizer(struct leakgate_symbolizer **out,
         rc = leakgate_symbolize__new_self(&gate->sym);
         if (rc < 0)
             return rc;
+        /* Without libdw every report says so where it says how it was
+         * measured (its frames are module+offset). */
+        if (leakgate_symbolize__no_libdw(gate->sym)) {
+            size_t len = strlen(gate->sampling);
+
+            snprintf(gate->sampling + len, sizeof gate->sampling - len,
+                     "; no symbols: %s",
+                     leakgate_symbolize__no_libdw(gate->sym));
+        }
         if (leakgate_symbolize__main_module(gate->sym, &gate->env.binary,
                                             &gate->env.build_id) < 0) {
             gate->env.binary = "";

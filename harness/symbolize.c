@@ -24,8 +24,12 @@
 
 #include <dlfcn.h>
 #include <dwarf.h>
+#include <elf.h>
 #include <elfutils/libdwfl.h>
 #include <limits.h>
+#include <link.h>
+#include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
@@ -60,8 +64,19 @@ struct cache_slot {
     size_t count;
 };
 
+/* A file mapping of a heap profile, for symbolizing without libdw. */
+struct plain_map {
+    uintptr_t start, end; /* [start, end) */
+    uintptr_t bias;       /* load bias of the file: its lowest mapping's
+                             start minus that mapping's file offset */
+    const char *path;     /* interned */
+};
+
 struct leakgate_symbolizer {
-    Dwfl *dwfl;
+    Dwfl *dwfl;             /* NULL when libdw could not be loaded */
+    const char *no_libdw;   /* why not (static text), NULL when loaded */
+    struct plain_map *maps; /* offline without libdw: file mappings */
+    size_t nmaps;
     bool is_self;          /* this process: (re-)report on demand */
     bool reported;         /* the first self report has run */
     uintptr_t main_addr;   /* an address inside the executable, 0 = none */
@@ -75,16 +90,127 @@ struct leakgate_symbolizer {
     size_t nused;
 };
 
-static const Dwfl_Callbacks self_callbacks = {
-    .find_elf = dwfl_linux_proc_find_elf,
-    .find_debuginfo = dwfl_standard_find_debuginfo,
-};
+/*
+ * libdw is loaded with dlopen(3) the first time a symbolizer is made, not
+ * linked: a gated process that never symbolizes (every test passes the
+ * fast pass, the common case under ctest's one process per test) does not
+ * map libdw, libelf, libz, liblzma and libbz2 nor pay their relocations
+ * (docs/performance.md, "One process").  Every libdw function this file
+ * calls goes through `dw`; calling one directly would be an undefined
+ * reference at link time, since nothing links libdw.
+ */
+#define LIBDW_FUNCTIONS(X)                                                     \
+    X(dwarf_attr)                                                              \
+    X(dwarf_attr_integrate)                                                    \
+    X(dwarf_diecu)                                                             \
+    X(dwarf_filesrc)                                                           \
+    X(dwarf_formstring)                                                        \
+    X(dwarf_formudata)                                                         \
+    X(dwarf_getscopes)                                                         \
+    X(dwarf_getscopes_die)                                                     \
+    X(dwarf_getsrc_die)                                                        \
+    X(dwarf_getsrcfiles)                                                       \
+    X(dwarf_haspc)                                                             \
+    X(dwarf_lineno)                                                            \
+    X(dwarf_linesrc)                                                           \
+    X(dwarf_tag)                                                               \
+    X(dwfl_addrmodule)                                                         \
+    X(dwfl_begin)                                                              \
+    X(dwfl_build_id_find_elf)                                                  \
+    X(dwfl_end)                                                                \
+    X(dwfl_errmsg)                                                             \
+    X(dwfl_linux_proc_find_elf)                                                \
+    X(dwfl_linux_proc_report)                                                  \
+    X(dwfl_module_addrdie)                                                     \
+    X(dwfl_module_addrinfo)                                                    \
+    X(dwfl_module_build_id)                                                    \
+    X(dwfl_module_getelf)                                                      \
+    X(dwfl_module_info)                                                        \
+    X(dwfl_module_nextcu)                                                      \
+    X(dwfl_offline_section_address)                                            \
+    X(dwfl_report_begin)                                                       \
+    X(dwfl_report_elf)                                                         \
+    X(dwfl_report_end)                                                         \
+    X(dwfl_standard_find_debuginfo)
 
-static const Dwfl_Callbacks offline_callbacks = {
-    .find_elf = dwfl_build_id_find_elf,
-    .find_debuginfo = dwfl_standard_find_debuginfo,
-    .section_address = dwfl_offline_section_address,
-};
+/* One pointer per function, typed from elfutils' own declarations. */
+static struct {
+#define LIBDW_POINTER(name) __typeof__(name) *name;
+    LIBDW_FUNCTIONS(LIBDW_POINTER)
+#undef LIBDW_POINTER
+} dw;
+
+#ifndef LEAKGATE_LIBDW_SONAME
+#define LEAKGATE_LIBDW_SONAME "libdw.so.1"
+#endif
+
+const char *leakgate_symbolize__libdw_soname = LEAKGATE_LIBDW_SONAME;
+
+static pthread_once_t libdw_once = PTHREAD_ONCE_INIT;
+static bool libdw_loaded;   /* every pointer in dw is set */
+static char libdw_why[512]; /* why not, when !libdw_loaded */
+static Dwfl_Callbacks self_callbacks, offline_callbacks;
+
+/* Resolve one function of h into *slot (a function pointer, converted
+ * from dlsym's object pointer with memcpy, as ISO C has no cast for it).
+ * Returns false when h lacks it. */
+static bool
+resolve(void *h, const char *name, void *slot, size_t size)
+{
+    void *fn = dlsym(h, name);
+
+    if (!fn || size != sizeof fn)
+        return false;
+    memcpy(slot, &fn, sizeof fn);
+    return true;
+}
+
+/* pthread_once routine: dlopen libdw (RTLD_LOCAL: its symbols stay out of
+ * the global scope; never closed, its strings live in frames) and resolve
+ * every function, or say why not in libdw_why. */
+static void
+load_libdw(void)
+{
+    const char *soname = leakgate_symbolize__libdw_soname;
+    void *h = dlopen(soname, RTLD_NOW | RTLD_LOCAL);
+    const char *missing = NULL;
+
+    if (!h) {
+        const char *err = dlerror();
+        size_t n = strlen(soname);
+
+        /* dlerror() says "<soname>: <why>": name the library once. */
+        if (err && strncmp(err, soname, n) == 0 &&
+            strncmp(err + n, ": ", 2) == 0)
+            err += n + 2;
+        snprintf(libdw_why, sizeof libdw_why, "%s could not be loaded (%s)",
+                 soname, err ? err : "dlopen failed");
+        return;
+    }
+#define LIBDW_RESOLVE(name)                                                    \
+    if (!missing && !resolve(h, #name, &dw.name, sizeof dw.name))              \
+        missing = #name;
+    LIBDW_FUNCTIONS(LIBDW_RESOLVE)
+#undef LIBDW_RESOLVE
+    if (missing) {
+        snprintf(libdw_why, sizeof libdw_why, "%s has no function %s", soname,
+                 missing);
+        return;
+    }
+    self_callbacks.find_elf = dw.dwfl_linux_proc_find_elf;
+    self_callbacks.find_debuginfo = dw.dwfl_standard_find_debuginfo;
+    offline_callbacks.find_elf = dw.dwfl_build_id_find_elf;
+    offline_callbacks.find_debuginfo = dw.dwfl_standard_find_debuginfo;
+    offline_callbacks.section_address = dw.dwfl_offline_section_address;
+    libdw_loaded = true;
+}
+
+/* True when libdw is usable (loading it on the first call). */
+static bool
+have_libdw(void)
+{
+    return pthread_once(&libdw_once, load_libdw) == 0 && libdw_loaded;
+}
 
 /* FNV-1a.  Cannot fail. */
 static size_t
@@ -212,16 +338,16 @@ report_self(struct leakgate_symbolizer *sym)
     sym->nused = 0;
     sym->cached.n = 0;
     sym->reported = true;
-    dwfl_report_begin(sym->dwfl);
-    rc = dwfl_linux_proc_report(sym->dwfl, getpid());
-    if (dwfl_report_end(sym->dwfl, NULL, NULL) != 0 && rc == 0)
+    dw.dwfl_report_begin(sym->dwfl);
+    rc = dw.dwfl_linux_proc_report(sym->dwfl, getpid());
+    if (dw.dwfl_report_end(sym->dwfl, NULL, NULL) != 0 && rc == 0)
         rc = -1;
     if (rc > 0)
         return leakgate_error__set(LEAKGATE_ESYMBOL,
                                    "dwfl_linux_proc_report: %s", strerror(rc));
     if (rc < 0)
         return leakgate_error__set(
-            LEAKGATE_ESYMBOL, "dwfl_linux_proc_report: %s", dwfl_errmsg(-1));
+            LEAKGATE_ESYMBOL, "dwfl_linux_proc_report: %s", dw.dwfl_errmsg(-1));
     return 0;
 }
 
@@ -231,11 +357,12 @@ report_self(struct leakgate_symbolizer *sym)
 static Dwfl_Module *
 module_at(Dwfl *dwfl, Dwarf_Addr addr)
 {
-    Dwfl_Module *mod = dwfl_addrmodule(dwfl, addr);
+    Dwfl_Module *mod = dw.dwfl_addrmodule(dwfl, addr);
     Dwarf_Addr start = 0, end = 0;
 
     if (mod)
-        (void)dwfl_module_info(mod, NULL, &start, &end, NULL, NULL, NULL, NULL);
+        (void)dw.dwfl_module_info(mod, NULL, &start, &end, NULL, NULL, NULL,
+                                  NULL);
     return mod && addr >= start && addr < end ? mod : NULL;
 }
 
@@ -270,17 +397,17 @@ describe_in_module(struct leakgate_symbolizer *sym,
     GElf_Off off;
     GElf_Sym elfsym;
     const char *name =
-        dwfl_module_info(mod, NULL, &start, NULL, NULL, NULL, NULL, NULL);
+        dw.dwfl_module_info(mod, NULL, &start, NULL, NULL, NULL, NULL, NULL);
     int rc;
 
-    if (!dwfl_module_getelf(mod, &bias))
+    if (!dw.dwfl_module_getelf(mod, &bias))
         bias = start;
     f->module_offset = f->pc - (uintptr_t)bias;
     rc = pool_intern(&f->module, &sym->pool, name);
     if (rc == 0)
-        rc = intern_function(
-            &f->function, sym,
-            dwfl_module_addrinfo(mod, addr, &off, &elfsym, NULL, NULL, NULL));
+        rc = intern_function(&f->function, sym,
+                             dw.dwfl_module_addrinfo(mod, addr, &off, &elfsym,
+                                                     NULL, NULL, NULL));
     return rc;
 }
 
@@ -290,13 +417,13 @@ describe_in_module(struct leakgate_symbolizer *sym,
 static Dwarf_Die *
 cu_at(Dwfl_Module *mod, Dwarf_Addr addr, Dwarf_Addr *bias)
 {
-    Dwarf_Die *cu = dwfl_module_addrdie(mod, addr, bias);
+    Dwarf_Die *cu = dw.dwfl_module_addrdie(mod, addr, bias);
 
     for (Dwarf_Die *it = NULL; !cu;) {
-        it = dwfl_module_nextcu(mod, it, bias);
+        it = dw.dwfl_module_nextcu(mod, it, bias);
         if (!it)
             break;
-        if (dwarf_haspc(it, addr - *bias) > 0)
+        if (dw.dwarf_haspc(it, addr - *bias) > 0)
             cu = it;
     }
     return cu;
@@ -309,14 +436,14 @@ line_at(struct leakgate_symbolizer *sym,
         Dwarf_Die *cu,
         Dwarf_Addr daddr)
 {
-    Dwarf_Line *line = dwarf_getsrc_die(cu, daddr);
+    Dwarf_Line *line = dw.dwarf_getsrc_die(cu, daddr);
     int lineno = 0;
 
-    if (!line || dwarf_lineno(line, &lineno) != 0 || lineno < 0)
+    if (!line || dw.dwarf_lineno(line, &lineno) != 0 || lineno < 0)
         lineno = 0;
     f->line = (unsigned int)lineno;
     return pool_intern(&f->file, &sym->pool,
-                       line ? dwarf_linesrc(line, NULL, NULL) : NULL);
+                       line ? dw.dwarf_linesrc(line, NULL, NULL) : NULL);
 }
 
 /* The name of a subprogram or inlined subroutine DIE: its linkage name
@@ -331,7 +458,8 @@ die_function(const char **out, struct leakgate_symbolizer *sym, Dwarf_Die *die)
     const char *name = NULL;
 
     for (size_t i = 0; !name && i < sizeof attrs / sizeof attrs[0]; i++)
-        name = dwarf_formstring(dwarf_attr_integrate(die, attrs[i], &attr));
+        name =
+            dw.dwarf_formstring(dw.dwarf_attr_integrate(die, attrs[i], &attr));
     return intern_function(out, sym, name);
 }
 
@@ -348,13 +476,15 @@ call_site(struct leakgate_symbolizer *sym,
     Dwarf_Die cu;
     const char *file = NULL;
 
-    if (dwarf_formudata(dwarf_attr(inl, DW_AT_call_line, &attr), &line) != 0)
+    if (dw.dwarf_formudata(dw.dwarf_attr(inl, DW_AT_call_line, &attr), &line) !=
+        0)
         line = 0;
     f->line = line > UINT_MAX ? 0 : (unsigned int)line;
-    if (dwarf_formudata(dwarf_attr(inl, DW_AT_call_file, &attr), &idx) == 0 &&
-        dwarf_diecu(inl, &cu, NULL, NULL) &&
-        dwarf_getsrcfiles(&cu, &files, &nfiles) == 0 && idx < nfiles)
-        file = dwarf_filesrc(files, idx, NULL, NULL);
+    if (dw.dwarf_formudata(dw.dwarf_attr(inl, DW_AT_call_file, &attr), &idx) ==
+            0 &&
+        dw.dwarf_diecu(inl, &cu, NULL, NULL) &&
+        dw.dwarf_getsrcfiles(&cu, &files, &nfiles) == 0 && idx < nfiles)
+        file = dw.dwarf_filesrc(files, idx, NULL, NULL);
     return pool_intern(&f->file, &sym->pool, file);
 }
 
@@ -364,11 +494,11 @@ static int
 concrete_scopes(Dwarf_Die **out, Dwarf_Die *cu, Dwarf_Addr daddr)
 {
     Dwarf_Die *scopes = NULL;
-    int n = dwarf_getscopes(cu, daddr, &scopes);
+    int n = dw.dwarf_getscopes(cu, daddr, &scopes);
 
     *out = NULL;
     if (n > 0)
-        n = dwarf_getscopes_die(&scopes[0], out);
+        n = dw.dwarf_getscopes_die(&scopes[0], out);
     free(scopes);
     return n > 0 ? n : 0;
 }
@@ -390,7 +520,7 @@ push_scopes(struct leakgate_symbolizer *sym,
     int rc = cu ? line_at(sym, &f, cu, daddr) : 0;
 
     for (int i = 0; rc == 0 && i < n; i++) {
-        int tag = dwarf_tag(&scopes[i]);
+        int tag = dw.dwarf_tag(&scopes[i]);
 
         if (tag == DW_TAG_subprogram || tag == DW_TAG_entry_point) {
             rc = die_function(&name, sym, &scopes[i]);
@@ -414,6 +544,63 @@ push_scopes(struct leakgate_symbolizer *sym,
     return rc;
 }
 
+/* *out = the interned path of this process's executable, as
+ * /proc/self/maps names it (NULL when /proc is not mounted).
+ * Returns 0 or LEAKGATE_ENOMEM. */
+static int
+self_exe(const char **out, struct leakgate_symbolizer *sym)
+{
+    char path[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", path, sizeof path - 1);
+
+    *out = NULL;
+    if (n <= 0)
+        return 0;
+    path[n] = '\0';
+    return pool_intern(out, &sym->pool, path);
+}
+
+/* Without libdw, in this process: the module and offset of pc from the
+ * dynamic linker, the function when the module exports it (dladdr sees
+ * only dynamic symbols); no file:line.  The main program's path is
+ * /proc/self/exe's, as /proc/self/maps names it. */
+static int
+plain_self_frame(struct leakgate_symbolizer *sym, struct leakgate_frame *f)
+{
+    struct link_map *map = NULL;
+    Dl_info info;
+    int rc;
+
+    if (!dladdr1((void *)(f->pc - 1), &info, (void **)&map, RTLD_DL_LINKMAP) ||
+        !map)
+        return 0;
+    f->module_offset = f->pc - (uintptr_t)map->l_addr;
+    if (map->l_name && *map->l_name)
+        rc = pool_intern(&f->module, &sym->pool, map->l_name);
+    else
+        rc = self_exe(&f->module, sym);
+    if (rc == 0)
+        rc = intern_function(&f->function, sym, info.dli_sname);
+    return rc;
+}
+
+/* Without libdw, offline: the module and offset of pc from the profile's
+ * mappings; no function, no file:line. */
+static void
+plain_maps_frame(const struct leakgate_symbolizer *sym,
+                 struct leakgate_frame *f)
+{
+    for (size_t i = 0; i < sym->nmaps; i++) {
+        const struct plain_map *m = &sym->maps[i];
+
+        if (f->pc - 1 >= m->start && f->pc - 1 < m->end) {
+            f->module = m->path;
+            f->module_offset = f->pc - m->bias;
+            return;
+        }
+    }
+}
+
 static int
 symbolize_pc(struct leakgate_symbolizer *sym,
              struct frame_vec *vec,
@@ -423,11 +610,19 @@ symbolize_pc(struct leakgate_symbolizer *sym,
     /* A return address points after the call: look up the call itself. */
     Dwarf_Addr addr = pc > 0 ? pc - 1 : 0;
     struct leakgate_frame f = {.pc = pc, .module_offset = pc};
-    Dwfl_Module *mod = find_module(sym, addr, retried);
+    Dwfl_Module *mod;
     Dwarf_Addr bias = 0;
     Dwarf_Die *cu;
-    int rc;
+    int rc = 0;
 
+    if (!sym->dwfl) {
+        if (pc > 0 && sym->is_self)
+            rc = plain_self_frame(sym, &f);
+        else if (pc > 0)
+            plain_maps_frame(sym, &f);
+        return rc < 0 ? rc : push_frame(vec, &f);
+    }
+    mod = find_module(sym, addr, retried);
     if (!mod)
         return push_frame(vec, &f);
     rc = describe_in_module(sym, &f, mod, addr);
@@ -578,11 +773,16 @@ symbolizer_new(struct leakgate_symbolizer **out, const Dwfl_Callbacks *cb)
     sym = leakgate_util__calloc(1, sizeof *sym);
     if (!sym)
         return leakgate_error__set(LEAKGATE_ENOMEM, "symbolizer");
-    sym->dwfl = dwfl_begin(cb);
-    if (!sym->dwfl) {
+    /* Without libdw the symbolizer still works, with less to say: every
+     * frame is its module and offset (leakgate_symbolize__no_libdw()). */
+    if (!have_libdw())
+        sym->no_libdw = libdw_why;
+    else
+        sym->dwfl = dw.dwfl_begin(cb);
+    if (!sym->dwfl && !sym->no_libdw) {
         leakgate_util__free(sym);
         return leakgate_error__set(LEAKGATE_ESYMBOL, "dwfl_begin: %s",
-                                   dwfl_errmsg(-1));
+                                   dw.dwfl_errmsg(-1));
     }
     /* Demangle only if libstdc++ is already loaded (Debian's jemalloc
      * pulls it in); leakgate itself does not link it.  memcpy converts
@@ -652,6 +852,43 @@ first_of_file(const struct leakgate_heap_mapping *maps, size_t nmaps, size_t i)
     return first;
 }
 
+/* Keep the file mappings for symbolizing without libdw, each with its
+ * file's load bias as report_maps() computes it.  Returns 0 or ENOMEM. */
+static int
+keep_maps(struct leakgate_symbolizer *sym,
+          const struct leakgate_heap_mapping *maps,
+          size_t nmaps,
+          const struct leakgate_heap_mapping *main_map,
+          const char *exe)
+{
+    int rc = 0;
+
+    sym->maps = leakgate_util__calloc(nmaps ? nmaps : 1, sizeof *sym->maps);
+    if (!sym->maps)
+        return leakgate_error__set(LEAKGATE_ENOMEM, "mappings");
+    for (size_t i = 0; rc == 0 && i < nmaps; i++) {
+        const struct leakgate_heap_mapping *first = &maps[i];
+        struct plain_map *m = &sym->maps[sym->nmaps];
+        const char *file = maps[i].path;
+
+        if (!file || file[0] != '/' || strncmp(file, "/dev/", 5) == 0)
+            continue;
+        for (size_t j = 0; j < nmaps; j++) {
+            if (maps[j].path && strcmp(maps[j].path, file) == 0 &&
+                maps[j].start < first->start)
+                first = &maps[j];
+        }
+        if (exe && main_map && strcmp(file, main_map->path) == 0)
+            file = exe;
+        m->start = maps[i].start;
+        m->end = maps[i].end;
+        m->bias = first->start - first->offset;
+        rc = pool_intern(&m->path, &sym->pool, file);
+        sym->nmaps++;
+    }
+    return rc;
+}
+
 /* Report each distinct readable file at base = start of its lowest mapping
  * minus that mapping's file offset (the load bias of PIE executables and
  * shared objects; ignored by libdwfl for ET_EXEC).  Files that are not ELF
@@ -676,8 +913,8 @@ report_maps(Dwfl *dwfl,
             file = exe;
         if (access(file, R_OK) != 0)
             continue;
-        (void)dwfl_report_elf(dwfl, file, file, -1,
-                              first->start - first->offset, true);
+        (void)dw.dwfl_report_elf(dwfl, file, file, -1,
+                                 first->start - first->offset, true);
     }
 }
 
@@ -693,14 +930,78 @@ leakgate_symbolize__new_maps(struct leakgate_symbolizer **out,
     if (rc < 0)
         return rc;
     (*out)->main_addr = main_map ? main_map->start : 0;
-    dwfl_report_begin((*out)->dwfl);
+    if (!(*out)->dwfl) {
+        rc = keep_maps(*out, maps, nmaps, main_map, exe);
+        if (rc == 0 && main_map)
+            rc = pool_intern(&(*out)->main_path, &(*out)->pool,
+                             exe ? exe : main_map->path);
+        if (rc == 0)
+            rc = pool_intern(&(*out)->main_build_id, &(*out)->pool, "");
+        if (rc < 0) {
+            leakgate_symbolize__free(*out);
+            *out = NULL;
+        }
+        return rc;
+    }
+    dw.dwfl_report_begin((*out)->dwfl);
     report_maps((*out)->dwfl, maps, nmaps, main_map, exe);
-    if (dwfl_report_end((*out)->dwfl, NULL, NULL) != 0) {
+    if (dw.dwfl_report_end((*out)->dwfl, NULL, NULL) != 0) {
         rc = leakgate_error__set(LEAKGATE_ESYMBOL, "dwfl_report_end: %s",
-                                 dwfl_errmsg(-1));
+                                 dw.dwfl_errmsg(-1));
         leakgate_symbolize__free(*out);
         *out = NULL;
     }
+    return rc;
+}
+
+/* The GNU build-id note of the main program (the first object
+ * dl_iterate_phdr reports), as lowercase hex into payload; "" when none. */
+static int
+main_build_id_note(struct dl_phdr_info *info, size_t size, void *payload)
+{
+    struct leakgate_buf *hex = payload;
+
+    (void)size;
+    for (size_t i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        const unsigned char *p =
+            (const unsigned char *)(info->dlpi_addr + ph->p_vaddr);
+        const unsigned char *end = p + ph->p_memsz;
+
+        while (ph->p_type == PT_NOTE && p + sizeof(ElfW(Nhdr)) <= end) {
+            const ElfW(Nhdr) *n = (const ElfW(Nhdr) *)(const void *)p;
+            const unsigned char *desc =
+                p + sizeof *n + ((n->n_namesz + 3u) & ~3u);
+
+            if (desc + n->n_descsz > end)
+                break;
+            if (n->n_type == NT_GNU_BUILD_ID && n->n_namesz == 4 &&
+                memcmp(p + sizeof *n, "GNU", 4) == 0) {
+                for (size_t k = 0; k < n->n_descsz; k++)
+                    leakgate_buf__printf(hex, "%02x", desc[k]);
+                return 1;
+            }
+            p = desc + ((n->n_descsz + 3u) & ~3u);
+        }
+    }
+    return 1; /* only the first object: the main program */
+}
+
+/* Intern this process's build-id without libdw ("" when it has none).
+ * Returns 0 or LEAKGATE_ENOMEM. */
+static int
+self_build_id(const char **out, struct leakgate_symbolizer *sym)
+{
+    struct leakgate_buf hex = LEAKGATE_BUF_INIT;
+    int rc;
+
+    leakgate_buf__puts(&hex, "");
+    dl_iterate_phdr(main_build_id_note, &hex);
+    if (hex.failed)
+        rc = leakgate_error__set(LEAKGATE_ENOMEM, "build-id");
+    else
+        rc = pool_intern(out, &sym->pool, hex.ptr);
+    leakgate_buf__dispose(&hex);
     return rc;
 }
 
@@ -716,8 +1017,8 @@ intern_build_id(const char **out,
     int len, rc;
 
     /* The build-id is read from the ELF file: open it first. */
-    (void)dwfl_module_getelf(mod, &bias);
-    len = dwfl_module_build_id(mod, &bits, &vaddr);
+    (void)dw.dwfl_module_getelf(mod, &bias);
+    len = dw.dwfl_module_build_id(mod, &bits, &vaddr);
 
     leakgate_buf__puts(&hex, "");
     for (int i = 0; i < len; i++)
@@ -739,7 +1040,18 @@ leakgate_symbolize__main_module(struct leakgate_symbolizer *sym,
     bool retried = true; /* a missing executable will not appear later */
     int rc = 0;
 
+    if (!sym->dwfl && sym->is_self && !sym->main_build_id) {
+        rc = self_exe(&sym->main_path, sym);
+        if (rc == 0)
+            rc = self_build_id(&sym->main_build_id, sym);
+        if (rc < 0)
+            return leakgate_error__set(LEAKGATE_ESYMBOL,
+                                       "main executable: out of memory");
+    }
     if (!sym->main_path || !sym->main_build_id) {
+        if (!sym->dwfl)
+            return leakgate_error__set(LEAKGATE_ESYMBOL,
+                                       "main executable not found");
         mod =
             sym->main_addr ? find_module(sym, sym->main_addr, &retried) : NULL;
         if (!mod)
@@ -747,7 +1059,7 @@ leakgate_symbolize__main_module(struct leakgate_symbolizer *sym,
                                        "main executable not found");
         rc = pool_intern(
             &sym->main_path, &sym->pool,
-            dwfl_module_info(mod, NULL, NULL, NULL, NULL, NULL, NULL, NULL));
+            dw.dwfl_module_info(mod, NULL, NULL, NULL, NULL, NULL, NULL, NULL));
         if (rc == 0)
             rc = intern_build_id(&sym->main_build_id, sym, mod);
         if (rc < 0)
@@ -764,9 +1076,17 @@ leakgate_symbolize__free(struct leakgate_symbolizer *sym)
 {
     if (!sym)
         return;
-    dwfl_end(sym->dwfl);
+    if (sym->dwfl)
+        dw.dwfl_end(sym->dwfl);
+    leakgate_util__free(sym->maps);
     pool_dispose(&sym->pool);
     leakgate_util__free(sym->cached.v);
     leakgate_util__free(sym->slots);
     leakgate_util__free(sym);
+}
+
+const char *
+leakgate_symbolize__no_libdw(const struct leakgate_symbolizer *sym)
+{
+    return sym->no_libdw;
 }

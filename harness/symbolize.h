@@ -10,6 +10,10 @@
  * or NULL, file NULL, and module + offset.  All strings returned are owned
  * by the symbolizer and valid until it is freed.
  *
+ * libdw is loaded with dlopen when the first symbolizer is made, never
+ * linked; when it cannot be loaded, symbolizers still work and every frame
+ * is a module + offset (leakgate_symbolize__no_libdw() says why).
+ *
  * Not thread-safe: one symbolizer per thread.  Call it with this thread's
  * jemalloc profiling inactive (FACTS trap 1); the gate does.
  */
@@ -74,6 +78,22 @@ int leakgate_symbolize__frames(struct leakgate_symbolizer *sym,
 int leakgate_symbolize__main_module(struct leakgate_symbolizer *sym,
                                     const char **path_out,
                                     const char **build_id_out);
+
+/*
+ * Why sym has no function names from debug information nor file:line:
+ * "<soname> could not be loaded (<dlerror>)" when libdw is missing (every
+ * frame is module + offset, function names only where the dynamic symbol
+ * table has them); NULL when libdw is loaded.  The text is static.
+ * Cannot fail.
+ */
+const char *leakgate_symbolize__no_libdw(const struct leakgate_symbolizer *sym);
+
+/*
+ * The SONAME the symbolizer dlopens libdw by (default "libdw.so.1", or
+ * LEAKGATE_LIBDW_SONAME at build time).  Read once, when the first
+ * symbolizer is made: tests set it first to see a missing libdw.
+ */
+extern const char *leakgate_symbolize__libdw_soname;
 
 void leakgate_symbolize__free(struct leakgate_symbolizer *sym);
 

@@ -81,6 +81,9 @@ new_self(void)
 
     CU_ASSERT_EQUAL_FATAL(leakgate_symbolize__new_self(&sym), 0);
     CU_ASSERT_PTR_NOT_NULL_FATAL(sym);
+    /* libdw is dlopened; here it is installed: no "no symbols" note
+     * (tests/integration/no_libdw.c has the missing case). */
+    CU_ASSERT_PTR_NULL(leakgate_symbolize__no_libdw(sym));
     return sym;
 }
 
