@@ -109,9 +109,10 @@ prepare_profiling(struct leakgate_gate *gate)
     if (rc == 0)
         rc = leakgate_profile__module_ranges(&gate->exclude, &gate->nexclude,
                                              "libcunit.", NULL);
-    /* A first dump proves that dumping works before any test runs. */
+    /* Dumping must work before any test runs: jemalloc says so, no
+     * probe dump (a dump that fails later still stops the run). */
     if (rc == 0)
-        rc = leakgate_profile__dump(&gate->before);
+        rc = leakgate_profile__dump_ready(&gate->before);
     return rc;
 }
 

@@ -241,6 +241,27 @@ leakgate_profile__dump(struct leakgate_dumpfile *d)
 }
 
 int
+leakgate_profile__dump_ready(const struct leakgate_dumpfile *d)
+{
+    size_t mib[2], miblen = 2;
+    bool prof = false;
+
+    /* What a probe dump would prove, asked of jemalloc and the kernel
+     * without writing ~10 KiB of profile and /proc/self/maps (a probe
+     * dump cost one of the five dumps of a one-test process). */
+    if (read_bool("opt.prof", &prof) != 0 || !prof ||
+        mallctlnametomib("prof.dump", mib, &miblen) != 0)
+        return leakgate_error__set(LEAKGATE_ENOPROF,
+                                   "mallctl(\"prof.dump\"): profiling is "
+                                   "off in this process");
+    if (access(d->path, W_OK) != 0)
+        return leakgate_error__set(LEAKGATE_EDUMP,
+                                   "mallctl(\"prof.dump\") cannot write %s: %s",
+                                   d->path, strerror(errno));
+    return 0;
+}
+
+int
 leakgate_profile__dumpfile_read(struct leakgate_dumpfile *d)
 {
     struct stat st;

@@ -60,6 +60,11 @@ int leakgate_profile__dumpfile_open(struct leakgate_dumpfile *d);
  * Returns 0, LEAKGATE_ENOPROF (profiling off) or LEAKGATE_EDUMP. */
 int leakgate_profile__dump(struct leakgate_dumpfile *d);
 
+/* Would a dump into d work?  jemalloc's answer (opt.prof, the prof.dump
+ * control) and d's path writable, without dumping.  Returns 0,
+ * LEAKGATE_ENOPROF or LEAKGATE_EDUMP. */
+int leakgate_profile__dump_ready(const struct leakgate_dumpfile *d);
+
 /* Read the last dump into d->text.  Returns 0, LEAKGATE_EIO or
  * LEAKGATE_ENOMEM. */
 int leakgate_profile__dumpfile_read(struct leakgate_dumpfile *d);
