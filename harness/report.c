@@ -1297,10 +1297,21 @@ junit_failure(struct leakgate_buf *b,
     leakgate_buf__puts(b, "</failure>\n");
 }
 
+/* A window that never closed: its process ended (killed) while it ran. */
 static void
-junit_case(struct leakgate_buf *b,
-           const struct leakgate_verdict *v,
-           const struct leakgate_report_env *env)
+junit_error(struct leakgate_buf *b, const struct leakgate_verdict *v)
+{
+    leakgate_buf__puts(b, "      <error message=\"");
+    put_escaped(b, v->ended, ESC_XML_ATTR);
+    leakgate_buf__puts(b, "\" type=\"killed\">");
+    put_escaped(b, v->ended, ESC_XML_TEXT);
+    leakgate_buf__puts(b, "</error>\n");
+}
+
+void
+leakgate_report__junit_case(struct leakgate_buf *b,
+                            const struct leakgate_verdict *v,
+                            const struct leakgate_report_env *env)
 {
     char *owned = NULL;
     const char *report = v->report;
@@ -1326,7 +1337,9 @@ junit_case(struct leakgate_buf *b,
                  "(scope: suite)");
         leakgate_buf__puts(b, "      </properties>\n");
     }
-    if (case_failed(v))
+    if (v->ended)
+        junit_error(b, v);
+    else if (case_failed(v))
         junit_failure(b, v, report);
     if (v->status == LEAKGATE_STATUS_NOT_JUDGED) {
         leakgate_buf__puts(b, "      <system-out>");
@@ -1340,46 +1353,156 @@ junit_case(struct leakgate_buf *b,
     leakgate_util__free(owned);
 }
 
-/* "tests=.. failures=.. errors="0" skipped="0" time=.." of the verdicts of
- * suite (every verdict when suite is NULL). */
+bool
+leakgate_report__is_failure(const struct leakgate_verdict *v)
+{
+    return !v->ended && case_failed(v);
+}
+
+/* "tests=.. failures=.. errors=.. skipped="0" time=.." of the pieces of
+ * suite (every piece when suite is NULL). */
 static void
 junit_counts(struct leakgate_buf *b,
-             const struct leakgate_verdict *const *v,
+             const struct leakgate_report_piece *p,
              size_t n,
              const char *suite)
 {
-    size_t tests = 0, failures = 0;
+    size_t tests = 0, failures = 0, errors = 0;
     double seconds = 0;
 
     for (size_t i = 0; i < n; i++) {
-        if (suite && strcmp(suite_of(v[i]), suite) != 0)
+        if (suite && strcmp(p[i].suite, suite) != 0)
             continue;
         tests++;
-        failures += case_failed(v[i]);
-        seconds += seconds_of(v[i]);
+        failures += p[i].failed;
+        errors += p[i].error;
+        seconds +=
+            isfinite(p[i].seconds) && p[i].seconds > 0 ? p[i].seconds : 0.0;
     }
     leakgate_buf__printf(b,
-                         " tests=\"%zu\" failures=\"%zu\" errors=\"0\" "
+                         " tests=\"%zu\" failures=\"%zu\" errors=\"%zu\" "
                          "skipped=\"0\" time=\"%.6f\">\n",
-                         tests, failures, seconds);
+                         tests, failures, errors, seconds);
+}
+
+/* text, every line two spaces deeper. */
+static void
+put_deeper(struct leakgate_buf *b, const char *text)
+{
+    while (*text) {
+        size_t n = strcspn(text, "\n");
+
+        leakgate_buf__puts(b, "  ");
+        leakgate_buf__put(b, text, n);
+        text += n;
+        if (*text == '\n') {
+            leakgate_buf__puts(b, "\n");
+            text++;
+        }
+    }
+}
+
+static bool
+suite_seen_before(const struct leakgate_report_piece *p, size_t i)
+{
+    for (size_t k = 0; k < i; k++) {
+        if (strcmp(p[k].suite, p[i].suite) == 0)
+            return true;
+    }
+    return false;
+}
+
+char *
+leakgate_report__junit_doc(const struct leakgate_report_piece *p,
+                           size_t n,
+                           const char *env)
+{
+    struct leakgate_buf b = LEAKGATE_BUF_INIT;
+
+    leakgate_buf__puts(&b, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+                           "<testsuites name=\"leakgate\"");
+    junit_counts(&b, p, n, NULL);
+    leakgate_buf__puts(&b, env);
+    /* One <testsuite> per suite, in order of first appearance. */
+    for (size_t i = 0; i < n; i++) {
+        if (suite_seen_before(p, i))
+            continue;
+        leakgate_buf__puts(&b, "  <testsuite");
+        xml_attr(&b, "name", p[i].suite);
+        junit_counts(&b, p, n, p[i].suite);
+        put_deeper(&b, env);
+        for (size_t k = i; k < n; k++) {
+            if (strcmp(p[k].suite, p[i].suite) == 0)
+                leakgate_buf__puts(&b, p[k].junit_case);
+        }
+        leakgate_buf__puts(&b, "  </testsuite>\n");
+    }
+    leakgate_buf__puts(&b, "</testsuites>\n");
+    return leakgate_buf__take(&b);
+}
+
+void
+leakgate_report__junit_env(struct leakgate_buf *b,
+                           const struct leakgate_report_env *env)
+{
+    junit_env(b, 2, env);
+}
+
+/* The pieces of n verdicts (strings owned by *bufs, n of them). */
+static struct leakgate_report_piece *
+render_pieces(struct leakgate_buf **bufs_out,
+              const struct leakgate_verdict *const *v,
+              size_t n,
+              const struct leakgate_report_env *env,
+              bool junit)
+{
+    struct leakgate_report_piece *p =
+        leakgate_util__calloc(n ? n : 1, sizeof *p);
+    struct leakgate_buf *bufs = leakgate_util__calloc(n ? n : 1, sizeof *bufs);
+    bool failed = !p || !bufs;
+
+    for (size_t i = 0; !failed && i < n; i++) {
+        if (junit)
+            leakgate_report__junit_case(&bufs[i], v[i], env);
+        else
+            leakgate_report__json_test(&bufs[i], v[i]);
+        failed = bufs[i].failed || !bufs[i].ptr;
+        leakgate_report__piece_of(&p[i], v[i]);
+        p[i].junit_case = p[i].json_test = bufs[i].ptr;
+    }
+    if (failed) {
+        for (size_t i = 0; bufs && i < n; i++)
+            leakgate_buf__dispose(&bufs[i]);
+        leakgate_util__free(bufs);
+        leakgate_util__free(p);
+        bufs = NULL;
+        p = NULL;
+    }
+    *bufs_out = bufs;
+    return p;
 }
 
 static void
-junit_suite(struct leakgate_buf *b,
-            const struct leakgate_verdict *const *v,
-            size_t n,
-            const char *suite,
-            const struct leakgate_report_env *env)
+dispose_pieces(struct leakgate_report_piece *p,
+               struct leakgate_buf *bufs,
+               size_t n)
 {
-    leakgate_buf__puts(b, "  <testsuite");
-    xml_attr(b, "name", suite);
-    junit_counts(b, v, n, suite);
-    junit_env(b, 4, env);
-    for (size_t i = 0; i < n; i++) {
-        if (strcmp(suite_of(v[i]), suite) == 0)
-            junit_case(b, v[i], env);
-    }
-    leakgate_buf__puts(b, "  </testsuite>\n");
+    for (size_t i = 0; bufs && i < n; i++)
+        leakgate_buf__dispose(&bufs[i]);
+    leakgate_util__free(bufs);
+    leakgate_util__free(p);
+}
+
+void
+leakgate_report__piece_of(struct leakgate_report_piece *out,
+                          const struct leakgate_verdict *v)
+{
+    memset(out, 0, sizeof *out);
+    out->suite = suite_of(v);
+    out->status = v->status;
+    out->failed = leakgate_report__is_failure(v);
+    out->error = v->ended != NULL;
+    out->seconds = seconds_of(v);
 }
 
 char *
@@ -1387,30 +1510,16 @@ leakgate_report__junit(const struct leakgate_verdict *const *v,
                        size_t n,
                        const struct leakgate_report_env *env)
 {
-    struct leakgate_buf b = LEAKGATE_BUF_INIT;
-    /* Index of the first verdict of each suite, in order of appearance. */
-    size_t *firsts = leakgate_util__calloc(n ? n : 1, sizeof *firsts);
-    size_t nsuites = 0;
+    struct leakgate_buf envb = LEAKGATE_BUF_INIT, *bufs = NULL;
+    struct leakgate_report_piece *p = render_pieces(&bufs, v, n, env, true);
+    char *doc = NULL;
 
-    if (!firsts)
-        return NULL;
-    for (size_t i = 0; i < n; i++) {
-        size_t s = 0;
-
-        while (s < nsuites && strcmp(suite_of(v[firsts[s]]), suite_of(v[i])))
-            s++;
-        if (s == nsuites)
-            firsts[nsuites++] = i;
-    }
-    leakgate_buf__puts(&b, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-                           "<testsuites name=\"leakgate\"");
-    junit_counts(&b, v, n, NULL);
-    junit_env(&b, 2, env);
-    for (size_t s = 0; s < nsuites; s++)
-        junit_suite(&b, v, n, suite_of(v[firsts[s]]), env);
-    leakgate_buf__puts(&b, "</testsuites>\n");
-    leakgate_util__free(firsts);
-    return leakgate_buf__take(&b);
+    junit_env(&envb, 2, env);
+    if (p && !envb.failed)
+        doc = leakgate_report__junit_doc(p, n, envb.ptr);
+    dispose_pieces(p, bufs, n);
+    leakgate_buf__dispose(&envb);
+    return doc;
 }
 
 /* ---- JSON -------------------------------------------------------------- */
@@ -1519,23 +1628,6 @@ json_env(struct json *j, const struct leakgate_report_env *env)
     json_str(j, "thresholds", env->thresholds_path);
     json_str(j, "report_dir", env->report_dir);
     json_str(j, "filter", env->filter);
-    json_close(j, "}");
-}
-
-static void
-json_summary(struct json *j, const struct leakgate_verdict *const *v, size_t n)
-{
-    size_t count[3] = {0, 0, 0};
-
-    for (size_t i = 0; i < n; i++) {
-        if ((unsigned int)v[i]->status < 3)
-            count[v[i]->status]++;
-    }
-    json_open(j, "summary", "{");
-    json_uint(j, "tests", n);
-    json_uint(j, "passed", count[LEAKGATE_STATUS_PASS]);
-    json_uint(j, "failed", count[LEAKGATE_STATUS_FAIL]);
-    json_uint(j, "not_judged", count[LEAKGATE_STATUS_NOT_JUDGED]);
     json_close(j, "}");
 }
 
@@ -1697,6 +1789,8 @@ json_test(struct json *j, const struct leakgate_verdict *v)
     json_int(j, "excluded_bytes", v->excluded_bytes);
     json_limits(j, v);
     json_str(j, "not_judged_why", v->not_judged_why);
+    if (v->ended)
+        json_str(j, "ended", v->ended);
     json_notes(j, v);
     json_open(j, "artifacts", "{");
     json_str(j, "dir", v->artifact_dir);
@@ -1718,24 +1812,104 @@ json_test(struct json *j, const struct leakgate_verdict *v)
     json_close(j, "}");
 }
 
+/* Render into b what `fill` writes at depth 1 (after a first member),
+ * from the first character of the value on: one member's value, or one
+ * array item, as it appears in the document. */
+static void
+json_value(struct leakgate_buf *b,
+           int depth,
+           void (*fill)(struct json *, const void *),
+           const void *arg)
+{
+    struct leakgate_buf tmp = LEAKGATE_BUF_INIT;
+    struct json j;
+    const char *at;
+
+    memset(&j, 0, sizeof j);
+    j.b = &tmp;
+    j.depth = depth;
+    j.fresh[depth] = true;
+    fill(&j, arg);
+    at = tmp.ptr ? tmp.ptr + strspn(tmp.ptr, "\n") : NULL;
+    if (at && depth == 1)
+        at = strchr(at, '{'); /* after the key */
+    if (tmp.failed || !at)
+        b->failed = true;
+    else
+        leakgate_buf__puts(b, at);
+    leakgate_buf__dispose(&tmp);
+}
+
+static void
+fill_test(struct json *j, const void *v)
+{
+    json_test(j, v);
+}
+
+static void
+fill_env(struct json *j, const void *env)
+{
+    json_env(j, env);
+}
+
+void
+leakgate_report__json_test(struct leakgate_buf *b,
+                           const struct leakgate_verdict *v)
+{
+    json_value(b, 2, fill_test, v);
+}
+
+void
+leakgate_report__json_env(struct leakgate_buf *b,
+                          const struct leakgate_report_env *env)
+{
+    json_value(b, 1, fill_env, env);
+}
+
+char *
+leakgate_report__json_doc(const struct leakgate_report_piece *p,
+                          size_t n,
+                          const char *env)
+{
+    struct leakgate_buf b = LEAKGATE_BUF_INIT;
+    size_t count[3] = {0, 0, 0};
+
+    for (size_t i = 0; i < n; i++) {
+        if ((unsigned int)p[i].status < 3)
+            count[p[i].status]++;
+    }
+    leakgate_buf__printf(&b,
+                         "{\n  \"format\": \"leakgate-results\",\n"
+                         "  \"version\": 1,\n"
+                         "  \"leakgate_version\": \"%s\",\n"
+                         "  \"environment\": %s,\n"
+                         "  \"summary\": {\n    \"tests\": %zu,\n"
+                         "    \"passed\": %zu,\n    \"failed\": %zu,\n"
+                         "    \"not_judged\": %zu\n  },\n  \"tests\": [",
+                         LEAKGATE_VERSION, env, n, count[LEAKGATE_STATUS_PASS],
+                         count[LEAKGATE_STATUS_FAIL],
+                         count[LEAKGATE_STATUS_NOT_JUDGED]);
+    for (size_t i = 0; i < n; i++) {
+        leakgate_buf__puts(&b, i ? ",\n" : "\n");
+        leakgate_buf__puts(&b, p[i].json_test);
+    }
+    leakgate_buf__puts(&b, n ? "\n  ]\n}\n" : "]\n}\n");
+    return leakgate_buf__take(&b);
+}
+
 char *
 leakgate_report__json(const struct leakgate_verdict *const *v,
                       size_t n,
                       const struct leakgate_report_env *env)
 {
-    struct leakgate_buf b = LEAKGATE_BUF_INIT;
-    struct json j = {&b, 1, {true, true}};
+    struct leakgate_buf envb = LEAKGATE_BUF_INIT, *bufs = NULL;
+    struct leakgate_report_piece *p = render_pieces(&bufs, v, n, env, false);
+    char *doc = NULL;
 
-    leakgate_buf__puts(&b, "{");
-    json_str(&j, "format", "leakgate-results");
-    json_int(&j, "version", 1);
-    json_str(&j, "leakgate_version", LEAKGATE_VERSION);
-    json_env(&j, env);
-    json_summary(&j, v, n);
-    json_open(&j, "tests", "[");
-    for (size_t i = 0; i < n; i++)
-        json_test(&j, v[i]);
-    json_close(&j, "]");
-    leakgate_buf__puts(&b, "\n}\n");
-    return leakgate_buf__take(&b);
+    leakgate_report__json_env(&envb, env);
+    if (p && !envb.failed && envb.ptr)
+        doc = leakgate_report__json_doc(p, n, envb.ptr);
+    dispose_pieces(p, bufs, n);
+    leakgate_buf__dispose(&envb);
+    return doc;
 }

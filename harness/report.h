@@ -53,21 +53,71 @@ char *leakgate_report__yaml(const struct leakgate_verdict *v);
 char *leakgate_report__raises(const struct leakgate_verdict *v);
 
 /*
- * JUnit XML for a run: one <testsuite> per suite, one <testcase
- * classname="SUITE" name="TEST"> per verdict, <failure> holding the report
- * and the harness notes, <properties> with leakgate.retained_bytes,
- * leakgate.retained_objects, leakgate.stacks and per stack
- * leakgate.stack.N.bytes / .objects / .frames.  NULL on ENOMEM.
+ * One window of a results document, rendered by the per-window writers
+ * below.  A linked run (gate_results.c), `leakgate run` (its records carry
+ * the pieces the program rendered) and the merged outputs of several
+ * processes (outputs.c) all compose their documents from these pieces
+ * with leakgate_report__junit_doc() / leakgate_report__json_doc(), so the
+ * three write the same bytes for the same window.
  */
+struct leakgate_report_piece {
+    const char *suite;      /* JUnit classname, unescaped */
+    const char *junit_case; /* leakgate_report__junit_case()'s text */
+    const char *json_test;  /* leakgate_report__json_test()'s text */
+    leakgate_status status;
+    bool failed;    /* a JUnit <failure> (the gate's, or assertions) */
+    bool error;     /* a JUnit <error>: the window never closed (ended) */
+    double seconds; /* wall time of the window */
+};
+
+/* Fill out's counts from v (the texts stay NULL).  Cannot fail. */
+void leakgate_report__piece_of(struct leakgate_report_piece *out,
+                               const struct leakgate_verdict *v);
+
+/* True when v is a JUnit <failure> (failed the gate, or carries notes,
+ * and is not an <error>).  Cannot fail. */
+bool leakgate_report__is_failure(const struct leakgate_verdict *v);
+
+/*
+ * Per-window writers (a failed allocation marks b).  junit_case: the
+ * `    <testcase classname="SUITE" name="TEST" ...>...</testcase>\n` of v:
+ * <properties> with leakgate.retained_bytes, leakgate.retained_objects,
+ * leakgate.stacks and per stack leakgate.stack.N.bytes / .objects /
+ * .frames; <failure> holding the report and the harness notes; <error
+ * type="killed"> for a window whose process ended while it ran
+ * (v->ended).  json_test: the test object of v, `    {...}` (no trailing
+ * newline).  junit_env: the run's `  <properties>...</properties>\n`.
+ * json_env: the value of "environment", `{...}`.
+ */
+void leakgate_report__junit_case(struct leakgate_buf *b,
+                                 const struct leakgate_verdict *v,
+                                 const struct leakgate_report_env *env);
+void leakgate_report__json_test(struct leakgate_buf *b,
+                                const struct leakgate_verdict *v);
+void leakgate_report__junit_env(struct leakgate_buf *b,
+                                const struct leakgate_report_env *env);
+void leakgate_report__json_env(struct leakgate_buf *b,
+                               const struct leakgate_report_env *env);
+
+/*
+ * The documents around n pieces (in run order): JUnit XML with one
+ * <testsuite> per suite in order of first appearance, each with counts
+ * and env (junit_env's text); JSON results (docs/results-format.md,
+ * "leakgate-results" version 1) with env (json_env's text) and the
+ * summary.  NULL on ENOMEM.  Caller frees.
+ */
+char *leakgate_report__junit_doc(const struct leakgate_report_piece *p,
+                                 size_t n,
+                                 const char *env);
+char *leakgate_report__json_doc(const struct leakgate_report_piece *p,
+                                size_t n,
+                                const char *env);
+
+/* The JUnit XML / JSON results of n verdicts: their pieces in the
+ * documents above.  NULL on ENOMEM. */
 char *leakgate_report__junit(const struct leakgate_verdict *const *v,
                              size_t n,
                              const struct leakgate_report_env *env);
-
-/*
- * JSON results (docs/results-format.md, "leakgate-results" version 1):
- * environment plus every verdict with its per-stack measurements.  NULL on
- * ENOMEM.
- */
 char *leakgate_report__json(const struct leakgate_verdict *const *v,
                             size_t n,
                             const struct leakgate_report_env *env);

@@ -769,6 +769,8 @@ load_record(struct leakgate_verdict *v,
     if (rc == 0)
         rc = opt_string(&v->not_judged_why, ld, rec, "not_judged_why");
     if (rc == 0)
+        rc = opt_string(&v->ended, ld, rec, "ended");
+    if (rc == 0)
         rc = opt_string(&v->report, ld, rec, "report");
     if (rc == 0)
         rc = load_notes(v, ld, rec);

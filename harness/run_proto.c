@@ -2,8 +2,9 @@
 /*
  * run_proto: the record format of `leakgate run`'s channel (see
  * run_proto.h): field escaping, splitting, sending without SIGPIPE, and
- * the JUnit/JSON pieces of one verdict, cut out of what report.c renders
- * so that run mode writes exactly what linked mode writes.  Used by both
+ * the JUnit/JSON pieces of one verdict, rendered by report.c's
+ * per-window writers so that run mode writes exactly what linked mode
+ * writes.  Used by both
  * sides; no state.
  */
 #include "run_proto.h"
@@ -106,64 +107,16 @@ leakgate_run__send(int fd, const char *data, size_t len)
     return 0;
 }
 
-/* A copy of [begin, end), or NULL (ENOMEM, or a marker was missing). */
 static char *
-cut(const char *begin, const char *end)
+take_or_null(struct leakgate_buf *b)
 {
-    if (!begin || !end || end < begin)
+    if (b->failed) {
+        leakgate_buf__dispose(b);
         return NULL;
-    return leakgate_util__strndup(begin, (size_t)(end - begin));
-}
-
-/* The text between `open` and the next `close` after it (both excluded,
- * or included when keep): NULL when absent. */
-static char *
-between(const char *doc, const char *open, const char *close, bool keep)
-{
-    const char *a = strstr(doc, open), *b;
-
-    if (!a)
-        return NULL;
-    b = strstr(a + strlen(open), close);
-    if (!b)
-        return NULL;
-    return keep ? cut(a, b + strlen(close)) : cut(a + strlen(open), b);
-}
-
-static int
-junit_pieces(struct leakgate_run_pieces *out, const char *doc, bool with_case)
-{
-    out->junit_env =
-        between(doc, "\n  <properties>\n", "\n  </properties>\n", true);
-    if (out->junit_env)
-        memmove(out->junit_env, out->junit_env + 1, strlen(out->junit_env));
-    if (!with_case)
-        return out->junit_env ? 0 : LEAKGATE_EFORMAT;
-    out->suite_tag = between(doc, "\n  <testsuite ", " tests=\"", true);
-    if (out->suite_tag) {
-        memmove(out->suite_tag, out->suite_tag + 1, strlen(out->suite_tag));
-        out->suite_tag[strlen(out->suite_tag) - strlen(" tests=\"")] = '\0';
     }
-    out->junit_case = between(doc, "    <testcase ", "    </testcase>\n", true);
-    return out->junit_env && out->suite_tag && out->junit_case
-               ? 0
-               : LEAKGATE_EFORMAT;
-}
-
-static int
-json_pieces(struct leakgate_run_pieces *out, const char *doc, bool with_test)
-{
-    const char *tests, *end;
-
-    out->json_env =
-        between(doc, "\n  \"environment\": ", ",\n  \"summary\": ", false);
-    if (!with_test)
-        return out->json_env ? 0 : LEAKGATE_EFORMAT;
-    tests = strstr(doc, "\n  \"tests\": [\n");
-    end = strstr(doc, "\n  ]\n}\n");
-    if (tests)
-        out->json_test = cut(tests + strlen("\n  \"tests\": [\n"), end);
-    return out->json_env && out->json_test ? 0 : LEAKGATE_EFORMAT;
+    if (!b->ptr)
+        leakgate_buf__puts(b, "");
+    return leakgate_buf__take(b);
 }
 
 int
@@ -171,29 +124,34 @@ leakgate_run__pieces(struct leakgate_run_pieces *out,
                      const struct leakgate_verdict *v,
                      const struct leakgate_report_env *env)
 {
-    const struct leakgate_verdict *one[1] = {v};
-    char *junit = leakgate_report__junit(one, v ? 1 : 0, env);
-    char *json = leakgate_report__json(one, v ? 1 : 0, env);
-    int rc = 0;
+    struct leakgate_buf tag = LEAKGATE_BUF_INIT, jc = LEAKGATE_BUF_INIT,
+                        jt = LEAKGATE_BUF_INIT, je = LEAKGATE_BUF_INIT,
+                        se = LEAKGATE_BUF_INIT;
+    bool ok;
 
     memset(out, 0, sizeof *out);
-    if (!junit || !json) {
-        rc = leakgate_error__set(LEAKGATE_ENOMEM, "rendering a record");
-        goto cleanup;
+    leakgate_report__junit_env(&je, env);
+    leakgate_report__json_env(&se, env);
+    out->junit_env = take_or_null(&je);
+    out->json_env = take_or_null(&se);
+    ok = out->junit_env && out->json_env;
+    if (v) {
+        leakgate_buf__puts(&tag, "  <testsuite name=\"");
+        leakgate_report__put_escaped(&tag, v->suite ? v->suite : "",
+                                     LEAKGATE_REPORT_ESC_XML_ATTR);
+        leakgate_buf__puts(&tag, "\"");
+        leakgate_report__junit_case(&jc, v, env);
+        leakgate_report__json_test(&jt, v);
+        out->suite_tag = take_or_null(&tag);
+        out->junit_case = take_or_null(&jc);
+        out->json_test = take_or_null(&jt);
+        ok = ok && out->suite_tag && out->junit_case && out->json_test;
     }
-    rc = junit_pieces(out, junit, v != NULL);
-    if (rc == 0)
-        rc = json_pieces(out, json, v != NULL);
-    if (rc == LEAKGATE_EFORMAT)
-        rc = leakgate_error__set(LEAKGATE_EFORMAT,
-                                 "the JUnit/JSON layout of report.c is not "
-                                 "the one leakgate run cuts records from");
-cleanup:
-    if (rc < 0)
+    if (!ok) {
         leakgate_run__pieces_dispose(out);
-    leakgate_util__free(junit);
-    leakgate_util__free(json);
-    return rc;
+        return leakgate_error__set(LEAKGATE_ENOMEM, "rendering a record");
+    }
+    return 0;
 }
 
 void

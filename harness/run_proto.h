@@ -21,9 +21,10 @@
  *   E exit_status message        the gate could not run (2 or 3)
  *   D failure_records            the run returned
  *
- * The JUnit and JSON pieces are cut out of documents that report.c
- * renders for one verdict, so each testcase and test object is exactly
- * what a linked binary writes; run_results.c puts them back together.
+ * The JUnit and JSON pieces are what report.c's per-window writers
+ * render for one verdict, so each testcase and test object is exactly
+ * what a linked binary writes; run_results.c composes them with report.c's
+ * document writers.
  */
 #ifndef LEAKGATE_RUN_PROTO_H
 #define LEAKGATE_RUN_PROTO_H
@@ -117,10 +118,9 @@ size_t leakgate_run__split(char **fields, size_t max, char *line);
  * LEAKGATE_EIO. */
 int leakgate_run__send(int fd, const char *data, size_t len);
 
-/* Render v through report.c and cut out its pieces (env may be zeroed when
- * only the testcase and test object are wanted).  Returns 0,
- * LEAKGATE_ENOMEM, or LEAKGATE_EFORMAT when the rendered layout is not
- * the expected one. */
+/* Render v's pieces with report.c's per-window writers (v NULL: only the
+ * environment; env may be zeroed when only the testcase and test object
+ * are wanted).  Returns 0 or LEAKGATE_ENOMEM. */
 int leakgate_run__pieces(struct leakgate_run_pieces *out,
                          const struct leakgate_verdict *v,
                          const struct leakgate_report_env *env);

@@ -3,13 +3,11 @@
  * run_results: the --junit and --json files of `leakgate run`, written by
  * the parent from the records the program sent, so that a crash loses
  * nothing that finished.  Each testcase and test object is the piece
- * report.c rendered in the program (run_proto.c); this file only puts the
- * envelope around them, in report.c's layout (one <testsuite> per suite in
- * order of first appearance, counts, the environment properties; the
- * "leakgate-results" top level with its summary), so run mode writes what
- * linked mode writes.  tests/run checks that they stay identical.  The
- * test the program died in becomes a not-judged record with the failure
- * as a note, rendered by report.c here.
+ * report.c's per-window writers rendered in the program (run_proto.c);
+ * report.c's document writers put them together, as they do for a linked
+ * run, so run mode writes what linked mode writes.  tests/run checks that they
+ * stay identical.  The test the program died in becomes a not-judged record
+ * with the failure as a note, rendered by report.c here.
  */
 #include <string.h>
 #include <unistd.h>
@@ -107,147 +105,51 @@ leakgate_run__crash_case(struct leakgate_run *r, const char *message)
 
 /* ---- documents ---------------------------------------------------------- */
 
-struct cases {
-    const struct leakgate_run_case **v;
-    size_t n;
-};
-
-static void
-junit_counts(struct leakgate_buf *b, const struct cases *cs, const char *suite)
-{
-    size_t tests = 0, failures = 0;
-    double seconds = 0;
-
-    for (size_t i = 0; i < cs->n; i++) {
-        if (suite && strcmp(cs->v[i]->suite, suite) != 0)
-            continue;
-        tests++;
-        failures += cs->v[i]->failed;
-        seconds += cs->v[i]->seconds > 0 ? cs->v[i]->seconds : 0.0;
-    }
-    leakgate_buf__printf(b,
-                         " tests=\"%zu\" failures=\"%zu\" errors=\"0\" "
-                         "skipped=\"0\" time=\"%.6f\">\n",
-                         tests, failures, seconds);
-}
-
-/* The environment's <properties>, two spaces deeper. */
-static void
-put_indented(struct leakgate_buf *b, const char *text)
-{
-    while (*text) {
-        size_t n = strcspn(text, "\n");
-
-        leakgate_buf__puts(b, "  ");
-        leakgate_buf__put(b, text, n);
-        text += n;
-        if (*text == '\n') {
-            leakgate_buf__puts(b, "\n");
-            text++;
-        }
-    }
-}
-
-static bool
-suite_seen_before(const struct cases *cs, size_t i)
-{
-    for (size_t k = 0; k < i; k++) {
-        if (strcmp(cs->v[k]->suite, cs->v[i]->suite) == 0)
-            return true;
-    }
-    return false;
-}
-
+/* The records in order, then the test the program died in, composed by
+ * report.c's document writers. */
 static char *
-junit_doc(const struct cases *cs, const char *env)
+document(const struct leakgate_run *r, bool junit)
 {
-    struct leakgate_buf b = LEAKGATE_BUF_INIT;
-
-    leakgate_buf__puts(&b, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-                           "<testsuites name=\"leakgate\"");
-    junit_counts(&b, cs, NULL);
-    leakgate_buf__puts(&b, env);
-    for (size_t i = 0; i < cs->n; i++) {
-        const char *suite = cs->v[i]->suite;
-
-        if (suite_seen_before(cs, i))
-            continue;
-        leakgate_buf__puts(&b, cs->v[i]->pieces.suite_tag);
-        junit_counts(&b, cs, suite);
-        put_indented(&b, env);
-        for (size_t k = i; k < cs->n; k++) {
-            if (strcmp(cs->v[k]->suite, suite) == 0)
-                leakgate_buf__puts(&b, cs->v[k]->pieces.junit_case);
-        }
-        leakgate_buf__puts(&b, "  </testsuite>\n");
-    }
-    leakgate_buf__puts(&b, "</testsuites>\n");
-    return leakgate_buf__take(&b);
-}
-
-static char *
-json_doc(const struct cases *cs, const char *env)
-{
-    struct leakgate_buf b = LEAKGATE_BUF_INIT;
-    size_t count[3] = {0, 0, 0};
-
-    for (size_t i = 0; i < cs->n; i++) {
-        if ((unsigned int)cs->v[i]->status < 3)
-            count[cs->v[i]->status]++;
-    }
-    leakgate_buf__printf(
-        &b,
-        "{\n  \"format\": \"leakgate-results\",\n"
-        "  \"version\": 1,\n"
-        "  \"leakgate_version\": \"%s\",\n"
-        "  \"environment\": %s,\n"
-        "  \"summary\": {\n    \"tests\": %zu,\n"
-        "    \"passed\": %zu,\n    \"failed\": %zu,\n"
-        "    \"not_judged\": %zu\n  },\n  \"tests\": [",
-        LEAKGATE_VERSION, env, cs->n, count[LEAKGATE_STATUS_PASS],
-        count[LEAKGATE_STATUS_FAIL], count[LEAKGATE_STATUS_NOT_JUDGED]);
-    for (size_t i = 0; i < cs->n; i++) {
-        leakgate_buf__puts(&b, i ? ",\n" : "\n");
-        leakgate_buf__puts(&b, cs->v[i]->pieces.json_test);
-    }
-    leakgate_buf__puts(&b, cs->n ? "\n  ]\n}\n" : "]\n}\n");
-    return leakgate_buf__take(&b);
-}
-
-/* The records in order, then the test the program died in. */
-static char *
-document(const struct leakgate_run *r,
-         char *(*render)(const struct cases *, const char *),
-         const char *env)
-{
-    struct cases cs = {NULL, 0};
+    const char *env = junit ? r->junit_env : r->json_env;
+    struct leakgate_report_piece *p;
+    size_t n = 0;
     char *text;
 
     if (!env)
         return NULL;
-    cs.v = leakgate_util__calloc(r->ncases + 1,
-                                 sizeof(const struct leakgate_run_case *));
-    if (!cs.v)
+    p = leakgate_util__calloc(r->ncases + 1, sizeof *p);
+    if (!p)
         return NULL;
-    for (size_t i = 0; i < r->ncases; i++)
-        cs.v[cs.n++] = &r->cases[i];
-    if (r->crash)
-        cs.v[cs.n++] = r->crash;
-    text = render(&cs, env);
-    leakgate_util__free(cs.v);
+    for (size_t i = 0; i <= r->ncases; i++) {
+        const struct leakgate_run_case *c =
+            i < r->ncases ? &r->cases[i] : r->crash;
+
+        if (!c)
+            continue;
+        p[n].suite = c->suite;
+        p[n].junit_case = c->pieces.junit_case ? c->pieces.junit_case : "";
+        p[n].json_test = c->pieces.json_test ? c->pieces.json_test : "";
+        p[n].status = c->status;
+        p[n].failed = c->failed;
+        p[n].seconds = c->seconds;
+        n++;
+    }
+    text = junit ? leakgate_report__junit_doc(p, n, env)
+                 : leakgate_report__json_doc(p, n, env);
+    leakgate_util__free(p);
     return text;
 }
 
 char *
 leakgate_run__junit(const struct leakgate_run *r)
 {
-    return document(r, junit_doc, r->junit_env);
+    return document(r, true);
 }
 
 char *
 leakgate_run__json(const struct leakgate_run *r)
 {
-    return document(r, json_doc, r->json_env);
+    return document(r, false);
 }
 
 int

@@ -86,6 +86,8 @@ struct leakgate_verdict {
     char *svg_path;     /* drawn by Graphviz's dot, or NULL */
     char *pdf_path;     /* drawn by Graphviz's dot, or NULL */
     char *picture_note; /* why there is no SVG/PDF (said once), or NULL */
+    char *ended;        /* the window never closed: how its process ended
+                           (killed while it ran), or NULL */
     enum leakgate_measured how;
     uint64_t first_bytes; /* RERUN, REPLAY: what the fast pass left */
     uint64_t first_objs;
