@@ -1167,6 +1167,38 @@ finish(leakgate_gate *gate)
     return status;
 }
 
+/* Hooks of a linked run: journal each window for the shared outputs, so
+ * that a process killed in a test still leaves that test in them. */
+static void
+journal_started(const char *suite,
+                const char *test,
+                const char *phase,
+                void *gate)
+{
+    leakgate_gate_outputs_started(gate, suite, test, phase);
+}
+
+static void
+journal_finished(const char *suite, const char *test, void *gate)
+{
+    if (leakgate_gate_outputs_finished(gate, suite, test) < 0)
+        fprintf(stderr, "leakgate: %s\n", leakgate_error_last());
+}
+
+static int
+open_journals(leakgate_gate *gate)
+{
+    struct leakgate_cunit_hooks h = {journal_started, journal_finished,
+                                     journal_finished, gate, NULL};
+    int rc = leakgate_gate_outputs_open(gate);
+
+    if (rc < 0)
+        fprintf(stderr, "leakgate: %s\n", leakgate_error_last());
+    else
+        leakgate_cunit__set_hooks(&h);
+    return rc;
+}
+
 int
 leakgate_cunit_main(int argc, char **argv)
 {
@@ -1191,6 +1223,11 @@ leakgate_cunit_main(int argc, char **argv)
                 leakgate_error_last());
         CU_cleanup_registry();
         return exit_code_for(rc);
+    }
+    if (open_journals(gate) < 0) {
+        leakgate_gate_free(gate);
+        CU_cleanup_registry();
+        return 3;
     }
     arm_guards();
     leakgate_cunit_run(gate, run_basic, NULL);

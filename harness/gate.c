@@ -14,6 +14,7 @@
 #include "error.h"
 #include "heapfile.h"
 #include "intercept.h"
+#include "outputs.h"
 #include "policy.h"
 #include "replay.h"
 #include "util.h"
@@ -194,6 +195,7 @@ leakgate_gate_free(leakgate_gate *gate)
     leakgate_util__free(gate->verdicts);
     leakgate_util__free(gate->unmatched);
     leakgate_util__free(gate->scope_hints);
+    leakgate_outputs__free(gate->outputs);
     leakgate_replay__dispose(gate); /* after the verdicts: see replay.h */
     leakgate_symbolize__free(gate->sym);
     leakgate_util__free(gate->strip);

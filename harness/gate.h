@@ -95,6 +95,7 @@ struct leakgate_gate {
     uint32_t watch_next; /* the last watch id handed out */
     char *unmatched;     /* leakgate_gate_unmatched_entries() text */
     char *scope_hints;   /* leakgate_gate_scope_hints() text */
+    struct leakgate_outputs *outputs; /* journals of shared outputs */
     struct {
         bool child;   /* this process is a replay (replay.h) */
         char **names; /* its list: "SUITE\tTEST" */

@@ -21,6 +21,7 @@
 #include "gate.h"
 #include "graph.h"
 #include "html.h"
+#include "outputs.h"
 #include "render.h"
 #include "report.h"
 #include "results.h"
@@ -406,13 +407,89 @@ pictures_said(const struct leakgate_gate *gate)
     }
 }
 
-static int
-write_run_index(struct leakgate_gate *gate)
+int
+leakgate_gate_outputs_open(leakgate_gate *gate)
 {
-    return leakgate_gate__write_index(
-        gate->opts.report_dir,
-        (const struct leakgate_verdict *const *)gate->verdicts, gate->nverdicts,
-        &gate->env, pictures_said(gate));
+    /* A replay's results go to its own file, for the process that
+     * started it. */
+    if (gate->outputs || gate->replay.child)
+        return 0;
+    return leakgate_outputs__open(&gate->outputs, gate->opts.junit_path,
+                                  gate->opts.json_path, gate->opts.report_dir);
+}
+
+void
+leakgate_gate_outputs_started(leakgate_gate *gate,
+                              const char *suite,
+                              const char *test,
+                              const char *phase)
+{
+    leakgate_outputs__started(gate->outputs, suite, test, phase);
+}
+
+static int
+journal_env(struct leakgate_gate *gate)
+{
+    struct leakgate_buf env = LEAKGATE_BUF_INIT;
+    int rc;
+
+    leakgate_report__json_env(&env, &gate->env);
+    rc = env.failed || !env.ptr
+             ? leakgate_error__set(LEAKGATE_ENOMEM, "environment")
+             : leakgate_outputs__env(gate->outputs, env.ptr);
+    leakgate_buf__dispose(&env);
+    return rc;
+}
+
+static int
+journal_verdict(struct leakgate_gate *gate, const struct leakgate_verdict *v)
+{
+    struct leakgate_buf json = LEAKGATE_BUF_INIT;
+    int rc;
+
+    leakgate_report__json_test(&json, v);
+    rc = json.failed || !json.ptr
+             ? leakgate_error__set(LEAKGATE_ENOMEM, "record")
+             : leakgate_outputs__window(gate->outputs, v->suite, v->test,
+                                        json.ptr);
+    leakgate_buf__dispose(&json);
+    return rc;
+}
+
+int
+leakgate_gate_outputs_finished(leakgate_gate *gate,
+                               const char *suite,
+                               const char *test)
+{
+    const struct leakgate_verdict *v;
+    int rc = 0;
+
+    if (!gate->outputs)
+        return 0;
+    v = leakgate_gate__find_verdict(gate, suite, test);
+    if (!v)
+        return 0;
+    /* The environment first: a killed process's windows need one. */
+    if (!leakgate_outputs__has_env(gate->outputs))
+        rc = journal_env(gate);
+    return rc == 0 ? journal_verdict(gate, v) : rc;
+}
+
+/* Every window of this process into the shared outputs' journals, then
+ * each shared output merged from the whole run's. */
+static int
+write_shared(struct leakgate_gate *gate)
+{
+    int rc = leakgate_gate_outputs_open(gate);
+
+    if (rc == 0 && gate->outputs)
+        rc = journal_env(gate);
+    for (size_t i = 0; rc == 0 && gate->outputs && i < gate->nverdicts; i++)
+        rc = journal_verdict(gate, gate->verdicts[i]);
+    if (rc == 0 && gate->outputs)
+        rc = leakgate_outputs__merge(
+            gate->outputs, gate->pictures ? pictures_said(gate) : NULL);
+    return rc;
 }
 
 int
@@ -421,26 +498,37 @@ leakgate_gate_write_results(leakgate_gate *gate)
     const struct leakgate_verdict *const *all =
         (const struct leakgate_verdict *const *)gate->verdicts;
     struct leakgate_symbolizer *sym;
+    const char *junit = gate->opts.junit_path, *json = gate->opts.json_path;
     int rc = 0;
 
     /* The results name the binary and its build-id even when no window
      * needed symbols (every test passed); without them, they stay
      * unknown. */
-    if ((gate->opts.report_dir || gate->opts.junit_path ||
-         gate->opts.json_path) &&
+    if ((gate->opts.report_dir || junit || json) &&
         (!gate->env.binary || !*gate->env.binary))
         (void)leakgate_gate__symbolizer(&sym, gate);
     leakgate_replay__cap_stacks(gate);
-    if (gate->opts.junit_path)
+    if (gate->replay.child) {
+        /* A replay writes its results file only (index.html and the
+         * run's files are the first process's). */
+        return json ? leakgate_results__write_rendered(
+                          json, "json",
+                          leakgate_report__json(all, gate->nverdicts,
+                                                &gate->env),
+                          "JSON")
+                    : 0;
+    }
+    /* A DIR/ or %p spec is this process's own file. */
+    if (junit && !leakgate_outputs__is_shared(junit))
         rc = leakgate_results__write_rendered(
-            gate->opts.junit_path, "xml",
+            junit, "xml",
             leakgate_report__junit(all, gate->nverdicts, &gate->env), "JUnit");
-    if (rc == 0 && gate->opts.json_path)
+    if (rc == 0 && json && !leakgate_outputs__is_shared(json))
         rc = leakgate_results__write_rendered(
-            gate->opts.json_path, "json",
+            json, "json",
             leakgate_report__json(all, gate->nverdicts, &gate->env), "JSON");
-    if (rc == 0 && gate->opts.report_dir)
-        rc = write_run_index(gate);
+    if (rc == 0)
+        rc = write_shared(gate);
     return rc;
 }
 

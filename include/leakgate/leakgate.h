@@ -505,9 +505,47 @@ LEAKGATE_API int leakgate_gate_note_failure(leakgate_gate *gate,
 
 /**
  * Write the run's results: JUnit XML and JSON where the options asked for
- * them.  @return 0 or LEAKGATE_EIO (detail names the path).
+ * them, and index.html under the report directory.  A plain --junit FILE
+ * or --json FILE, and the report directory, are shared by the processes
+ * of one run (ctest's, one per test): each holds every window of the run
+ * once, merged under a lock from the journals the processes keep beside
+ * it (docs/cli.md, "Shared outputs").  @return 0, LEAKGATE_EIO (detail
+ * names the path) or LEAKGATE_ENOMEM.
  */
 LEAKGATE_API int leakgate_gate_write_results(leakgate_gate *gate);
+
+/**
+ * Open this process's journals for the run's shared outputs (see
+ * leakgate_gate_write_results()), so that a window still appears in them
+ * if the process is killed while it runs.  Call once, before the first
+ * window, with no window open; a harness that never calls it gets the
+ * same outputs without that guarantee.  Does nothing in a replay or when
+ * no output is shared.
+ * @param[in] gate  the gate.
+ * @return 0, LEAKGATE_EIO (detail names the directory) or LEAKGATE_ENOMEM.
+ */
+LEAKGATE_API int leakgate_gate_outputs_open(leakgate_gate *gate);
+
+/**
+ * Journal that a window (a test, or a suite's init or cleanup: test
+ * "[suite]") starts, in phase "test", "init" or "cleanup".  Never
+ * allocates, so it may be called while a window records; best effort.
+ * Does nothing unless leakgate_gate_outputs_open() opened journals.
+ */
+LEAKGATE_API void leakgate_gate_outputs_started(leakgate_gate *gate,
+                                                const char *suite,
+                                                const char *test,
+                                                const char *phase);
+
+/**
+ * Journal the record of suite/test as it is now (its verdict, or a newer
+ * one a replay made).  Call with no window recording.
+ * @return 0, LEAKGATE_EIO or LEAKGATE_ENOMEM; 0 when there is no journal
+ *         or no such record.
+ */
+LEAKGATE_API int leakgate_gate_outputs_finished(leakgate_gate *gate,
+                                                const char *suite,
+                                                const char *test);
 
 /** @return the number of verdicts with status LEAKGATE_STATUS_FAIL. */
 LEAKGATE_API size_t leakgate_gate_failures(const leakgate_gate *gate);

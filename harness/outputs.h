@@ -1,0 +1,103 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * outputs: the run's shared result files.  When several processes of one
+ * run (the processes ctest starts, one per test) write the same --junit
+ * FILE, --json FILE or --report-dir DIR, each output is one document for
+ * the whole run: every window of every process once, written atomically
+ * under a lock by whichever process finishes, from the records of all of
+ * them.  Adapter over POSIX (files, /proc), between the gate and the
+ * renderers (report, html through gate_results.c, results).
+ *
+ * Beside each shared output is its store: ".NAME.leakgate/" next to FILE,
+ * ".leakgate/" inside DIR.  A run keeps its records in one directory of
+ * the store, "run-KEY": KEY is $LEAKGATE_RUN_ID when set, else the
+ * process that started this one (its pid and start time: the ctest
+ * process, for every test of one ctest run).  Each process appends to its
+ * own journal there, "START-PID.log" (its start time in clock ticks and
+ * pid, so that the name alone tells whether it still runs), one record a
+ * line, fields escaped as in run_proto.h:
+ *
+ *   N env              the JSON "environment" value of the process
+ *   S suite test phase a window opens (the test or suite init/cleanup)
+ *   V suite test json  a window's record: its JSON test object (the
+ *                      last V of a name in a journal is the one kept)
+ *   D                  the process wrote its results and ended normally
+ *
+ * Merging reads every journal of the run in start order, keeps each
+ * journal's last record per window, adds for a journal whose process
+ * died without D (SIGKILL: ctest's TIMEOUT, the OOM killer) an error
+ * record for the window that was running, chooses one record per window
+ * name (leakgate_results__view: a failure over a pass), and writes the
+ * output.  A run starts fresh: records of other runs are never read, and
+ * a run directory whose starter (or, for $LEAKGATE_RUN_ID, every writer)
+ * has ended is removed when another run opens the store.
+ */
+#ifndef LEAKGATE_OUTPUTS_H
+#define LEAKGATE_OUTPUTS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* The run's name when $LEAKGATE_RUN_ID is unset: its starter's. */
+#define LEAKGATE_OUTPUTS_RUN_ID_ENV "LEAKGATE_RUN_ID"
+
+/* Which document a shared output is. */
+enum leakgate_outputs_kind {
+    LEAKGATE_OUTPUTS_JUNIT,
+    LEAKGATE_OUTPUTS_JSON,
+    LEAKGATE_OUTPUTS_INDEX /* DIR/index.html */
+};
+
+struct leakgate_outputs;
+
+/*
+ * True when spec names one file that several processes share (a plain
+ * FILE): not a directory ("DIR/" or an existing directory) and without
+ * %p or %h, which already give each process its own file.  Cannot fail.
+ */
+bool leakgate_outputs__is_shared(const char *spec);
+
+/*
+ * Open this process's journals for the shared outputs among junit, json
+ * (per leakgate_outputs__is_shared) and report_dir (always shared; each
+ * may be NULL).  *out is NULL when none is shared.  Returns 0;
+ * LEAKGATE_EIO naming the store; LEAKGATE_ENOMEM.
+ */
+int leakgate_outputs__open(struct leakgate_outputs **out,
+                           const char *junit,
+                           const char *json,
+                           const char *report_dir);
+
+/* A window opens.  Never allocates (it may run while a window records);
+ * best effort.  o may be NULL. */
+void leakgate_outputs__started(struct leakgate_outputs *o,
+                               const char *suite,
+                               const char *test,
+                               const char *phase);
+
+/* Append an N record (json_env: report.c's environment value) or a V
+ * record (json_test: report.c's test object).  Returns 0 or
+ * LEAKGATE_EIO / LEAKGATE_ENOMEM naming the journal. */
+int leakgate_outputs__env(struct leakgate_outputs *o, const char *json_env);
+int leakgate_outputs__window(struct leakgate_outputs *o,
+                             const char *suite,
+                             const char *test,
+                             const char *json_test);
+
+/*
+ * Append D, then merge each shared output: lock its store, read the run's
+ * journals, write the document atomically (index.html through
+ * leakgate_gate__write_index(), saying `pictures` of the call graphs, or
+ * nothing when NULL).  Returns 0 or the first error
+ * (LEAKGATE_EIO, LEAKGATE_EFORMAT naming a journal, LEAKGATE_ENOMEM);
+ * every output is tried.
+ */
+int leakgate_outputs__merge(struct leakgate_outputs *o, const char *pictures);
+
+/* Whether an N record was written.  Cannot fail. */
+bool leakgate_outputs__has_env(const struct leakgate_outputs *o);
+
+/* Close the journals.  NULL is a no-op. */
+void leakgate_outputs__free(struct leakgate_outputs *o);
+
+#endif
