@@ -112,7 +112,8 @@ write_temp(const char *tmp,
            const char *path,
            const char *data,
            size_t len,
-           const mode_t *mode)
+           const mode_t *mode,
+           bool sync)
 {
     int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
     int rc = 0;
@@ -122,7 +123,7 @@ write_temp(const char *tmp,
     if (fd < 0)
         return io_error(path, strerror(errno));
     if ((mode && fchmod(fd, *mode) != 0) || write_all(fd, data, len) != 0 ||
-        fsync(fd) != 0)
+        (sync && fsync(fd) != 0))
         rc = io_error(path, strerror(errno));
     if (close(fd) != 0 && rc == 0)
         rc = io_error(path, strerror(errno));
@@ -269,12 +270,13 @@ leakgate_files__write(char **written_out,
     }
     rc = (flags & LEAKGATE_FILES_MKDIRS) ? mkdirs_of(target) : 0;
     if (rc == 0)
-        rc = write_temp(tmp.ptr, path, data, len, keep ? &mode : NULL);
+        rc = write_temp(tmp.ptr, path, data, len, keep ? &mode : NULL,
+                        !(flags & LEAKGATE_FILES_NOSYNC));
     if (rc == 0 && (flags & LEAKGATE_FILES_NOCLOBBER))
         rc = place_noclobber(&final, tmp.ptr, target);
     else if (rc == 0 && rename(tmp.ptr, target) != 0)
         rc = io_error(path, strerror(errno));
-    if (rc == 0)
+    if (rc == 0 && !(flags & LEAKGATE_FILES_NOSYNC))
         sync_dir_of(target);
     if (rc < 0)
         unlink(tmp.ptr);

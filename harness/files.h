@@ -39,6 +39,9 @@ int leakgate_files__read(struct leakgate_buf *out,
           ".1", ".2"... before its extension */
 #define LEAKGATE_FILES_MKDIRS                                                  \
     4u /* create PATH's missing parent directories (mkdir -p) */
+#define LEAKGATE_FILES_NOSYNC                                                  \
+    8u /* no fsync: still atomic for readers and against a killed writer,      \
+          but a machine crash may lose it (a file rewritten often) */
 
 /*
  * Write len bytes to path atomically (see above).  *written_out (may be

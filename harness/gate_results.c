@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "error.h"
+#include "files.h"
 #include "gate.h"
 #include "graph.h"
 #include "html.h"
@@ -382,8 +383,11 @@ leakgate_gate__write_index(const char *dir,
     }
     if (rc == 0)
         rc = make_dirs(dir);
+    /* Atomic, not fsync'ed: every process of a run that shares the
+     * report directory rewrites it (outputs.c). */
     if (rc == 0 && page && path)
-        rc = write_text(path, page);
+        rc = leakgate_files__write(NULL, path, page, strlen(page),
+                                   LEAKGATE_FILES_NOSYNC);
     for (size_t i = 0; svgs && i < n; i++)
         leakgate_util__free(svgs[i]);
     leakgate_util__free(svgs);

@@ -34,16 +34,24 @@
 
 struct output {
     enum leakgate_outputs_kind kind;
-    char *spec;   /* FILE, or DIR for index.html */
-    char *store;  /* .NAME.leakgate/ or DIR/.leakgate/ */
-    char *rundir; /* store/run-KEY */
-    int fd;       /* this process's journal, -1 when none */
+    char *spec;    /* FILE, or DIR for index.html */
+    char *store;   /* .NAME.leakgate/ or DIR/.leakgate/ */
+    char *rundir;  /* store/run-KEY */
+    int fd;        /* this process's journal, -1 when none */
+    char *journal; /* its name in rundir */
+};
+
+/* A V record already journaled: the same one is not written twice. */
+struct sent {
+    uint64_t name_hash, json_hash;
 };
 
 struct leakgate_outputs {
     struct output out[MAX_OUTPUTS];
     size_t n;
     bool has_env; /* an N record was written */
+    struct sent *sent;
+    size_t nsent;
 };
 
 /* ---- processes ---------------------------------------------------------- */
@@ -258,7 +266,9 @@ open_journal(struct output *o)
     (void)proc_start(&start, (long)getpid());
     leakgate_buf__printf(&path, "%s/%020llu-%ld.log", o->rundir, start,
                          (long)getpid());
-    if (rc == 0 && path.failed)
+    o->journal =
+        path.ptr ? leakgate_util__strdup(strrchr(path.ptr, '/') + 1) : NULL;
+    if (rc == 0 && (path.failed || !o->journal))
         rc = leakgate_error__set(LEAKGATE_ENOMEM, "journal");
     if (rc == 0) {
         o->fd = open(path.ptr, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0666);
@@ -335,7 +345,9 @@ leakgate_outputs__free(struct leakgate_outputs *os)
         leakgate_util__free(os->out[i].spec);
         leakgate_util__free(os->out[i].store);
         leakgate_util__free(os->out[i].rundir);
+        leakgate_util__free(os->out[i].journal);
     }
+    leakgate_util__free(os->sent);
     leakgate_util__free(os);
 }
 
@@ -420,6 +432,42 @@ leakgate_outputs__has_env(const struct leakgate_outputs *os)
     return os && os->has_env;
 }
 
+static uint64_t
+fnv1a(uint64_t h, const char *s)
+{
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
+    return h;
+}
+
+/* Whether this V record was journaled already; else remember it. */
+static bool
+sent_before(struct leakgate_outputs *os,
+            const char *suite,
+            const char *test,
+            const char *json)
+{
+    uint64_t name =
+        fnv1a(fnv1a(fnv1a(0xcbf29ce484222325ull, suite), "\t"), test);
+    uint64_t text = fnv1a(0xcbf29ce484222325ull, json);
+    struct sent *more;
+
+    for (size_t i = 0; i < os->nsent; i++) {
+        if (os->sent[i].name_hash != name)
+            continue;
+        if (os->sent[i].json_hash == text)
+            return true;
+        os->sent[i].json_hash = text;
+        return false;
+    }
+    more = leakgate_util__realloc(os->sent, (os->nsent + 1) * sizeof *more);
+    if (more) {
+        os->sent = more;
+        os->sent[os->nsent++] = (struct sent){name, text};
+    }
+    return false;
+}
+
 int
 leakgate_outputs__window(struct leakgate_outputs *os,
                          const char *suite,
@@ -427,6 +475,9 @@ leakgate_outputs__window(struct leakgate_outputs *os,
                          const char *json_test)
 {
     struct leakgate_buf b = LEAKGATE_BUF_INIT;
+
+    if (sent_before(os, suite, test, json_test))
+        return 0;
 
     leakgate_buf__puts(&b, "V\t");
     leakgate_run__put_field(&b, suite);
@@ -444,7 +495,9 @@ struct record {
 };
 
 struct journal {
-    char *text; /* owned; records point into it */
+    char *text;  /* owned; records point into it */
+    char *name;  /* owned */
+    size_t size; /* bytes of whole lines read */
     long pid;
     unsigned long long start;
     bool done;
@@ -530,11 +583,13 @@ read_journal(struct journal *j, const char *dir, const char *name)
     if (rc < 0 || !j->text)
         return rc < 0 ? rc : leakgate_error__set(LEAKGATE_ENOMEM, "journal");
     /* Only whole lines: the last one may be being written, or torn. */
-    for (line = j->text; rc == 0 && (end = strchr(line, '\n'));
-         line = end + 1) {
+    line = j->text;
+    for (end = strchr(line, '\n'); rc == 0 && end; end = strchr(line, '\n')) {
         *end = '\0';
         rc = take_line(j, line);
+        line = end + 1;
     }
+    j->size = (size_t)(line - j->text);
     return rc;
 }
 
@@ -566,9 +621,11 @@ list_journals(char ***out, size_t *n_out, const char *dir)
         if (!journal_owner(de->d_name, &start, &pid))
             continue;
         more = leakgate_util__realloc(names, (n + 1) * sizeof *names);
-        if (more)
+        if (more) {
             names = more;
-        if (!more || !(names[n] = leakgate_util__strdup(de->d_name)))
+            names[n] = leakgate_util__strdup(de->d_name);
+        }
+        if (!more || !names[n])
             rc = leakgate_error__set(LEAKGATE_ENOMEM, "%s", dir);
         else
             n++;
@@ -586,6 +643,7 @@ run_dispose(struct run *r)
 {
     for (size_t i = 0; i < r->n; i++) {
         leakgate_util__free(r->j[i].text);
+        leakgate_util__free(r->j[i].name);
         leakgate_util__free(r->j[i].recs);
     }
     leakgate_util__free(r->j);
@@ -606,7 +664,9 @@ read_run(struct run *r, const char *dir)
         struct journal *j = &r->j[r->n++];
 
         (void)journal_owner(names[i], &j->start, &j->pid);
-        rc = read_journal(j, dir, names[i]);
+        j->name = names[i];
+        names[i] = NULL;
+        rc = read_journal(j, dir, j->name);
     }
     for (size_t i = 0; i < n; i++)
         leakgate_util__free(names[i]);
@@ -711,11 +771,61 @@ render(const struct output *o,
     text = o->kind == LEAKGATE_OUTPUTS_JUNIT
                ? leakgate_report__junit(res->view, res->nview, &env)
                : leakgate_report__json(res->view, res->nview, &env);
+    /* Atomic, not fsync'ed: every process of the run rewrites it. */
     rc = text ? leakgate_files__write(NULL, o->spec, text, strlen(text),
-                                      LEAKGATE_FILES_MKDIRS)
+                                      LEAKGATE_FILES_MKDIRS |
+                                          LEAKGATE_FILES_NOSYNC)
               : leakgate_error__set(LEAKGATE_ENOMEM, "%s", o->spec);
     leakgate_util__free(text);
     return rc;
+}
+
+/* rundir/merged: "NAME SIZE" of every journal the last merge read. */
+static char *
+stamp_path(const struct output *o)
+{
+    struct leakgate_buf b = LEAKGATE_BUF_INIT;
+
+    leakgate_buf__printf(&b, "%s/merged", o->rundir);
+    return leakgate_buf__take(&b);
+}
+
+/* Whether the last merge read this process's whole journal (processes
+ * that finish together wait for the lock; the first merges for all). */
+static bool
+merged_already(const struct output *o)
+{
+    struct leakgate_buf text = LEAKGATE_BUF_INIT, want = LEAKGATE_BUF_INIT;
+    char *path = stamp_path(o);
+    struct stat st;
+    bool done = false;
+
+    if (path && fstat(o->fd, &st) == 0 &&
+        leakgate_files__read(&text, path, JOURNAL_MAX, "stamp") == 0) {
+        leakgate_buf__printf(&want, "\n%s %jd\n", o->journal,
+                             (intmax_t)st.st_size);
+        done = want.ptr && text.ptr && strstr(text.ptr, want.ptr);
+    }
+    leakgate_buf__dispose(&text);
+    leakgate_buf__dispose(&want);
+    leakgate_util__free(path);
+    return done;
+}
+
+static void
+write_stamp(const struct output *o, const struct run *r)
+{
+    struct leakgate_buf b = LEAKGATE_BUF_INIT;
+    char *path = stamp_path(o);
+
+    leakgate_buf__puts(&b, "\n");
+    for (size_t i = 0; i < r->n; i++)
+        leakgate_buf__printf(&b, "%s %zu\n", r->j[i].name, r->j[i].size);
+    if (path && !b.failed)
+        (void)leakgate_files__write(NULL, path, b.ptr, b.len,
+                                    LEAKGATE_FILES_NOSYNC);
+    leakgate_buf__dispose(&b);
+    leakgate_util__free(path);
 }
 
 static int
@@ -727,6 +837,10 @@ merge_one(const struct output *o, const char *pictures)
     int rc = lock_store(&lock, o);
 
     memset(&r, 0, sizeof r);
+    if (rc == 0 && merged_already(o)) {
+        leakgate_files__unlock(lock);
+        return 0;
+    }
     if (rc == 0)
         rc = read_run(&r, o->rundir);
     if (rc == 0) {
@@ -746,6 +860,8 @@ merge_one(const struct output *o, const char *pictures)
     }
     if (rc == 0)
         rc = render(o, res, pictures);
+    if (rc == 0)
+        write_stamp(o, &r);
     leakgate_files__unlock(lock);
     leakgate_results_free(res);
     run_dispose(&r);
