@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "error.h"
+#include "outputs.h"
 #include "run_proto.h"
 #include "util.h"
 
@@ -225,6 +226,14 @@ leakgate_run_program(leakgate_run **out,
         rc = leakgate_run__find_preload(&preload);
     if (rc == 0)
         rc = leakgate_run__find_jemalloc(&jemalloc);
+    /* Shared --junit FILE, --json FILE and index.html are merged by this
+     * process from the records (the program's interposer writes none).
+     * Without journals the run goes on: writing the files says why they
+     * cannot be written. */
+    if (rc == 0 &&
+        leakgate_outputs__open(&r->outputs, opts->junit_path, opts->json_path,
+                               opts->report_dir) < 0)
+        r->outputs = NULL;
     if (rc == 0)
         rc = channel(sv);
     if (rc == 0)
@@ -291,6 +300,7 @@ leakgate_run_free(leakgate_run *run)
         leakgate_util__free(run->running[i]);
     leakgate_run__case_dispose(run->crash);
     leakgate_util__free(run->crash);
+    leakgate_outputs__free(run->outputs);
     leakgate_util__free(run->junit_env);
     leakgate_util__free(run->json_env);
     leakgate_util__free(run->error_text);

@@ -236,7 +236,7 @@ env_gate(struct leakgate_run_envp *e,
         env_add(e, "LEAKGATE_TIGHTEN=", "1");
     if (o->exact)
         env_add(e, "LEAKGATE_EXACT=", "1");
-    if (o->junit_path || o->json_path)
+    if (o->junit_path || o->json_path || o->report_dir)
         env_add(e, LEAKGATE_RUN_ENV_PIECES "=", "1");
     if (o->list)
         env_add(e, LEAKGATE_RUN_ENV_LIST "=", "1");

@@ -15,6 +15,7 @@
 #include <sys/wait.h>
 
 #include "error.h"
+#include "outputs.h"
 #include "run_proto.h"
 #include "util.h"
 
@@ -140,12 +141,18 @@ leakgate_run__take_record(struct leakgate_run *r, char *line)
     } else if (type == 'S' && n >= 4) {
         for (size_t i = 0; i < 3 && rc == 0; i++)
             rc = replace(&r->running[i], f[i + 1]);
+        leakgate_outputs__started(r->outputs, f[1], f[2], f[3]);
     } else if (type == 'N' && n >= 3) {
         rc = replace(&r->junit_env, f[1]);
         if (rc == 0)
             rc = replace(&r->json_env, f[2]);
+        if (rc == 0 && r->outputs)
+            rc = leakgate_outputs__env(r->outputs, f[2]);
     } else if (type == 'V' && n >= 9) {
         rc = take_case(r, f, n >= 10 && strcmp(f[9], "r") == 0);
+        /* The shared outputs' journals: what a linked binary journals. */
+        if (rc == 0 && r->outputs && *f[8])
+            rc = leakgate_outputs__window(r->outputs, f[1], f[2], f[8]);
     } else if (type == 'E' && n >= 3) {
         rc = take_error(r, f);
     }

@@ -97,7 +97,9 @@ struct leakgate_run {
     int status;      /* the outcome, SPEC §5 */
     char **messages;
     size_t nmessages;
-    struct leakgate_run_case *crash; /* the test the program died in */
+    struct leakgate_run_case *crash;  /* the test the program died in */
+    struct leakgate_outputs *outputs; /* journals of shared outputs
+                                         (outputs.h), or NULL */
 };
 
 /* Append s escaped for one field.  Never fails (b->failed on ENOMEM). */

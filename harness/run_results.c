@@ -14,6 +14,7 @@
 
 #include "error.h"
 #include "gate.h"
+#include "outputs.h"
 #include "policy.h"
 #include "results.h"
 #include "run_proto.h"
@@ -152,6 +153,37 @@ leakgate_run__json(const struct leakgate_run *r)
     return document(r, false);
 }
 
+/* The shared outputs: every record into the journals (those already
+ * there are not written again), the test the program died in, then the
+ * merge. */
+static int
+write_shared(const struct leakgate_run *r)
+{
+    struct leakgate_outputs *os = r->outputs;
+    int rc = 0;
+
+    if (!os)
+        rc = leakgate_outputs__open(&os, r->opts.junit_path, r->opts.json_path,
+                                    r->opts.report_dir);
+    if (rc < 0 || !os)
+        return rc;
+    if (!leakgate_outputs__has_env(os))
+        rc = leakgate_outputs__env(os, r->json_env);
+    for (size_t i = 0; rc == 0 && i <= r->ncases; i++) {
+        const struct leakgate_run_case *c =
+            i < r->ncases ? &r->cases[i] : r->crash;
+
+        if (c && c->pieces.json_test && *c->pieces.json_test)
+            rc = leakgate_outputs__window(os, c->suite, c->test,
+                                          c->pieces.json_test);
+    }
+    if (rc == 0)
+        rc = leakgate_outputs__merge(os, NULL);
+    if (os != r->outputs)
+        leakgate_outputs__free(os);
+    return rc;
+}
+
 int
 leakgate_run_write_results(const leakgate_run *r)
 {
@@ -161,11 +193,12 @@ leakgate_run_write_results(const leakgate_run *r)
      * whose gate could not start, write nothing. */
     if (!r->junit_env || !r->json_env)
         return 0;
-    if (r->opts.junit_path)
+    if (r->opts.junit_path && !leakgate_outputs__is_shared(r->opts.junit_path))
         rc = leakgate_results__write_rendered(r->opts.junit_path, "xml",
                                               leakgate_run__junit(r), "JUnit");
-    if (rc == 0 && r->opts.json_path)
+    if (rc == 0 && r->opts.json_path &&
+        !leakgate_outputs__is_shared(r->opts.json_path))
         rc = leakgate_results__write_rendered(r->opts.json_path, "json",
                                               leakgate_run__json(r), "JSON");
-    return rc;
+    return rc == 0 ? write_shared(r) : rc;
 }
