@@ -37,6 +37,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 /* The run's name when $LEAKGATE_RUN_ID is unset: its starter's. */
 #define LEAKGATE_OUTPUTS_RUN_ID_ENV "LEAKGATE_RUN_ID"
@@ -99,5 +100,50 @@ bool leakgate_outputs__has_env(const struct leakgate_outputs *o);
 
 /* Close the journals.  NULL is a no-op. */
 void leakgate_outputs__free(struct leakgate_outputs *o);
+
+/* ---- internal to outputs.c and outputs_merge.c ------------------------- */
+
+/* A journal holds every window of one process: a whole binary's run. */
+#define LEAKGATE_OUTPUTS_JOURNAL_MAX ((size_t)256 << 20)
+#define LEAKGATE_OUTPUTS_MAX 3
+
+struct leakgate_outputs_file {
+    enum leakgate_outputs_kind kind;
+    char *spec;    /* FILE, or DIR for index.html */
+    char *store;   /* .NAME.leakgate/ or DIR/.leakgate/ */
+    char *rundir;  /* store/run-KEY */
+    int fd;        /* this process's journal, -1 when none */
+    char *journal; /* its name in rundir */
+};
+
+/* A V record already journaled: the same one is not written twice. */
+struct sent {
+    uint64_t name_hash, json_hash;
+};
+
+struct leakgate_outputs {
+    struct leakgate_outputs_file out[LEAKGATE_OUTPUTS_MAX];
+    size_t n;
+    bool has_env; /* an N record was written */
+    struct sent *sent;
+    size_t nsent;
+};
+
+/* Whether process pid, started at `start` (clock ticks after boot), still
+ * runs (a zombie does not).  Cannot fail. */
+bool leakgate_outputs__alive(long pid, unsigned long long start);
+
+/* A journal's name "START-PID.log": its process; false for other names. */
+bool leakgate_outputs__journal_owner(const char *name,
+                                     unsigned long long *start,
+                                     long *pid);
+
+/* flock the store of o.  Returns 0 or LEAKGATE_EIO / LEAKGATE_ENOMEM. */
+int leakgate_outputs__lock(int *fd, const struct leakgate_outputs_file *o);
+
+/* Append len bytes to every journal of os.  Returns 0 or LEAKGATE_EIO. */
+int leakgate_outputs__append(struct leakgate_outputs *os,
+                             const char *line,
+                             size_t len);
 
 #endif

@@ -30,7 +30,11 @@ struct leakgate_results {
     size_t nowned, capowned;
     struct leakgate_report_env env; /* of the first file (strings owned) */
     bool has_env;
-    bool filtered; /* every file came from a run with the same --filter */
+    bool filtered;   /* every file came from a run with the same --filter */
+    bool later_wins; /* view: a test's later record replaces an earlier
+                        one (a test run again in one run); a suite
+                        window's too unless the earlier ranks higher
+                        (every process measures it: a failure stays) */
     size_t nfiles;
     const struct leakgate_verdict **view; /* one per name: see summary */
     size_t nview;
@@ -48,7 +52,8 @@ int leakgate_results__load_text(struct leakgate_results *r,
                                 const char *name);
 
 /* Fill r->view: one verdict per window name (judged over measured-only,
- * fail over pass-with-notes over pass), in first-seen order.  Returns 0
+ * fail over pass-with-notes over pass; see later_wins), in first-seen
+ * order.  Returns 0
  * or LEAKGATE_ENOMEM. */
 int leakgate_results__view(struct leakgate_results *r);
 

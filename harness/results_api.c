@@ -228,7 +228,11 @@ leakgate_results__view(struct leakgate_results *r)
     /* Per name: the best record, listed where the name first appeared. */
     for (size_t i = 0; i < r->n; i++) {
         if (n > 0 && strcmp(p[n - 1].v->name, p[i].v->name) == 0) {
-            if (rank(p[i].v) > rank(p[n - 1].v))
+            int now = rank(p[i].v), kept = rank(p[n - 1].v);
+            bool suite_window =
+                p[i].v->test && strcmp(p[i].v->test, "[suite]") == 0;
+
+            if (now > kept || (r->later_wins && (now == kept || !suite_window)))
                 p[n - 1].v = p[i].v;
             continue;
         }

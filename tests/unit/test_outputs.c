@@ -1,0 +1,366 @@
+/* SPDX-License-Identifier: MIT */
+/* outputs: the shared --junit FILE of a run merged from per-process
+ * journals: every window once, a dead process's running window as an
+ * error (and a live one's not), torn lines ignored, stale runs removed
+ * (and live ones kept), an unwritable store named. */
+#include "unit.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "error.h"
+#include "files.h"
+#include "outputs.h"
+#include "report.h"
+#include "run_proto.h"
+#include "util.h"
+#include "verdict.h"
+
+const char *const unit_suite = "outputs";
+
+static char dir[64];
+
+static void
+fresh_dir(const char *run_id)
+{
+    char cmd[128];
+
+    if (dir[0]) {
+        snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+        CU_ASSERT_EQUAL(system(cmd), 0);
+    }
+    snprintf(dir, sizeof dir, "/tmp/leakgate-outputs-XXXXXX");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
+    setenv(LEAKGATE_OUTPUTS_RUN_ID_ENV, run_id, 1);
+}
+
+/* dir/a, or dir/a/b. */
+static char *
+path_in(const char *a, const char *b)
+{
+    struct leakgate_buf p = LEAKGATE_BUF_INIT;
+
+    leakgate_buf__printf(&p, "%s/%s%s%s", dir, a, b ? "/" : "", b ? b : "");
+    return leakgate_buf__take(&p);
+}
+
+/* The JSON test object of a window (status pass or fail). */
+static char *
+window_json(const char *suite, const char *test, leakgate_status status)
+{
+    struct leakgate_verdict v;
+    struct leakgate_buf name = LEAKGATE_BUF_INIT, json = LEAKGATE_BUF_INIT;
+
+    memset(&v, 0, sizeof v);
+    leakgate_buf__printf(&name, "%s/%s", suite, test);
+    v.suite = (char *)(uintptr_t)suite;
+    v.test = (char *)(uintptr_t)test;
+    v.name = name.ptr;
+    v.status = status;
+    v.measured = true;
+    v.report = (char *)(uintptr_t)(status == LEAKGATE_STATUS_FAIL
+                                       ? "leakgate: FAIL x\n"
+                                       : "");
+    v.settings.total_unlimited = true;
+    leakgate_report__json_test(&json, &v);
+    leakgate_buf__dispose(&name);
+    return leakgate_buf__take(&json);
+}
+
+static void
+put_record(struct leakgate_buf *b,
+           const char *type,
+           const char *a,
+           const char *c,
+           const char *d)
+{
+    leakgate_buf__puts(b, type);
+    for (const char *const *f = (const char *const[]){a, c, d, NULL}; *f; f++) {
+        leakgate_buf__puts(b, "\t");
+        leakgate_run__put_field(b, *f);
+    }
+    leakgate_buf__puts(b, "\n");
+}
+
+static void
+put_window(struct leakgate_buf *b,
+           const char *suite,
+           const char *test,
+           leakgate_status status)
+{
+    char *json = window_json(suite, test, status);
+
+    put_record(b, "V", suite, test, json);
+    free(json);
+}
+
+/* Another process's journal in the run directory of `store`. */
+static void
+write_journal(const char *rundir,
+              long pid,
+              unsigned long long start,
+              const char *text)
+{
+    struct leakgate_buf p = LEAKGATE_BUF_INIT;
+
+    leakgate_buf__printf(&p, "%s/%020llu-%ld.log", rundir, start, pid);
+    CU_ASSERT_EQUAL_FATAL(leakgate_files__mkdirs(rundir), 0);
+    CU_ASSERT_EQUAL(leakgate_files__write(NULL, p.ptr, text, strlen(text), 0),
+                    0);
+    leakgate_buf__dispose(&p);
+}
+
+/* A pid that no process has any more. */
+static long
+dead_pid(void)
+{
+    pid_t pid = fork();
+
+    if (pid == 0)
+        _exit(0);
+    CU_ASSERT_FATAL(pid > 0);
+    waitpid(pid, NULL, 0);
+    return (long)pid;
+}
+
+/* The start time of a running process (field 22 of /proc/PID/stat). */
+static unsigned long long
+start_of(long pid)
+{
+    char path[64], text[1024];
+    unsigned long long start = 0;
+    FILE *f;
+    size_t n;
+    const char *p;
+
+    snprintf(path, sizeof path, "/proc/%ld/stat", pid);
+    f = fopen(path, "r");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    n = fread(text, 1, sizeof text - 1, f);
+    fclose(f);
+    text[n] = '\0';
+    p = strrchr(text, ')');
+    CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+    CU_ASSERT_EQUAL(sscanf(p + 1,
+                           " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u "
+                           "%*u %*d %*d %*d %*d %*d %*d %llu",
+                           &start),
+                    1);
+    return start;
+}
+
+static char *
+read_all(const char *path)
+{
+    struct leakgate_buf b = LEAKGATE_BUF_INIT;
+
+    CU_ASSERT_EQUAL(leakgate_files__read(&b, path, 1 << 24, "file"), 0);
+    return leakgate_buf__take(&b);
+}
+
+static size_t
+count(const char *text, const char *needle)
+{
+    size_t n = 0;
+
+    for (const char *p = text ? strstr(text, needle) : NULL; p;
+         p = strstr(p + 1, needle))
+        n++;
+    return n;
+}
+
+/* This process's outputs for dir/j.xml, with one env and window s/t. */
+static struct leakgate_outputs *
+open_own(void)
+{
+    struct leakgate_outputs *os = NULL;
+    char *junit = path_in("j.xml", NULL);
+    char *json = window_json("s", "t", LEAKGATE_STATUS_PASS);
+
+    CU_ASSERT_EQUAL(leakgate_outputs__open(&os, junit, NULL, NULL), 0);
+    CU_ASSERT_PTR_NOT_NULL(os);
+    CU_ASSERT_EQUAL(leakgate_outputs__env(os, "{}"), 0);
+    leakgate_outputs__started(os, "s", "t", "test");
+    CU_ASSERT_EQUAL(leakgate_outputs__window(os, "s", "t", json), 0);
+    /* The same record again is not journaled twice. */
+    CU_ASSERT_EQUAL(leakgate_outputs__window(os, "s", "t", json), 0);
+    free(junit);
+    free(json);
+    return os;
+}
+
+static void
+test_outputs__shared_names(void)
+{
+    fresh_dir("names");
+    CU_ASSERT_TRUE(leakgate_outputs__is_shared("junit.xml"));
+    CU_ASSERT_TRUE(leakgate_outputs__is_shared("/x/y/results.json"));
+    CU_ASSERT_FALSE(leakgate_outputs__is_shared("results/"));
+    CU_ASSERT_FALSE(leakgate_outputs__is_shared("r-%p.json"));
+    CU_ASSERT_FALSE(leakgate_outputs__is_shared("r-%h.json"));
+    CU_ASSERT_FALSE(leakgate_outputs__is_shared(dir));
+    CU_ASSERT_FALSE(leakgate_outputs__is_shared(NULL));
+    CU_ASSERT_FALSE(leakgate_outputs__is_shared(""));
+}
+
+static void
+test_outputs__every_window_once(void)
+{
+    struct leakgate_outputs *os;
+    struct leakgate_buf other = LEAKGATE_BUF_INIT;
+    char *rundir, *junit, *xml;
+
+    fresh_dir("once");
+    os = open_own();
+    rundir = path_in(".j.xml.leakgate", "run-id-once");
+    /* A finished process of the run: its own test, the suite window
+     * both measured (failed there: a failure wins), and its first record
+     * of u replaced by its last. */
+    put_record(&other, "N", "{}", NULL, NULL);
+    put_window(&other, "s", "u", LEAKGATE_STATUS_FAIL);
+    put_window(&other, "s", "[suite]", LEAKGATE_STATUS_FAIL);
+    put_window(&other, "s", "u", LEAKGATE_STATUS_PASS);
+    put_record(&other, "D", NULL, NULL, NULL);
+    write_journal(rundir, dead_pid(), 1, other.ptr);
+    CU_ASSERT_EQUAL(leakgate_outputs__merge(os, NULL), 0);
+    junit = path_in("j.xml", NULL);
+    xml = read_all(junit);
+    CU_ASSERT_EQUAL(count(xml, "<testcase "), 3);
+    CU_ASSERT_EQUAL(count(xml, "name=\"t\""), 1);
+    CU_ASSERT_EQUAL(count(xml, "name=\"u\""), 1);
+    CU_ASSERT_EQUAL(count(xml, "name=\"[suite]\""), 1);
+    CU_ASSERT_PTR_NOT_NULL(
+        strstr(xml, "tests=\"3\" failures=\"1\" errors=\"0\""));
+    CU_ASSERT_EQUAL(count(xml, "<error"), 0);
+    leakgate_outputs__free(os);
+    leakgate_buf__dispose(&other);
+    free(rundir);
+    free(junit);
+    free(xml);
+}
+
+static void
+test_outputs__killed_window_is_an_error(void)
+{
+    struct leakgate_outputs *os;
+    struct leakgate_buf dead = LEAKGATE_BUF_INIT, live = LEAKGATE_BUF_INIT;
+    char *rundir, *junit, *xml;
+    long ppid = (long)getppid();
+
+    fresh_dir("killed");
+    os = open_own();
+    rundir = path_in(".j.xml.leakgate", "run-id-killed");
+    /* Killed in s/k after finishing s/done: an error for s/k only. */
+    put_record(&dead, "N", "{}", NULL, NULL);
+    put_record(&dead, "S", "s", "[suite]", "init");
+    put_record(&dead, "S", "s", "done", "test");
+    put_window(&dead, "s", "done", LEAKGATE_STATUS_PASS);
+    put_record(&dead, "S", "s", "k", "test");
+    /* A torn record: the process died while writing it. */
+    leakgate_buf__puts(&dead, "V\ts\tk\t{\"suite\": ");
+    write_journal(rundir, dead_pid(), 1, dead.ptr);
+    /* Still running its test s/r (our parent runs: it is alive). */
+    put_record(&live, "S", "s", "r", "test");
+    write_journal(rundir, ppid, start_of(ppid), live.ptr);
+    CU_ASSERT_EQUAL(leakgate_outputs__merge(os, NULL), 0);
+    junit = path_in("j.xml", NULL);
+    xml = read_all(junit);
+    CU_ASSERT_EQUAL(count(xml, "<testcase "), 3);
+    CU_ASSERT_EQUAL(count(xml, "<error "), 1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(
+        xml, "classname=\"s\" name=\"k\" time=\"0.000000\">\n      <error "
+             "message=\"killed: the process (pid"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(xml, "type=\"killed\""));
+    CU_ASSERT_PTR_NULL(strstr(xml, "name=\"r\""));
+    CU_ASSERT_PTR_NOT_NULL(
+        strstr(xml, "tests=\"3\" failures=\"0\" errors=\"1\""));
+    leakgate_outputs__free(os);
+    leakgate_buf__dispose(&dead);
+    leakgate_buf__dispose(&live);
+    free(rundir);
+    free(junit);
+    free(xml);
+}
+
+static void
+test_outputs__stale_runs_removed_live_kept(void)
+{
+    struct leakgate_outputs *os;
+    char *old, *parent, *gone, *named_live;
+    char name[96];
+    long ppid = (long)getppid();
+    struct stat st;
+
+    fresh_dir("now");
+    old = path_in(".j.xml.leakgate", "run-id-old");
+    write_journal(old, dead_pid(), 1, "D\n");
+    named_live = path_in(".j.xml.leakgate", "run-id-busy");
+    write_journal(named_live, ppid, start_of(ppid), "");
+    snprintf(name, sizeof name, "run-p%ld-%llu", ppid, start_of(ppid));
+    parent = path_in(".j.xml.leakgate", name);
+    CU_ASSERT_EQUAL(leakgate_files__mkdirs(parent), 0);
+    snprintf(name, sizeof name, "run-p%ld-1", dead_pid());
+    gone = path_in(".j.xml.leakgate", name);
+    CU_ASSERT_EQUAL(leakgate_files__mkdirs(gone), 0);
+    os = open_own();
+    CU_ASSERT_NOT_EQUAL(stat(old, &st), 0);
+    CU_ASSERT_NOT_EQUAL(stat(gone, &st), 0);
+    CU_ASSERT_EQUAL(stat(parent, &st), 0);
+    CU_ASSERT_EQUAL(stat(named_live, &st), 0);
+    leakgate_outputs__free(os);
+    free(old);
+    free(parent);
+    free(gone);
+    free(named_live);
+}
+
+static void
+test_outputs__unwritable_store(void)
+{
+    struct leakgate_outputs *os = NULL;
+    char *file, *junit, *report;
+
+    fresh_dir("unwritable");
+    file = path_in("file", NULL);
+    CU_ASSERT_EQUAL(leakgate_files__write(NULL, file, "x", 1, 0), 0);
+    junit = path_in("file/j.xml", NULL);
+    CU_ASSERT_EQUAL(leakgate_outputs__open(&os, junit, NULL, NULL),
+                    LEAKGATE_EIO);
+    CU_ASSERT_PTR_NULL(os);
+    CU_ASSERT_PTR_NOT_NULL(strstr(leakgate_error_last(), "cannot write "));
+    CU_ASSERT_PTR_NOT_NULL(
+        strstr(leakgate_error_last(), "file/j.xml: Not a directory"));
+    report = path_in("file/report", NULL);
+    CU_ASSERT_EQUAL(leakgate_outputs__open(&os, NULL, NULL, report),
+                    LEAKGATE_EIO);
+    CU_ASSERT_PTR_NOT_NULL(
+        strstr(leakgate_error_last(), "cannot create report directory "));
+    free(file);
+    free(junit);
+    free(report);
+}
+
+static void
+test_outputs__cleanup(void)
+{
+    char cmd[128];
+
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    CU_ASSERT_EQUAL(system(cmd), 0);
+    unsetenv(LEAKGATE_OUTPUTS_RUN_ID_ENV);
+}
+
+const struct unit_case unit_cases[] = {
+    {"shared_names", test_outputs__shared_names},
+    {"every_window_once", test_outputs__every_window_once},
+    {"killed_window_is_an_error", test_outputs__killed_window_is_an_error},
+    {"stale_runs_removed_live_kept",
+     test_outputs__stale_runs_removed_live_kept},
+    {"unwritable_store", test_outputs__unwritable_store},
+    {"cleanup", test_outputs__cleanup},
+    {NULL, NULL}};
