@@ -27,13 +27,20 @@
 
 /* ---- processes ---------------------------------------------------------- */
 
-/* The start time (clock ticks after boot) of a running process: 0, or -1
- * when it is gone or a zombie (killed, not yet reaped). */
+/* What /proc/PID/stat says of a process. */
+struct proc {
+    unsigned long long start; /* clock ticks after boot */
+    long ppid;
+    char comm[32]; /* its name, at most 15 bytes */
+};
+
+/* 0, or -1 when the process is gone or a zombie (killed, not yet
+ * reaped). */
 static int
-proc_start(unsigned long long *out, long pid)
+proc_stat(struct proc *out, long pid)
 {
     char path[64], text[1024], state = 'Z';
-    const char *p;
+    const char *open_paren, *p;
     ssize_t n;
     int fd;
 
@@ -47,13 +54,27 @@ proc_start(unsigned long long *out, long pid)
         return -1;
     text[n] = '\0';
     /* "pid (comm) state ppid ..." : comm may hold spaces and ')'. */
+    open_paren = strchr(text, '(');
     p = strrchr(text, ')');
-    if (!p || sscanf(p + 1,
-                     " %c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u "
-                     "%*u %*d %*d %*d %*d %*d %*d %llu",
-                     &state, out) != 2)
+    if (!open_paren || !p || p < open_paren ||
+        sscanf(p + 1,
+               " %c %ld %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u "
+               "%*u %*d %*d %*d %*d %*d %*d %llu",
+               &state, &out->ppid, &out->start) != 3)
         return -1;
+    snprintf(out->comm, sizeof out->comm, "%.*s", (int)(p - open_paren - 1),
+             open_paren + 1);
     return state == 'Z' || state == 'X' ? -1 : 0;
+}
+
+static int
+proc_start(unsigned long long *out, long pid)
+{
+    struct proc pr;
+    int rc = proc_stat(&pr, pid);
+
+    *out = rc == 0 ? pr.start : 0;
+    return rc;
 }
 
 bool
@@ -78,13 +99,37 @@ leakgate_outputs__is_shared(const char *spec)
     return !strstr(spec, "%p") && !strstr(spec, "%h");
 }
 
-/* "run-id-ID" for $LEAKGATE_RUN_ID, else "run-p<ppid>-<its start>". */
+/* The process that started the run: the nearest ctest among this
+ * process's ancestors (a test command may go through a wrapper: `cmake
+ * -E env`, a shell, valgrind), else the parent. */
+static void
+starter(long *pid_out, unsigned long long *start_out)
+{
+    struct proc pr;
+    long pid = (long)getppid();
+
+    *pid_out = pid;
+    *start_out = proc_start(start_out, pid) == 0 ? *start_out : 0;
+    for (int depth = 0; depth < 16 && pid > 1; depth++) {
+        if (proc_stat(&pr, pid) < 0)
+            return;
+        if (strcmp(pr.comm, "ctest") == 0) {
+            *pid_out = pid;
+            *start_out = pr.start;
+            return;
+        }
+        pid = pr.ppid;
+    }
+}
+
+/* "run-id-ID" for $LEAKGATE_RUN_ID, else "run-p<starter>-<its start>". */
 static char *
 run_key(void)
 {
     const char *id = getenv(LEAKGATE_OUTPUTS_RUN_ID_ENV);
     struct leakgate_buf b = LEAKGATE_BUF_INIT;
     unsigned long long start = 0;
+    long pid = 0;
     char *safe;
 
     if (id && *id) {
@@ -94,8 +139,8 @@ run_key(void)
         leakgate_util__free(safe);
         return leakgate_buf__take(&b);
     }
-    (void)proc_start(&start, (long)getppid());
-    leakgate_buf__printf(&b, "run-p%ld-%llu", (long)getppid(), start);
+    starter(&pid, &start);
+    leakgate_buf__printf(&b, "run-p%ld-%llu", pid, start);
     return leakgate_buf__take(&b);
 }
 

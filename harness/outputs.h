@@ -11,8 +11,9 @@
  * Beside each shared output is its store: ".NAME.leakgate/" next to FILE,
  * ".leakgate/" inside DIR.  A run keeps its records in one directory of
  * the store, "run-KEY": KEY is $LEAKGATE_RUN_ID when set, else the
- * process that started this one (its pid and start time: the ctest
- * process, for every test of one ctest run).  Each process appends to its
+ * process that started the run (its pid and start time): the nearest
+ * ctest among this process's ancestors, for every test of one ctest run
+ * whatever wraps the test's command, else the parent process.  Each process appends to its
  * own journal there, "START-PID.log" (its start time in clock ticks and
  * pid, so that the name alone tells whether it still runs), one record a
  * line, fields escaped as in run_proto.h:
