@@ -910,8 +910,12 @@ commit(struct leakgate_results *r, struct loader *ld)
         r->owned = owned;
         r->capowned = no + 64;
     }
-    memcpy(r->v + r->n, ld->v, ld->n * sizeof *v);
-    memcpy(r->owned + r->nowned, ld->owned, ld->nowned * sizeof *owned);
+    /* Nothing loaded (a document without tests or strings) leaves the
+     * arrays NULL: no pointer arithmetic on them. */
+    if (ld->n > 0)
+        memcpy(r->v + r->n, ld->v, ld->n * sizeof *v);
+    if (ld->nowned > 0)
+        memcpy(r->owned + r->nowned, ld->owned, ld->nowned * sizeof *owned);
     r->n = nv;
     r->nowned = no;
     if (!r->has_env) {

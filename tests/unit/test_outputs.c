@@ -115,6 +115,22 @@ write_journal(const char *rundir,
     leakgate_buf__dispose(&p);
 }
 
+/* The same journal in both stores of open_own() (j.xml, report/). */
+static void
+write_journals(const char *run,
+               long pid,
+               unsigned long long start,
+               const char *text)
+{
+    char *a = path_in(".j.xml.leakgate", run);
+    char *b = path_in("report/.leakgate", run);
+
+    write_journal(a, pid, start, text);
+    write_journal(b, pid, start, text);
+    free(a);
+    free(b);
+}
+
 /* A pid that no process has any more. */
 static long
 dead_pid(void)
@@ -174,15 +190,29 @@ count(const char *text, const char *needle)
     return n;
 }
 
-/* This process's outputs for dir/j.xml, with one env and window s/t. */
+/* The banner of the merged dir/report/index.html. */
+static void
+check_index(const char *banner)
+{
+    char *path = path_in("report", "index.html");
+    char *html = read_all(path);
+
+    CU_ASSERT_TRUE(html && strstr(html, banner));
+    free(path);
+    free(html);
+}
+
+/* This process's outputs for dir/j.xml and dir/report, with one env
+ * and window s/t. */
 static struct leakgate_outputs *
 open_own(void)
 {
     struct leakgate_outputs *os = NULL;
     char *junit = path_in("j.xml", NULL);
+    char *report = path_in("report", NULL);
     char *json = window_json("s", "t", LEAKGATE_STATUS_PASS);
 
-    CU_ASSERT_EQUAL(leakgate_outputs__open(&os, junit, NULL, NULL), 0);
+    CU_ASSERT_EQUAL(leakgate_outputs__open(&os, junit, NULL, report), 0);
     CU_ASSERT_PTR_NOT_NULL(os);
     CU_ASSERT_EQUAL(leakgate_outputs__env(os, "{}"), 0);
     leakgate_outputs__started(os, "s", "t", "test");
@@ -190,6 +220,7 @@ open_own(void)
     /* The same record again is not journaled twice. */
     CU_ASSERT_EQUAL(leakgate_outputs__window(os, "s", "t", json), 0);
     free(junit);
+    free(report);
     free(json);
     return os;
 }
@@ -213,11 +244,10 @@ test_outputs__every_window_once(void)
 {
     struct leakgate_outputs *os;
     struct leakgate_buf other = LEAKGATE_BUF_INIT;
-    char *rundir, *junit, *xml;
+    char *junit, *xml;
 
     fresh_dir("once");
     os = open_own();
-    rundir = path_in(".j.xml.leakgate", "run-id-once");
     /* A finished process of the run: its own test, the suite window
      * both measured (failed there: a failure wins), and its first record
      * of u replaced by its last. */
@@ -226,7 +256,7 @@ test_outputs__every_window_once(void)
     put_window(&other, "s", "[suite]", LEAKGATE_STATUS_FAIL);
     put_window(&other, "s", "u", LEAKGATE_STATUS_PASS);
     put_record(&other, "D", NULL, NULL, NULL);
-    write_journal(rundir, dead_pid(), 1, other.ptr);
+    write_journals("run-id-once", dead_pid(), 1, other.ptr);
     CU_ASSERT_EQUAL(leakgate_outputs__merge(os, NULL), 0);
     junit = path_in("j.xml", NULL);
     xml = read_all(junit);
@@ -237,9 +267,9 @@ test_outputs__every_window_once(void)
     CU_ASSERT_PTR_NOT_NULL(
         strstr(xml, "tests=\"3\" failures=\"1\" errors=\"0\""));
     CU_ASSERT_EQUAL(count(xml, "<error"), 0);
+    check_index("1 of 3 windows over the limits · 2 passed · 0 not judged");
     leakgate_outputs__free(os);
     leakgate_buf__dispose(&other);
-    free(rundir);
     free(junit);
     free(xml);
 }
@@ -249,12 +279,11 @@ test_outputs__killed_window_is_an_error(void)
 {
     struct leakgate_outputs *os;
     struct leakgate_buf dead = LEAKGATE_BUF_INIT, live = LEAKGATE_BUF_INIT;
-    char *rundir, *junit, *xml;
+    char *junit, *xml;
     long ppid = (long)getppid();
 
     fresh_dir("killed");
     os = open_own();
-    rundir = path_in(".j.xml.leakgate", "run-id-killed");
     /* Killed in s/k after finishing s/done: an error for s/k only. */
     put_record(&dead, "N", "{}", NULL, NULL);
     put_record(&dead, "S", "s", "[suite]", "init");
@@ -263,10 +292,10 @@ test_outputs__killed_window_is_an_error(void)
     put_record(&dead, "S", "s", "k", "test");
     /* A torn record: the process died while writing it. */
     leakgate_buf__puts(&dead, "V\ts\tk\t{\"suite\": ");
-    write_journal(rundir, dead_pid(), 1, dead.ptr);
+    write_journals("run-id-killed", dead_pid(), 1, dead.ptr);
     /* Still running its test s/r (our parent runs: it is alive). */
     put_record(&live, "S", "s", "r", "test");
-    write_journal(rundir, ppid, start_of(ppid), live.ptr);
+    write_journals("run-id-killed", ppid, start_of(ppid), live.ptr);
     CU_ASSERT_EQUAL(leakgate_outputs__merge(os, NULL), 0);
     junit = path_in("j.xml", NULL);
     xml = read_all(junit);
@@ -279,10 +308,10 @@ test_outputs__killed_window_is_an_error(void)
     CU_ASSERT_PTR_NULL(strstr(xml, "name=\"r\""));
     CU_ASSERT_PTR_NOT_NULL(
         strstr(xml, "tests=\"3\" failures=\"0\" errors=\"1\""));
+    check_index("0 of 3 windows over the limits · 2 passed · 1 not judged");
     leakgate_outputs__free(os);
     leakgate_buf__dispose(&dead);
     leakgate_buf__dispose(&live);
-    free(rundir);
     free(junit);
     free(xml);
 }
