@@ -13,10 +13,10 @@
  * the store, "run-KEY": KEY is $LEAKGATE_RUN_ID when set, else the
  * process that started the run (its pid and start time): the nearest
  * ctest among this process's ancestors, for every test of one ctest run
- * whatever wraps the test's command, else the parent process.  Each process appends to its
- * own journal there, "START-PID.log" (its start time in clock ticks and
- * pid, so that the name alone tells whether it still runs), one record a
- * line, fields escaped as in run_proto.h:
+ * whatever wraps the test's command, else the parent process.  Each process
+ * appends to its own journal there, "START-PID.log" (its start time in clock
+ * ticks and pid, so that the name alone tells whether it still runs), one
+ * record a line, fields escaped as in run_proto.h:
  *
  *   N env              the JSON "environment" value of the process
  *   S suite test phase a window opens (the test or suite init/cleanup)
