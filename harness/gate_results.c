@@ -448,15 +448,17 @@ journal_env(struct leakgate_gate *gate)
 static int
 journal_verdict(struct leakgate_gate *gate, const struct leakgate_verdict *v)
 {
-    struct leakgate_buf json = LEAKGATE_BUF_INIT;
+    struct leakgate_buf json = LEAKGATE_BUF_INIT, junit = LEAKGATE_BUF_INIT;
     int rc;
 
     leakgate_report__json_test(&json, v);
-    rc = json.failed || !json.ptr
+    leakgate_report__junit_case(&junit, v, &gate->env);
+    rc = json.failed || !json.ptr || junit.failed || !junit.ptr
              ? leakgate_error__set(LEAKGATE_ENOMEM, "record")
              : leakgate_outputs__window(gate->outputs, v->suite, v->test,
-                                        json.ptr);
+                                        json.ptr, junit.ptr);
     leakgate_buf__dispose(&json);
+    leakgate_buf__dispose(&junit);
     return rc;
 }
 

@@ -512,7 +512,8 @@ int
 leakgate_outputs__window(struct leakgate_outputs *os,
                          const char *suite,
                          const char *test,
-                         const char *json_test)
+                         const char *json_test,
+                         const char *junit_case)
 {
     struct leakgate_buf b = LEAKGATE_BUF_INIT;
 
@@ -525,5 +526,7 @@ leakgate_outputs__window(struct leakgate_outputs *os,
     leakgate_run__put_field(&b, test);
     leakgate_buf__puts(&b, "\t");
     leakgate_run__put_field(&b, json_test);
+    leakgate_buf__puts(&b, "\t");
+    leakgate_run__put_field(&b, junit_case);
     return append_buf(os, &b);
 }

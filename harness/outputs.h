@@ -20,8 +20,10 @@
  *
  *   N env              the JSON "environment" value of the process
  *   S suite test phase a window opens (the test or suite init/cleanup)
- *   V suite test json  a window's record: its JSON test object (the
- *                      last V of a name in a journal is the one kept)
+ *   V suite test json junit
+ *                      a window's record: report.c's JSON test object
+ *                      and JUnit testcase (the last V of a name in a
+ *                      journal is the one kept)
  *   D                  the process wrote its results and ended normally
  *
  * Merging reads every journal of the run in start order, keeps each
@@ -78,13 +80,15 @@ void leakgate_outputs__started(struct leakgate_outputs *o,
                                const char *phase);
 
 /* Append an N record (json_env: report.c's environment value) or a V
- * record (json_test: report.c's test object).  Returns 0 or
- * LEAKGATE_EIO / LEAKGATE_ENOMEM naming the journal. */
+ * record (report.c's pieces of the window: json_test, its test object,
+ * and junit_case, its testcase; the merged files are composed of them).
+ * Returns 0 or LEAKGATE_EIO / LEAKGATE_ENOMEM naming the journal. */
 int leakgate_outputs__env(struct leakgate_outputs *o, const char *json_env);
 int leakgate_outputs__window(struct leakgate_outputs *o,
                              const char *suite,
                              const char *test,
-                             const char *json_test);
+                             const char *json_test,
+                             const char *junit_case);
 
 /*
  * Append D, then merge each shared output: lock its store, read the run's

@@ -30,7 +30,9 @@
 /* ---- reading a run ------------------------------------------------------ */
 
 struct record {
-    const char *suite, *test, *json; /* into the journal's text */
+    const char *suite, *test; /* into the journal's text */
+    const char *json;         /* report.c's JSON test object */
+    const char *junit;        /* report.c's JUnit testcase */
 };
 
 struct journal {
@@ -49,6 +51,10 @@ struct journal {
 struct run {
     struct journal *j;
     size_t n;
+    struct record *tests; /* the document's tests, in order */
+    size_t ntests_cap;
+    char **owned; /* the killed windows' rendered pieces */
+    size_t nowned;
     struct leakgate_buf doc; /* the run as one leakgate-results document */
     size_t ntests;
     bool mixed_env; /* the processes' environments differ (their
@@ -56,18 +62,15 @@ struct run {
 };
 
 static int
-keep_record(struct journal *j,
-            const char *suite,
-            const char *test,
-            const char *json)
+keep_record(struct journal *j, const struct record *rec)
 {
     struct record *more;
 
     /* The last record of a window is its verdict (a replay revised it). */
     for (size_t i = 0; i < j->nrecs; i++) {
-        if (strcmp(j->recs[i].suite, suite) == 0 &&
-            strcmp(j->recs[i].test, test) == 0) {
-            j->recs[i].json = json;
+        if (strcmp(j->recs[i].suite, rec->suite) == 0 &&
+            strcmp(j->recs[i].test, rec->test) == 0) {
+            j->recs[i] = *rec;
             return 0;
         }
     }
@@ -75,7 +78,7 @@ keep_record(struct journal *j,
     if (!more)
         return leakgate_error__set(LEAKGATE_ENOMEM, "journal");
     j->recs = more;
-    j->recs[j->nrecs++] = (struct record){suite, test, json};
+    j->recs[j->nrecs++] = *rec;
     return 0;
 }
 
@@ -83,8 +86,8 @@ keep_record(struct journal *j,
 static int
 take_line(struct journal *j, char *line)
 {
-    char *f[4];
-    size_t n = leakgate_run__split(f, 4, line);
+    char *f[5];
+    size_t n = leakgate_run__split(f, 5, line);
 
     if (n == 2 && strcmp(f[0], "N") == 0)
         j->env = f[1];
@@ -92,11 +95,13 @@ take_line(struct journal *j, char *line)
         j->open[0] = f[1];
         j->open[1] = f[2];
         j->open[2] = f[3];
-    } else if (n == 4 && strcmp(f[0], "V") == 0) {
+    } else if (n == 5 && strcmp(f[0], "V") == 0) {
+        struct record rec = {f[1], f[2], f[3], f[4]};
+
         if (j->open[0] && strcmp(j->open[0], f[1]) == 0 &&
             strcmp(j->open[1], f[2]) == 0)
             j->open[0] = NULL; /* the running window closed */
-        return keep_record(j, f[1], f[2], f[3]);
+        return keep_record(j, &rec);
     } else if (n == 1 && strcmp(f[0], "D") == 0)
         j->done = true;
     return 0;
@@ -187,6 +192,10 @@ run_dispose(struct run *r)
         leakgate_util__free(r->j[i].recs);
     }
     leakgate_util__free(r->j);
+    leakgate_util__free(r->tests);
+    for (size_t i = 0; i < r->nowned; i++)
+        leakgate_util__free(r->owned[i]);
+    leakgate_util__free(r->owned);
     leakgate_buf__dispose(&r->doc);
 }
 
@@ -217,10 +226,44 @@ read_run(struct run *r, const char *dir)
 /* ---- the document ------------------------------------------------------- */
 
 static void
-add_test(struct run *r, const char *json)
+add_test(struct run *r, const struct record *rec)
 {
-    leakgate_buf__puts(&r->doc, r->ntests++ ? ",\n" : "\n");
-    leakgate_buf__puts(&r->doc, json);
+    if (r->ntests == r->ntests_cap) {
+        size_t cap = r->ntests_cap ? 2 * r->ntests_cap : 64;
+        struct record *more =
+            leakgate_util__realloc(r->tests, cap * sizeof *more);
+
+        if (!more) {
+            r->doc.failed = true;
+            return;
+        }
+        r->tests = more;
+        r->ntests_cap = cap;
+    }
+    leakgate_buf__puts(&r->doc, r->ntests ? ",\n" : "\n");
+    leakgate_buf__puts(&r->doc, rec->json);
+    r->tests[r->ntests++] = *rec;
+}
+
+/* Keep a rendered piece for the run's lifetime (NULL: no memory). */
+static const char *
+own(struct run *r, struct leakgate_buf *b)
+{
+    char **more;
+    char *text = b->failed ? NULL : leakgate_buf__take(b);
+
+    leakgate_buf__dispose(b);
+    more =
+        text ? leakgate_util__realloc(r->owned, (r->nowned + 1) * sizeof *more)
+             : NULL;
+    if (!more) {
+        leakgate_util__free(text);
+        r->doc.failed = true;
+        return NULL;
+    }
+    r->owned = more;
+    r->owned[r->nowned++] = text;
+    return text;
 }
 
 /* The error record of the window a dead process was running. */
@@ -230,7 +273,9 @@ add_killed(struct run *r, const struct journal *j)
     struct leakgate_verdict v;
     struct leakgate_note note;
     struct leakgate_buf why = LEAKGATE_BUF_INIT, name = LEAKGATE_BUF_INIT,
-                        json = LEAKGATE_BUF_INIT;
+                        json = LEAKGATE_BUF_INIT, junit = LEAKGATE_BUF_INIT;
+    struct leakgate_report_env no_env;
+    struct record rec = {j->open[0], j->open[1], NULL, NULL};
     bool suite_phase = strcmp(j->open[2], "test") != 0;
 
     leakgate_buf__printf(
@@ -254,15 +299,21 @@ add_killed(struct run *r, const struct journal *j)
     v.notes = &note;
     v.nnotes = 1;
     v.settings.total_unlimited = true;
-    if (why.ptr && name.ptr)
+    memset(&no_env, 0, sizeof no_env);
+    if (why.ptr && name.ptr) {
         leakgate_report__json_test(&json, &v);
-    if (!why.ptr || !name.ptr || json.failed || !json.ptr)
+        leakgate_report__junit_case(&junit, &v, &no_env);
+        rec.json = own(r, &json);
+        rec.junit = own(r, &junit);
+    }
+    if (!why.ptr || !name.ptr || !rec.json || !rec.junit)
         r->doc.failed = true;
     else
-        add_test(r, json.ptr);
+        add_test(r, &rec);
     leakgate_buf__dispose(&why);
     leakgate_buf__dispose(&name);
     leakgate_buf__dispose(&json);
+    leakgate_buf__dispose(&junit);
 }
 
 /* Every journal's records, and the windows of dead processes. */
@@ -271,6 +322,10 @@ compose(struct run *r)
 {
     const char *env = NULL;
 
+    /* The environment of a process that ended normally (a killed one
+     * may not have named its binary yet). */
+    for (size_t i = 0; i < r->n && !env; i++)
+        env = r->j[i].done ? r->j[i].env : NULL;
     for (size_t i = 0; i < r->n; i++) {
         if (!env)
             env = r->j[i].env;
@@ -285,7 +340,7 @@ compose(struct run *r)
         const struct journal *j = &r->j[i];
 
         for (size_t k = 0; k < j->nrecs; k++)
-            add_test(r, j->recs[k].json);
+            add_test(r, &j->recs[k]);
         if (!j->done && j->open[0] &&
             !leakgate_outputs__alive(j->pid, j->start))
             add_killed(r, j);
@@ -293,8 +348,82 @@ compose(struct run *r)
     leakgate_buf__puts(&r->doc, "\n]}\n");
 }
 
+struct slot {
+    const struct leakgate_verdict *v;
+    size_t index; /* in load order: the document's tests */
+};
+
+static int
+cmp_slot(const void *a, const void *b)
+{
+    const struct slot *x = a, *y = b;
+    uintptr_t p = (uintptr_t)x->v, q = (uintptr_t)y->v;
+
+    return (p > q) - (p < q);
+}
+
+/* The pieces of the windows of the view: the records the processes
+ * journaled (report.c's per-window writers), not rendered again. */
+static struct leakgate_report_piece *
+view_pieces(const struct run *r, const struct leakgate_results *res)
+{
+    struct leakgate_report_piece *p =
+        leakgate_util__calloc(res->nview ? res->nview : 1, sizeof *p);
+    struct slot *slots =
+        leakgate_util__calloc(res->n ? res->n : 1, sizeof *slots);
+
+    for (size_t i = 0; p && slots && i < res->n; i++)
+        slots[i] = (struct slot){res->v[i], i};
+    if (p && slots)
+        qsort(slots, res->n, sizeof *slots, cmp_slot);
+    for (size_t k = 0; p && slots && k < res->nview; k++) {
+        struct slot key = {res->view[k], 0};
+        const struct slot *at =
+            bsearch(&key, slots, res->n, sizeof *slots, cmp_slot);
+
+        leakgate_report__piece_of(&p[k], res->view[k]);
+        if (at && at->index < r->ntests) {
+            p[k].json_test = r->tests[at->index].json;
+            p[k].junit_case = r->tests[at->index].junit;
+        }
+    }
+    if (!slots) {
+        leakgate_util__free(p);
+        p = NULL;
+    }
+    leakgate_util__free(slots);
+    return p;
+}
+
+static char *
+document(const struct leakgate_outputs_file *o,
+         const struct run *r,
+         const struct leakgate_results *res,
+         const struct leakgate_report_env *env)
+{
+    struct leakgate_report_piece *p = view_pieces(r, res);
+    struct leakgate_buf e = LEAKGATE_BUF_INIT;
+    bool junit = o->kind == LEAKGATE_OUTPUTS_JUNIT;
+    char *text = NULL;
+    bool whole = p != NULL;
+
+    for (size_t k = 0; whole && k < res->nview; k++)
+        whole = p[k].json_test && p[k].junit_case;
+    if (junit)
+        leakgate_report__junit_env(&e, env);
+    else
+        leakgate_report__json_env(&e, env);
+    if (whole && !e.failed && e.ptr)
+        text = junit ? leakgate_report__junit_doc(p, res->nview, e.ptr)
+                     : leakgate_report__json_doc(p, res->nview, e.ptr);
+    leakgate_buf__dispose(&e);
+    leakgate_util__free(p);
+    return text;
+}
+
 static int
 render(const struct leakgate_outputs_file *o,
+       const struct run *r,
        struct leakgate_results *res,
        const char *pictures)
 {
@@ -309,9 +438,7 @@ render(const struct leakgate_outputs_file *o,
         return leakgate_gate__write_index(o->spec, res->view, res->nview, &env,
                                           pictures);
     }
-    text = o->kind == LEAKGATE_OUTPUTS_JUNIT
-               ? leakgate_report__junit(res->view, res->nview, &env)
-               : leakgate_report__json(res->view, res->nview, &env);
+    text = document(o, r, res, &env);
     /* Atomic, not fsync'ed: every process of the run rewrites it. */
     rc = text ? leakgate_files__write(NULL, o->spec, text, strlen(text),
                                       LEAKGATE_FILES_MKDIRS |
@@ -403,7 +530,7 @@ merge_one(const struct leakgate_outputs_file *o, const char *pictures)
         res->filtered = false;
     }
     if (rc == 0)
-        rc = render(o, res, pictures);
+        rc = render(o, &r, res, pictures);
     if (rc == 0)
         write_stamp(o, &r);
     leakgate_files__unlock(lock);

@@ -151,8 +151,8 @@ leakgate_run__take_record(struct leakgate_run *r, char *line)
     } else if (type == 'V' && n >= 9) {
         rc = take_case(r, f, n >= 10 && strcmp(f[9], "r") == 0);
         /* The shared outputs' journals: what a linked binary journals. */
-        if (rc == 0 && r->outputs && *f[8])
-            rc = leakgate_outputs__window(r->outputs, f[1], f[2], f[8]);
+        if (rc == 0 && r->outputs && *f[8] && *f[7])
+            rc = leakgate_outputs__window(r->outputs, f[1], f[2], f[8], f[7]);
     } else if (type == 'E' && n >= 3) {
         rc = take_error(r, f);
     }

@@ -173,9 +173,11 @@ write_shared(const struct leakgate_run *r)
         const struct leakgate_run_case *c =
             i < r->ncases ? &r->cases[i] : r->crash;
 
-        if (c && c->pieces.json_test && *c->pieces.json_test)
+        if (c && c->pieces.json_test && *c->pieces.json_test &&
+            c->pieces.junit_case && *c->pieces.junit_case)
             rc = leakgate_outputs__window(os, c->suite, c->test,
-                                          c->pieces.json_test);
+                                          c->pieces.json_test,
+                                          c->pieces.junit_case);
     }
     if (rc == 0)
         rc = leakgate_outputs__merge(os, NULL);

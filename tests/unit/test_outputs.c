@@ -87,6 +87,17 @@ put_record(struct leakgate_buf *b,
     leakgate_buf__puts(b, "\n");
 }
 
+/* Its JUnit testcase. */
+static char *
+window_junit(const char *json_of)
+{
+    struct leakgate_buf b = LEAKGATE_BUF_INIT;
+
+    /* The pieces are composed as journaled: any text marks which. */
+    leakgate_buf__printf(&b, "    <testcase from=\"%s\"/>\n", json_of);
+    return leakgate_buf__take(&b);
+}
+
 static void
 put_window(struct leakgate_buf *b,
            const char *suite,
@@ -94,9 +105,23 @@ put_window(struct leakgate_buf *b,
            leakgate_status status)
 {
     char *json = window_json(suite, test, status);
+    struct leakgate_buf name = LEAKGATE_BUF_INIT;
+    char *junit;
 
-    put_record(b, "V", suite, test, json);
+    leakgate_buf__printf(&name, "%s/%s %s", suite, test,
+                         status == LEAKGATE_STATUS_FAIL ? "fail" : "pass");
+    junit = window_junit(name.ptr);
+    leakgate_buf__puts(b, "V");
+    for (const char *const *f =
+             (const char *const[]){suite, test, json, junit, NULL};
+         *f; f++) {
+        leakgate_buf__puts(b, "\t");
+        leakgate_run__put_field(b, *f);
+    }
+    leakgate_buf__puts(b, "\n");
     free(json);
+    free(junit);
+    leakgate_buf__dispose(&name);
 }
 
 /* Another process's journal in the run directory of `store`. */
@@ -211,17 +236,21 @@ open_own(void)
     char *junit = path_in("j.xml", NULL);
     char *report = path_in("report", NULL);
     char *json = window_json("s", "t", LEAKGATE_STATUS_PASS);
+    char *junit_of_own = window_junit("s/t pass");
 
     CU_ASSERT_EQUAL(leakgate_outputs__open(&os, junit, NULL, report), 0);
     CU_ASSERT_PTR_NOT_NULL(os);
     CU_ASSERT_EQUAL(leakgate_outputs__env(os, "{}"), 0);
     leakgate_outputs__started(os, "s", "t", "test");
-    CU_ASSERT_EQUAL(leakgate_outputs__window(os, "s", "t", json), 0);
+    CU_ASSERT_EQUAL(leakgate_outputs__window(os, "s", "t", json, junit_of_own),
+                    0);
     /* The same record again is not journaled twice. */
-    CU_ASSERT_EQUAL(leakgate_outputs__window(os, "s", "t", json), 0);
+    CU_ASSERT_EQUAL(leakgate_outputs__window(os, "s", "t", json, junit_of_own),
+                    0);
     free(junit);
     free(report);
     free(json);
+    free(junit_of_own);
     return os;
 }
 
@@ -260,10 +289,11 @@ test_outputs__every_window_once(void)
     CU_ASSERT_EQUAL(leakgate_outputs__merge(os, NULL), 0);
     junit = path_in("j.xml", NULL);
     xml = read_all(junit);
+    /* The testcases are the pieces the processes journaled. */
     CU_ASSERT_EQUAL(count(xml, "<testcase "), 3);
-    CU_ASSERT_EQUAL(count(xml, "name=\"t\""), 1);
-    CU_ASSERT_EQUAL(count(xml, "name=\"u\""), 1);
-    CU_ASSERT_EQUAL(count(xml, "name=\"[suite]\""), 1);
+    CU_ASSERT_EQUAL(count(xml, "<testcase from=\"s/t pass\"/>"), 1);
+    CU_ASSERT_EQUAL(count(xml, "<testcase from=\"s/u pass\"/>"), 1);
+    CU_ASSERT_EQUAL(count(xml, "<testcase from=\"s/[suite] fail\"/>"), 1);
     CU_ASSERT_PTR_NOT_NULL(
         strstr(xml, "tests=\"3\" failures=\"1\" errors=\"0\""));
     CU_ASSERT_EQUAL(count(xml, "<error"), 0);
