@@ -434,14 +434,16 @@ leakgate_gate_outputs_started(leakgate_gate *gate,
 static int
 journal_env(struct leakgate_gate *gate)
 {
-    struct leakgate_buf env = LEAKGATE_BUF_INIT;
+    struct leakgate_buf env = LEAKGATE_BUF_INIT, props = LEAKGATE_BUF_INIT;
     int rc;
 
     leakgate_report__json_env(&env, &gate->env);
-    rc = env.failed || !env.ptr
+    leakgate_report__junit_env(&props, &gate->env);
+    rc = env.failed || !env.ptr || props.failed || !props.ptr
              ? leakgate_error__set(LEAKGATE_ENOMEM, "environment")
-             : leakgate_outputs__env(gate->outputs, env.ptr);
+             : leakgate_outputs__env(gate->outputs, env.ptr, props.ptr);
     leakgate_buf__dispose(&env);
+    leakgate_buf__dispose(&props);
     return rc;
 }
 
@@ -449,14 +451,18 @@ static int
 journal_verdict(struct leakgate_gate *gate, const struct leakgate_verdict *v)
 {
     struct leakgate_buf json = LEAKGATE_BUF_INIT, junit = LEAKGATE_BUF_INIT;
+    struct leakgate_report_piece piece;
     int rc;
 
     leakgate_report__json_test(&json, v);
     leakgate_report__junit_case(&junit, v, &gate->env);
+    leakgate_report__piece_of(&piece, v);
+    piece.json_test = json.ptr;
+    piece.junit_case = junit.ptr;
     rc = json.failed || !json.ptr || junit.failed || !junit.ptr
              ? leakgate_error__set(LEAKGATE_ENOMEM, "record")
              : leakgate_outputs__window(gate->outputs, v->suite, v->test,
-                                        json.ptr, junit.ptr);
+                                        &piece, leakgate_results__rank(v));
     leakgate_buf__dispose(&json);
     leakgate_buf__dispose(&junit);
     return rc;

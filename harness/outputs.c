@@ -22,6 +22,7 @@
 
 #include "error.h"
 #include "files.h"
+#include "report.h"
 #include "run_proto.h"
 #include "util.h"
 
@@ -456,12 +457,16 @@ append_buf(struct leakgate_outputs *os, struct leakgate_buf *b)
 }
 
 int
-leakgate_outputs__env(struct leakgate_outputs *os, const char *json_env)
+leakgate_outputs__env(struct leakgate_outputs *os,
+                      const char *json_env,
+                      const char *junit_env)
 {
     struct leakgate_buf b = LEAKGATE_BUF_INIT;
 
     leakgate_buf__puts(&b, "N\t");
     leakgate_run__put_field(&b, json_env);
+    leakgate_buf__puts(&b, "\t");
+    leakgate_run__put_field(&b, junit_env);
     os->has_env = true;
     return append_buf(os, &b);
 }
@@ -512,21 +517,26 @@ int
 leakgate_outputs__window(struct leakgate_outputs *os,
                          const char *suite,
                          const char *test,
-                         const char *json_test,
-                         const char *junit_case)
+                         const struct leakgate_report_piece *piece,
+                         int rank)
 {
+    static const char *const status[] = {"pass", "fail", "not_judged"};
     struct leakgate_buf b = LEAKGATE_BUF_INIT;
 
-    if (sent_before(os, suite, test, json_test))
+    if (sent_before(os, suite, test, piece->json_test))
         return 0;
-
     leakgate_buf__puts(&b, "V\t");
     leakgate_run__put_field(&b, suite);
     leakgate_buf__puts(&b, "\t");
     leakgate_run__put_field(&b, test);
+    /* %.17g: the merge sums the same doubles report.c would. */
+    leakgate_buf__printf(&b, "\t%s\t%d\t%d\t%d\t%.17g\t",
+                         (unsigned int)piece->status < 3 ? status[piece->status]
+                                                         : "not_judged",
+                         rank, piece->failed ? 1 : 0, piece->error ? 1 : 0,
+                         piece->seconds > 0 ? piece->seconds : 0.0);
+    leakgate_run__put_field(&b, piece->json_test);
     leakgate_buf__puts(&b, "\t");
-    leakgate_run__put_field(&b, json_test);
-    leakgate_buf__puts(&b, "\t");
-    leakgate_run__put_field(&b, junit_case);
+    leakgate_run__put_field(&b, piece->junit_case);
     return append_buf(os, &b);
 }

@@ -18,12 +18,14 @@
  * ticks and pid, so that the name alone tells whether it still runs), one
  * record a line, fields escaped as in run_proto.h:
  *
- *   N env              the JSON "environment" value of the process
+ *   N env junit_env    the process's environment (JSON value, JUnit
+ *                      properties)
  *   S suite test phase a window opens (the test or suite init/cleanup)
- *   V suite test json junit
- *                      a window's record: report.c's JSON test object
- *                      and JUnit testcase (the last V of a name in a
- *                      journal is the one kept)
+ *   V suite test status rank failed error seconds json junit
+ *                      a window's record: what chooses and counts it,
+ *                      and report.c's JSON test object and JUnit
+ *                      testcase (the last V of a name in a journal is
+ *                      the one kept)
  *   D                  the process wrote its results and ended normally
  *
  * Merging reads every journal of the run in start order, keeps each
@@ -79,16 +81,21 @@ void leakgate_outputs__started(struct leakgate_outputs *o,
                                const char *test,
                                const char *phase);
 
-/* Append an N record (json_env: report.c's environment value) or a V
- * record (report.c's pieces of the window: json_test, its test object,
- * and junit_case, its testcase; the merged files are composed of them).
- * Returns 0 or LEAKGATE_EIO / LEAKGATE_ENOMEM naming the journal. */
-int leakgate_outputs__env(struct leakgate_outputs *o, const char *json_env);
+/* Append an N record (report.c's environment: json_env, the JSON value;
+ * junit_env, the JUnit <properties>) or a V record: the window's piece
+ * (report.c's JSON test object and JUnit testcase with its counts; the
+ * merged files are composed of them) and its rank among records of the
+ * same window (leakgate_results__rank()).  Returns 0 or LEAKGATE_EIO /
+ * LEAKGATE_ENOMEM naming the journal. */
+int leakgate_outputs__env(struct leakgate_outputs *o,
+                          const char *json_env,
+                          const char *junit_env);
+struct leakgate_report_piece;
 int leakgate_outputs__window(struct leakgate_outputs *o,
                              const char *suite,
                              const char *test,
-                             const char *json_test,
-                             const char *junit_case);
+                             const struct leakgate_report_piece *piece,
+                             int rank);
 
 /*
  * Append D, then merge each shared output: lock its store, read the run's

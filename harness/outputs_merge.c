@@ -3,10 +3,12 @@
  * outputs_merge: a run's journals read back and merged into the shared
  * outputs (see outputs.h).  Each journal is read up to its last newline;
  * its last record of each window is kept; an unfinished journal of a
- * process that is gone adds its running window as an error; the run is
- * loaded as one leakgate-results document (results.c), one record per
- * window chosen (leakgate_results__view), and rendered by report.c or,
- * for index.html, by gate_results.c.
+ * process that is gone adds its running window as an error; one record
+ * per window name is chosen (as leakgate_results__view() with later_wins
+ * would, from the rank each record carries).  The JUnit and JSON files
+ * are report.c's documents around the chosen records' pieces, with no
+ * parsing; index.html loads the chosen records' JSON (results.c) and is
+ * drawn by gate_results.c.
  */
 #include "outputs.h"
 
@@ -30,9 +32,9 @@
 /* ---- reading a run ------------------------------------------------------ */
 
 struct record {
-    const char *suite, *test; /* into the journal's text */
-    const char *json;         /* report.c's JSON test object */
-    const char *junit;        /* report.c's JUnit testcase */
+    const char *suite, *test;           /* into the journal's text */
+    struct leakgate_report_piece piece; /* counts and report.c's texts */
+    int rank;                           /* leakgate_results__rank() */
 };
 
 struct journal {
@@ -42,7 +44,8 @@ struct journal {
     long pid;
     unsigned long long start;
     bool done;
-    const char *env;
+    const char *env;       /* JSON "environment" value */
+    const char *junit_env; /* JUnit <properties> */
     struct record *recs;
     size_t nrecs;
     const char *open[3]; /* suite, test, phase of the last S; NULL: none */
@@ -51,14 +54,15 @@ struct journal {
 struct run {
     struct journal *j;
     size_t n;
-    struct record *tests; /* the document's tests, in order */
-    size_t ntests_cap;
+    struct record *tests; /* every journal's records, then the killed */
+    size_t ntests, ntests_cap;
+    const struct record **chosen; /* one per window name, in order */
+    size_t nchosen;
     char **owned; /* the killed windows' rendered pieces */
     size_t nowned;
-    struct leakgate_buf doc; /* the run as one leakgate-results document */
-    size_t ntests;
-    bool mixed_env; /* the processes' environments differ (their
-                       --filter: one per ctest test) */
+    const char *env, *junit_env; /* of a process that ended normally */
+    bool mixed_env;              /* the processes' environments differ (their
+                                    --filter: one per ctest test) */
 };
 
 static int
@@ -82,28 +86,57 @@ keep_record(struct journal *j, const struct record *rec)
     return 0;
 }
 
+static leakgate_status
+status_of(const char *s)
+{
+    if (strcmp(s, "pass") == 0)
+        return LEAKGATE_STATUS_PASS;
+    return strcmp(s, "fail") == 0 ? LEAKGATE_STATUS_FAIL
+                                  : LEAKGATE_STATUS_NOT_JUDGED;
+}
+
+/* "V suite test status rank failed error seconds json junit". */
+static int
+take_window(struct journal *j, char **f)
+{
+    struct record rec;
+
+    memset(&rec, 0, sizeof rec);
+    rec.suite = f[1];
+    rec.test = f[2];
+    rec.piece.suite = f[1];
+    rec.piece.status = status_of(f[3]);
+    rec.rank = (int)strtol(f[4], NULL, 10);
+    rec.piece.failed = strcmp(f[5], "1") == 0;
+    rec.piece.error = strcmp(f[6], "1") == 0;
+    rec.piece.seconds = strtod(f[7], NULL);
+    rec.piece.json_test = f[8];
+    rec.piece.junit_case = f[9];
+    if (j->open[0] && strcmp(j->open[0], f[1]) == 0 &&
+        strcmp(j->open[1], f[2]) == 0)
+        j->open[0] = NULL; /* the running window closed */
+    return keep_record(j, &rec);
+}
+
 /* Take one record line (split in place). */
 static int
 take_line(struct journal *j, char *line)
 {
-    char *f[5];
-    size_t n = leakgate_run__split(f, 5, line);
+    char *f[10];
+    size_t n = leakgate_run__split(f, 10, line);
 
-    if (n == 2 && strcmp(f[0], "N") == 0)
+    if (n == 3 && strcmp(f[0], "N") == 0) {
         j->env = f[1];
-    else if (n == 4 && strcmp(f[0], "S") == 0) {
+        j->junit_env = f[2];
+    } else if (n == 4 && strcmp(f[0], "S") == 0) {
         j->open[0] = f[1];
         j->open[1] = f[2];
         j->open[2] = f[3];
-    } else if (n == 5 && strcmp(f[0], "V") == 0) {
-        struct record rec = {f[1], f[2], f[3], f[4]};
-
-        if (j->open[0] && strcmp(j->open[0], f[1]) == 0 &&
-            strcmp(j->open[1], f[2]) == 0)
-            j->open[0] = NULL; /* the running window closed */
-        return keep_record(j, &rec);
-    } else if (n == 1 && strcmp(f[0], "D") == 0)
+    } else if (n == 10 && strcmp(f[0], "V") == 0) {
+        return take_window(j, f);
+    } else if (n == 1 && strcmp(f[0], "D") == 0) {
         j->done = true;
+    }
     return 0;
 }
 
@@ -193,10 +226,10 @@ run_dispose(struct run *r)
     }
     leakgate_util__free(r->j);
     leakgate_util__free(r->tests);
+    leakgate_util__free(r->chosen);
     for (size_t i = 0; i < r->nowned; i++)
         leakgate_util__free(r->owned[i]);
     leakgate_util__free(r->owned);
-    leakgate_buf__dispose(&r->doc);
 }
 
 static int
@@ -223,10 +256,10 @@ read_run(struct run *r, const char *dir)
     return rc;
 }
 
-/* ---- the document ------------------------------------------------------- */
+/* ---- choosing one record per window ----------------------------------- */
 
 static void
-add_test(struct run *r, const struct record *rec)
+add_test(struct run *r, const struct record *rec, bool *failed)
 {
     if (r->ntests == r->ntests_cap) {
         size_t cap = r->ntests_cap ? 2 * r->ntests_cap : 64;
@@ -234,14 +267,12 @@ add_test(struct run *r, const struct record *rec)
             leakgate_util__realloc(r->tests, cap * sizeof *more);
 
         if (!more) {
-            r->doc.failed = true;
+            *failed = true;
             return;
         }
         r->tests = more;
         r->ntests_cap = cap;
     }
-    leakgate_buf__puts(&r->doc, r->ntests ? ",\n" : "\n");
-    leakgate_buf__puts(&r->doc, rec->json);
     r->tests[r->ntests++] = *rec;
 }
 
@@ -258,7 +289,6 @@ own(struct run *r, struct leakgate_buf *b)
              : NULL;
     if (!more) {
         leakgate_util__free(text);
-        r->doc.failed = true;
         return NULL;
     }
     r->owned = more;
@@ -268,14 +298,14 @@ own(struct run *r, struct leakgate_buf *b)
 
 /* The error record of the window a dead process was running. */
 static void
-add_killed(struct run *r, const struct journal *j)
+add_killed(struct run *r, const struct journal *j, bool *failed)
 {
     struct leakgate_verdict v;
     struct leakgate_note note;
     struct leakgate_buf why = LEAKGATE_BUF_INIT, name = LEAKGATE_BUF_INIT,
                         json = LEAKGATE_BUF_INIT, junit = LEAKGATE_BUF_INIT;
     struct leakgate_report_env no_env;
-    struct record rec = {j->open[0], j->open[1], NULL, NULL};
+    struct record rec;
     bool suite_phase = strcmp(j->open[2], "test") != 0;
 
     leakgate_buf__printf(
@@ -286,6 +316,8 @@ add_killed(struct run *r, const struct journal *j)
         j->pid, suite_phase ? "suite's init or cleanup" : "test");
     leakgate_buf__printf(&name, "%s/%s", j->open[0], j->open[1]);
     memset(&v, 0, sizeof v);
+    memset(&rec, 0, sizeof rec);
+    memset(&no_env, 0, sizeof no_env);
     v.suite = (char *)(uintptr_t)j->open[0];
     v.test = (char *)(uintptr_t)j->open[1];
     v.name = name.ptr;
@@ -299,124 +331,205 @@ add_killed(struct run *r, const struct journal *j)
     v.notes = &note;
     v.nnotes = 1;
     v.settings.total_unlimited = true;
-    memset(&no_env, 0, sizeof no_env);
+    rec.suite = j->open[0];
+    rec.test = j->open[1];
+    rec.rank = leakgate_results__rank(&v);
     if (why.ptr && name.ptr) {
         leakgate_report__json_test(&json, &v);
         leakgate_report__junit_case(&junit, &v, &no_env);
-        rec.json = own(r, &json);
-        rec.junit = own(r, &junit);
+        leakgate_report__piece_of(&rec.piece, &v);
+        rec.piece.json_test = own(r, &json);
+        rec.piece.junit_case = own(r, &junit);
     }
-    if (!why.ptr || !name.ptr || !rec.json || !rec.junit)
-        r->doc.failed = true;
+    if (!why.ptr || !name.ptr || !rec.piece.json_test || !rec.piece.junit_case)
+        *failed = true;
     else
-        add_test(r, &rec);
+        add_test(r, &rec, failed);
     leakgate_buf__dispose(&why);
     leakgate_buf__dispose(&name);
     leakgate_buf__dispose(&json);
     leakgate_buf__dispose(&junit);
 }
 
-/* Every journal's records, and the windows of dead processes. */
 static void
-compose(struct run *r)
+pick_env(struct run *r)
 {
-    const char *env = NULL;
-
     /* The environment of a process that ended normally (a killed one
      * may not have named its binary yet). */
-    for (size_t i = 0; i < r->n && !env; i++)
-        env = r->j[i].done ? r->j[i].env : NULL;
-    for (size_t i = 0; i < r->n; i++) {
-        if (!env)
-            env = r->j[i].env;
-        else if (r->j[i].env && strcmp(env, r->j[i].env) != 0)
-            r->mixed_env = true;
+    for (size_t i = 0; i < r->n && !r->env; i++) {
+        if (r->j[i].done && r->j[i].env) {
+            r->env = r->j[i].env;
+            r->junit_env = r->j[i].junit_env;
+        }
     }
-    leakgate_buf__printf(&r->doc,
-                         "{\"format\": \"leakgate-results\", \"version\": 1,"
-                         "\n\"environment\": %s,\n\"tests\": [",
-                         env ? env : "null");
+    for (size_t i = 0; i < r->n; i++) {
+        if (!r->env) {
+            r->env = r->j[i].env;
+            r->junit_env = r->j[i].junit_env;
+        } else if (r->j[i].env && strcmp(r->env, r->j[i].env) != 0) {
+            r->mixed_env = true;
+        }
+    }
+}
+
+struct pick {
+    const struct record *rec;
+    size_t index; /* in r->tests */
+    size_t first; /* of the name's first record */
+};
+
+static int
+cmp_name(const void *a, const void *b)
+{
+    const struct pick *x = a, *y = b;
+    int c = strcmp(x->rec->suite, y->rec->suite);
+
+    if (c == 0)
+        c = strcmp(x->rec->test, y->rec->test);
+    return c != 0 ? c : (x->index > y->index) - (x->index < y->index);
+}
+
+static int
+cmp_first(const void *a, const void *b)
+{
+    const struct pick *x = a, *y = b;
+
+    return (x->first > y->first) - (x->first < y->first);
+}
+
+/* One record per window name, where the name first appeared: a test's
+ * later record replaces an earlier one, a suite window's unless the
+ * earlier ranks higher (leakgate_results__view with later_wins). */
+static int
+choose(struct run *r)
+{
+    struct pick *p =
+        leakgate_util__calloc(r->ntests ? r->ntests : 1, sizeof *p);
+    size_t n = 0;
+
+    r->chosen =
+        leakgate_util__calloc(r->ntests ? r->ntests : 1, sizeof *r->chosen);
+    if (!p || !r->chosen) {
+        leakgate_util__free(p);
+        return leakgate_error__set(LEAKGATE_ENOMEM, "merging");
+    }
+    for (size_t i = 0; i < r->ntests; i++)
+        p[i] = (struct pick){&r->tests[i], i, i};
+    qsort(p, r->ntests, sizeof *p, cmp_name);
+    for (size_t i = 0; i < r->ntests; i++) {
+        struct pick *kept = n > 0 ? &p[n - 1] : NULL;
+
+        if (kept && strcmp(kept->rec->suite, p[i].rec->suite) == 0 &&
+            strcmp(kept->rec->test, p[i].rec->test) == 0) {
+            bool suite_window = strcmp(p[i].rec->test, "[suite]") == 0;
+
+            if (p[i].rec->rank >= kept->rec->rank || !suite_window)
+                kept->rec = p[i].rec;
+            continue;
+        }
+        p[n++] = p[i];
+    }
+    qsort(p, n, sizeof *p, cmp_first);
+    for (size_t i = 0; i < n; i++)
+        r->chosen[i] = p[i].rec;
+    r->nchosen = n;
+    leakgate_util__free(p);
+    return 0;
+}
+
+/* Every journal's records and the windows of dead processes; one chosen
+ * per name. */
+static int
+compose(struct run *r)
+{
+    bool failed = false;
+
+    pick_env(r);
     for (size_t i = 0; i < r->n; i++) {
         const struct journal *j = &r->j[i];
 
         for (size_t k = 0; k < j->nrecs; k++)
-            add_test(r, &j->recs[k]);
+            add_test(r, &j->recs[k], &failed);
         if (!j->done && j->open[0] &&
             !leakgate_outputs__alive(j->pid, j->start))
-            add_killed(r, j);
+            add_killed(r, j, &failed);
     }
-    leakgate_buf__puts(&r->doc, "\n]}\n");
+    if (failed)
+        return leakgate_error__set(LEAKGATE_ENOMEM, "merging");
+    return choose(r);
 }
 
-struct slot {
-    const struct leakgate_verdict *v;
-    size_t index; /* in load order: the document's tests */
-};
+/* ---- the documents ------------------------------------------------------ */
 
+/* The chosen records as a leakgate-results document, loaded. */
 static int
-cmp_slot(const void *a, const void *b)
+load_chosen(struct leakgate_results **out,
+            const struct run *r,
+            const char *name)
 {
-    const struct slot *x = a, *y = b;
-    uintptr_t p = (uintptr_t)x->v, q = (uintptr_t)y->v;
+    struct leakgate_buf doc = LEAKGATE_BUF_INIT;
+    int rc;
 
-    return (p > q) - (p < q);
+    leakgate_buf__printf(&doc,
+                         "{\"format\": \"leakgate-results\", \"version\": 1,"
+                         "\n\"environment\": %s,\n\"tests\": [",
+                         r->env ? r->env : "null");
+    for (size_t i = 0; i < r->nchosen; i++) {
+        leakgate_buf__puts(&doc, i ? ",\n" : "\n");
+        leakgate_buf__puts(&doc, r->chosen[i]->piece.json_test);
+    }
+    leakgate_buf__puts(&doc, "\n]}\n");
+    rc = doc.failed ? leakgate_error__set(LEAKGATE_ENOMEM, "merging")
+                    : leakgate_results_new(out);
+    if (rc == 0)
+        rc = leakgate_results__load_text(*out, doc.ptr, doc.len, name);
+    /* Processes with different filters make a whole run, not a
+     * filtered one (leakgate report and --update-thresholds read it). */
+    if (rc == 0 && r->mixed_env) {
+        (*out)->env.filter = NULL;
+        (*out)->filtered = false;
+    }
+    if (rc == 0)
+        rc = leakgate_results__view(*out);
+    leakgate_buf__dispose(&doc);
+    return rc;
 }
 
-/* The pieces of the windows of the view: the records the processes
- * journaled (report.c's per-window writers), not rendered again. */
-static struct leakgate_report_piece *
-view_pieces(const struct run *r, const struct leakgate_results *res)
+/* The JSON "environment" value without the filter of one process. */
+static char *
+whole_run_env(const struct run *r, const char *name)
 {
-    struct leakgate_report_piece *p =
-        leakgate_util__calloc(res->nview ? res->nview : 1, sizeof *p);
-    struct slot *slots =
-        leakgate_util__calloc(res->n ? res->n : 1, sizeof *slots);
+    struct leakgate_results *res = NULL;
+    struct leakgate_buf b = LEAKGATE_BUF_INIT;
+    struct run none = *r;
+    int rc;
 
-    for (size_t i = 0; p && slots && i < res->n; i++)
-        slots[i] = (struct slot){res->v[i], i};
-    if (p && slots)
-        qsort(slots, res->n, sizeof *slots, cmp_slot);
-    for (size_t k = 0; p && slots && k < res->nview; k++) {
-        struct slot key = {res->view[k], 0};
-        const struct slot *at =
-            bsearch(&key, slots, res->n, sizeof *slots, cmp_slot);
-
-        leakgate_report__piece_of(&p[k], res->view[k]);
-        if (at && at->index < r->ntests) {
-            p[k].json_test = r->tests[at->index].json;
-            p[k].junit_case = r->tests[at->index].junit;
-        }
-    }
-    if (!slots) {
-        leakgate_util__free(p);
-        p = NULL;
-    }
-    leakgate_util__free(slots);
-    return p;
+    none.nchosen = 0;
+    rc = load_chosen(&res, &none, name);
+    if (rc == 0)
+        leakgate_report__json_env(&b, &res->env);
+    leakgate_results_free(res);
+    return rc == 0 ? leakgate_buf__take(&b) : NULL;
 }
 
 static char *
-document(const struct leakgate_outputs_file *o,
-         const struct run *r,
-         const struct leakgate_results *res,
-         const struct leakgate_report_env *env)
+document(const struct leakgate_outputs_file *o, const struct run *r)
 {
-    struct leakgate_report_piece *p = view_pieces(r, res);
-    struct leakgate_buf e = LEAKGATE_BUF_INIT;
-    bool junit = o->kind == LEAKGATE_OUTPUTS_JUNIT;
-    char *text = NULL;
-    bool whole = p != NULL;
+    struct leakgate_report_piece *p =
+        leakgate_util__calloc(r->nchosen ? r->nchosen : 1, sizeof *p);
+    char *env = NULL, *text = NULL;
 
-    for (size_t k = 0; whole && k < res->nview; k++)
-        whole = p[k].json_test && p[k].junit_case;
-    if (junit)
-        leakgate_report__junit_env(&e, env);
-    else
-        leakgate_report__json_env(&e, env);
-    if (whole && !e.failed && e.ptr)
-        text = junit ? leakgate_report__junit_doc(p, res->nview, e.ptr)
-                     : leakgate_report__json_doc(p, res->nview, e.ptr);
-    leakgate_buf__dispose(&e);
+    for (size_t i = 0; p && i < r->nchosen; i++)
+        p[i] = r->chosen[i]->piece;
+    if (p && o->kind == LEAKGATE_OUTPUTS_JUNIT)
+        text = leakgate_report__junit_doc(p, r->nchosen,
+                                          r->junit_env ? r->junit_env : "");
+    else if (p) {
+        env = r->mixed_env || !r->env ? whole_run_env(r, o->rundir)
+                                      : leakgate_util__strdup(r->env);
+        text = env ? leakgate_report__json_doc(p, r->nchosen, env) : NULL;
+    }
+    leakgate_util__free(env);
     leakgate_util__free(p);
     return text;
 }
@@ -424,21 +537,24 @@ document(const struct leakgate_outputs_file *o,
 static int
 render(const struct leakgate_outputs_file *o,
        const struct run *r,
-       struct leakgate_results *res,
+       struct leakgate_results **res,
        const char *pictures)
 {
-    struct leakgate_report_env env = res->env;
+    struct leakgate_report_env env;
     char *text = NULL;
-    int rc = leakgate_results__view(res);
+    int rc = 0;
 
-    if (rc < 0)
-        return rc;
     if (o->kind == LEAKGATE_OUTPUTS_INDEX) {
+        if (!*res)
+            rc = load_chosen(res, r, o->rundir);
+        if (rc < 0)
+            return rc;
+        env = (*res)->env;
         env.report_dir = o->spec; /* links are relative to the page */
-        return leakgate_gate__write_index(o->spec, res->view, res->nview, &env,
-                                          pictures);
+        return leakgate_gate__write_index(o->spec, (*res)->view, (*res)->nview,
+                                          &env, pictures);
     }
-    text = document(o, r, res, &env);
+    text = document(o, r);
     /* Atomic, not fsync'ed: every process of the run rewrites it. */
     rc = text ? leakgate_files__write(NULL, o->spec, text, strlen(text),
                                       LEAKGATE_FILES_MKDIRS |
@@ -497,45 +613,80 @@ write_stamp(const struct leakgate_outputs_file *o, const struct run *r)
     leakgate_util__free(path);
 }
 
-static int
-merge_one(const struct leakgate_outputs_file *o, const char *pictures)
-{
+/* A run read and loaded, kept for the next output of the same process:
+ * its other stores usually hold the same journals. */
+struct loaded {
     struct run r;
-    struct leakgate_results *res = NULL;
+    bool read;
+    struct leakgate_results *res; /* for index.html, loaded when needed */
+};
+
+static void
+loaded_dispose(struct loaded *l)
+{
+    leakgate_results_free(l->res);
+    run_dispose(&l->r);
+    memset(l, 0, sizeof *l);
+}
+
+/* Whether dir holds exactly the journals l read, each as long as it was
+ * then (journals only grow: the same bytes). */
+static bool
+same_journals(const struct loaded *l, const char *dir)
+{
+    char **names = NULL;
+    size_t n = 0;
+    bool same = l->read && list_journals(&names, &n, dir) == 0 && n == l->r.n;
+
+    for (size_t i = 0; i < n; i++) {
+        struct leakgate_buf path = LEAKGATE_BUF_INIT;
+        struct stat st;
+
+        if (same) {
+            leakgate_buf__printf(&path, "%s/%s", dir, names[i]);
+            same = path.ptr && strcmp(names[i], l->r.j[i].name) == 0 &&
+                   stat(path.ptr, &st) == 0 &&
+                   (uintmax_t)st.st_size == (uintmax_t)l->r.j[i].size;
+        }
+        leakgate_buf__dispose(&path);
+        leakgate_util__free(names[i]);
+    }
+    leakgate_util__free(names);
+    return same;
+}
+
+static int
+load_run(struct loaded *l, const struct leakgate_outputs_file *o)
+{
+    int rc = read_run(&l->r, o->rundir);
+
+    l->read = true;
+    return rc == 0 ? compose(&l->r) : rc;
+}
+
+static int
+merge_one(struct loaded *l,
+          const struct leakgate_outputs_file *o,
+          const char *pictures)
+{
     int lock = -1;
     int rc = leakgate_outputs__lock(&lock, o);
 
-    memset(&r, 0, sizeof r);
     if (rc == 0 && merged_already(o)) {
         leakgate_files__unlock(lock);
         return 0;
     }
-    if (rc == 0)
-        rc = read_run(&r, o->rundir);
-    if (rc == 0) {
-        compose(&r);
-        if (r.doc.failed)
-            rc = leakgate_error__set(LEAKGATE_ENOMEM, "merging %s", o->spec);
+    if (rc == 0 && !same_journals(l, o->rundir)) {
+        loaded_dispose(l);
+        rc = load_run(l, o);
     }
     if (rc == 0)
-        rc = leakgate_results_new(&res);
+        rc = render(o, &l->r, &l->res, pictures);
     if (rc == 0)
-        rc = leakgate_results__load_text(res, r.doc.ptr, r.doc.len, o->rundir);
-    /* Processes with different filters make a whole run, not a
-     * filtered one (leakgate report and --update-thresholds read it). */
-    if (rc == 0)
-        res->later_wins = true;
-    if (rc == 0 && r.mixed_env) {
-        res->env.filter = NULL;
-        res->filtered = false;
-    }
-    if (rc == 0)
-        rc = render(o, &r, res, pictures);
-    if (rc == 0)
-        write_stamp(o, &r);
+        write_stamp(o, &l->r);
+    else
+        loaded_dispose(l);
     leakgate_files__unlock(lock);
-    leakgate_results_free(res);
-    run_dispose(&r);
     return rc;
 }
 
@@ -544,10 +695,14 @@ leakgate_outputs__merge(struct leakgate_outputs *os, const char *pictures)
 {
     int rc = leakgate_outputs__append(os, "D\n", 2), first = rc;
 
+    struct loaded l;
+
+    memset(&l, 0, sizeof l);
     for (size_t i = 0; os && i < os->n; i++) {
-        rc = merge_one(&os->out[i], pictures);
+        rc = merge_one(&l, &os->out[i], pictures);
         if (first == 0)
             first = rc;
     }
+    loaded_dispose(&l);
     return first;
 }

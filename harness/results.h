@@ -51,6 +51,11 @@ int leakgate_results__load_text(struct leakgate_results *r,
                                 size_t len,
                                 const char *name);
 
+/* Which record of a window speaks for it (higher wins): judged beats
+ * measured-only beats unmeasured; among judged, a failure beats a pass;
+ * with notes beats without.  0..5.  Cannot fail. */
+int leakgate_results__rank(const struct leakgate_verdict *v);
+
 /* Fill r->view: one verdict per window name (judged over measured-only,
  * fail over pass-with-notes over pass; see later_wins), in first-seen
  * order.  Returns 0

@@ -171,10 +171,8 @@ leakgate_results_update_thresholds(
 /* ---- one record per window
  * --------------------------------------------------- */
 
-/* Which record of a window speaks for it: judged beats measured-only
- * beats unmeasured; among judged, a failure beats a pass. */
-static int
-rank(const struct leakgate_verdict *v)
+int
+leakgate_results__rank(const struct leakgate_verdict *v)
 {
     if (!v->measured)
         return 0;
@@ -228,7 +226,8 @@ leakgate_results__view(struct leakgate_results *r)
     /* Per name: the best record, listed where the name first appeared. */
     for (size_t i = 0; i < r->n; i++) {
         if (n > 0 && strcmp(p[n - 1].v->name, p[i].v->name) == 0) {
-            int now = rank(p[i].v), kept = rank(p[n - 1].v);
+            int now = leakgate_results__rank(p[i].v),
+                kept = leakgate_results__rank(p[n - 1].v);
             bool suite_window =
                 p[i].v->test && strcmp(p[i].v->test, "[suite]") == 0;
 

@@ -147,12 +147,22 @@ leakgate_run__take_record(struct leakgate_run *r, char *line)
         if (rc == 0)
             rc = replace(&r->json_env, f[2]);
         if (rc == 0 && r->outputs)
-            rc = leakgate_outputs__env(r->outputs, f[2]);
+            rc = leakgate_outputs__env(r->outputs, f[2], f[1]);
     } else if (type == 'V' && n >= 9) {
+        struct leakgate_run_case c;
+
         rc = take_case(r, f, n >= 10 && strcmp(f[9], "r") == 0);
         /* The shared outputs' journals: what a linked binary journals. */
-        if (rc == 0 && r->outputs && *f[8] && *f[7])
-            rc = leakgate_outputs__window(r->outputs, f[1], f[2], f[8], f[7]);
+        memset(&c, 0, sizeof c);
+        c.suite = f[1];
+        c.test = f[2];
+        c.status = parse_status(f[3]);
+        c.failed = strcmp(f[4], "1") == 0;
+        c.seconds = strtod(f[5], NULL);
+        c.pieces.junit_case = f[7];
+        c.pieces.json_test = f[8];
+        if (rc == 0 && r->outputs)
+            rc = leakgate_run__journal_case(r->outputs, &c);
     } else if (type == 'E' && n >= 3) {
         rc = take_error(r, f);
     }

@@ -147,6 +147,12 @@ int leakgate_run__crash_case(struct leakgate_run *run, const char *message);
 
 void leakgate_run__case_dispose(struct leakgate_run_case *c);
 
+/* Journal c into the shared outputs os (outputs.h), as a linked binary
+ * journals its windows.  Returns 0, LEAKGATE_EIO or LEAKGATE_ENOMEM. */
+struct leakgate_outputs;
+int leakgate_run__journal_case(struct leakgate_outputs *os,
+                               const struct leakgate_run_case *c);
+
 /* The JUnit XML / JSON results of the run (run_results.c): the records in
  * order plus the test the program died in, in report.c's layout.  NULL
  * on ENOMEM or when no environment record arrived.  Caller frees. */

@@ -153,6 +153,30 @@ leakgate_run__json(const struct leakgate_run *r)
     return document(r, false);
 }
 
+int
+leakgate_run__journal_case(struct leakgate_outputs *os,
+                           const struct leakgate_run_case *c)
+{
+    struct leakgate_report_piece piece;
+    /* leakgate_results__rank() from what the record says: failed is a
+     * gate failure or notes. */
+    int rank = c->status == LEAKGATE_STATUS_FAIL   ? 5
+               : c->status == LEAKGATE_STATUS_PASS ? 3 + c->failed
+                                                   : 1 + c->failed;
+
+    if (!c->pieces.json_test || !*c->pieces.json_test ||
+        !c->pieces.junit_case || !*c->pieces.junit_case)
+        return 0; /* the program renders no pieces: nothing shared */
+    memset(&piece, 0, sizeof piece);
+    piece.suite = c->suite;
+    piece.junit_case = c->pieces.junit_case;
+    piece.json_test = c->pieces.json_test;
+    piece.status = c->status;
+    piece.failed = c->failed;
+    piece.seconds = c->seconds;
+    return leakgate_outputs__window(os, c->suite, c->test, &piece, rank);
+}
+
 /* The shared outputs: every record into the journals (those already
  * there are not written again), the test the program died in, then the
  * merge. */
@@ -168,16 +192,13 @@ write_shared(const struct leakgate_run *r)
     if (rc < 0 || !os)
         return rc;
     if (!leakgate_outputs__has_env(os))
-        rc = leakgate_outputs__env(os, r->json_env);
+        rc = leakgate_outputs__env(os, r->json_env, r->junit_env);
     for (size_t i = 0; rc == 0 && i <= r->ncases; i++) {
         const struct leakgate_run_case *c =
             i < r->ncases ? &r->cases[i] : r->crash;
 
-        if (c && c->pieces.json_test && *c->pieces.json_test &&
-            c->pieces.junit_case && *c->pieces.junit_case)
-            rc = leakgate_outputs__window(os, c->suite, c->test,
-                                          c->pieces.json_test,
-                                          c->pieces.junit_case);
+        if (c)
+            rc = leakgate_run__journal_case(os, c);
     }
     if (rc == 0)
         rc = leakgate_outputs__merge(os, NULL);

@@ -23,6 +23,9 @@
 
 const char *const unit_suite = "outputs";
 
+/* The JUnit environment of every journal. */
+#define PROPS "  <properties>\n  </properties>\n"
+
 static char dir[64];
 
 static void
@@ -104,16 +107,19 @@ put_window(struct leakgate_buf *b,
            const char *test,
            leakgate_status status)
 {
+    bool fail = status == LEAKGATE_STATUS_FAIL;
     char *json = window_json(suite, test, status);
     struct leakgate_buf name = LEAKGATE_BUF_INIT;
     char *junit;
 
     leakgate_buf__printf(&name, "%s/%s %s", suite, test,
-                         status == LEAKGATE_STATUS_FAIL ? "fail" : "pass");
+                         fail ? "fail" : "pass");
     junit = window_junit(name.ptr);
     leakgate_buf__puts(b, "V");
     for (const char *const *f =
-             (const char *const[]){suite, test, json, junit, NULL};
+             (const char *const[]){suite, test, fail ? "fail" : "pass",
+                                   fail ? "5" : "3", fail ? "1" : "0", "0",
+                                   "0.5", json, junit, NULL};
          *f; f++) {
         leakgate_buf__puts(b, "\t");
         leakgate_run__put_field(b, *f);
@@ -237,16 +243,20 @@ open_own(void)
     char *report = path_in("report", NULL);
     char *json = window_json("s", "t", LEAKGATE_STATUS_PASS);
     char *junit_of_own = window_junit("s/t pass");
+    struct leakgate_report_piece piece;
 
     CU_ASSERT_EQUAL(leakgate_outputs__open(&os, junit, NULL, report), 0);
     CU_ASSERT_PTR_NOT_NULL(os);
-    CU_ASSERT_EQUAL(leakgate_outputs__env(os, "{}"), 0);
+    CU_ASSERT_EQUAL(leakgate_outputs__env(os, "{}", PROPS), 0);
     leakgate_outputs__started(os, "s", "t", "test");
-    CU_ASSERT_EQUAL(leakgate_outputs__window(os, "s", "t", json, junit_of_own),
-                    0);
+    memset(&piece, 0, sizeof piece);
+    piece.suite = "s";
+    piece.status = LEAKGATE_STATUS_PASS;
+    piece.json_test = json;
+    piece.junit_case = junit_of_own;
+    CU_ASSERT_EQUAL(leakgate_outputs__window(os, "s", "t", &piece, 3), 0);
     /* The same record again is not journaled twice. */
-    CU_ASSERT_EQUAL(leakgate_outputs__window(os, "s", "t", json, junit_of_own),
-                    0);
+    CU_ASSERT_EQUAL(leakgate_outputs__window(os, "s", "t", &piece, 3), 0);
     free(junit);
     free(report);
     free(json);
@@ -280,7 +290,7 @@ test_outputs__every_window_once(void)
     /* A finished process of the run: its own test, the suite window
      * both measured (failed there: a failure wins), and its first record
      * of u replaced by its last. */
-    put_record(&other, "N", "{}", NULL, NULL);
+    put_record(&other, "N", "{}", PROPS, NULL);
     put_window(&other, "s", "u", LEAKGATE_STATUS_FAIL);
     put_window(&other, "s", "[suite]", LEAKGATE_STATUS_FAIL);
     put_window(&other, "s", "u", LEAKGATE_STATUS_PASS);
@@ -315,7 +325,7 @@ test_outputs__killed_window_is_an_error(void)
     fresh_dir("killed");
     os = open_own();
     /* Killed in s/k after finishing s/done: an error for s/k only. */
-    put_record(&dead, "N", "{}", NULL, NULL);
+    put_record(&dead, "N", "{}", PROPS, NULL);
     put_record(&dead, "S", "s", "[suite]", "init");
     put_record(&dead, "S", "s", "done", "test");
     put_window(&dead, "s", "done", LEAKGATE_STATUS_PASS);
