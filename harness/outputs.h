@@ -29,13 +29,15 @@
  *   D                  the process wrote its results and ended normally
  *
  * Merging reads every journal of the run in start order, keeps each
- * journal's last record per window, adds for a journal whose process
- * died without D (SIGKILL: ctest's TIMEOUT, the OOM killer) an error
- * record for the window that was running, chooses one record per window
- * name (leakgate_results__view: a failure over a pass), and writes the
- * output.  A run starts fresh: records of other runs are never read, and
- * a run directory whose starter (or, for $LEAKGATE_RUN_ID, every writer)
- * has ended is removed when another run opens the store.
+ * journal's last record per window, adds for a journal without D an
+ * error record for the window that was running (killed, when its process
+ * is gone: SIGKILL from ctest's TIMEOUT or the OOM killer; unfinished,
+ * when it still runs: the files are a snapshot, which its own merge
+ * replaces), chooses one record per window name (a test's later record;
+ * a suite window's failure over a pass), and writes the output.  A run starts
+ * fresh: records of other runs are never read, and a run directory whose
+ * starter (or, for $LEAKGATE_RUN_ID, every writer) has ended is removed when
+ * another run opens the store.
  */
 #ifndef LEAKGATE_OUTPUTS_H
 #define LEAKGATE_OUTPUTS_H

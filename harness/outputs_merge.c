@@ -296,9 +296,12 @@ own(struct run *r, struct leakgate_buf *b)
     return text;
 }
 
-/* The error record of the window a dead process was running. */
+/* The error record of the window a process was running and recorded
+ * no end of: the process is gone (killed), or still runs it (these files
+ * are a snapshot; its own merge replaces this, unless it is killed before
+ * it can, and nothing merges after it). */
 static void
-add_killed(struct run *r, const struct journal *j, bool *failed)
+add_unfinished(struct run *r, const struct journal *j, bool *failed)
 {
     struct leakgate_verdict v;
     struct leakgate_note note;
@@ -307,13 +310,23 @@ add_killed(struct run *r, const struct journal *j, bool *failed)
     struct leakgate_report_env no_env;
     struct record rec;
     bool suite_phase = strcmp(j->open[2], "test") != 0;
+    const char *what = suite_phase ? "suite's init or cleanup" : "test";
 
-    leakgate_buf__printf(
-        &why,
-        "killed: the process (pid %ld) ended while this %s ran, without "
-        "leakgate seeing it end: SIGKILL (ctest's TIMEOUT, the OOM killer) "
-        "or another signal it cannot catch; no verdict",
-        j->pid, suite_phase ? "suite's init or cleanup" : "test");
+    if (!leakgate_outputs__alive(j->pid, j->start))
+        leakgate_buf__printf(
+            &why,
+            "killed: the process (pid %ld) ended while this %s ran, without "
+            "leakgate seeing it end: SIGKILL (ctest's TIMEOUT, the OOM "
+            "killer) or another signal it cannot catch; no verdict",
+            j->pid, what);
+    else
+        leakgate_buf__printf(
+            &why,
+            "unfinished: the process (pid %ld) was running this %s when "
+            "these files were last written and recorded no end; it was "
+            "killed (SIGKILL: ctest's TIMEOUT, the OOM killer) if no later "
+            "merge of the run replaced this; no verdict",
+            j->pid, what);
     leakgate_buf__printf(&name, "%s/%s", j->open[0], j->open[1]);
     memset(&v, 0, sizeof v);
     memset(&rec, 0, sizeof rec);
@@ -450,9 +463,8 @@ compose(struct run *r)
 
         for (size_t k = 0; k < j->nrecs; k++)
             add_test(r, &j->recs[k], &failed);
-        if (!j->done && j->open[0] &&
-            !leakgate_outputs__alive(j->pid, j->start))
-            add_killed(r, j, &failed);
+        if (!j->done && j->open[0])
+            add_unfinished(r, j, &failed);
     }
     if (failed)
         return leakgate_error__set(LEAKGATE_ENOMEM, "merging");

@@ -1303,7 +1303,9 @@ junit_error(struct leakgate_buf *b, const struct leakgate_verdict *v)
 {
     leakgate_buf__puts(b, "      <error message=\"");
     put_escaped(b, v->ended, ESC_XML_ATTR);
-    leakgate_buf__puts(b, "\" type=\"killed\">");
+    leakgate_buf__printf(b, "\" type=\"%s\">",
+                         strncmp(v->ended, "unfinished", 10) == 0 ? "unfinished"
+                                                                  : "killed");
     put_escaped(b, v->ended, ESC_XML_TEXT);
     leakgate_buf__puts(b, "</error>\n");
 }

@@ -85,9 +85,10 @@ bool leakgate_report__is_failure(const struct leakgate_verdict *v);
  * leakgate.stacks and per stack leakgate.stack.N.bytes / .objects /
  * .frames; <failure> holding the report and the harness notes; <error
  * type="killed"> for a window whose process ended while it ran
- * (v->ended).  json_test: the test object of v, `    {...}` (no trailing
- * newline).  junit_env: the run's `  <properties>...</properties>\n`.
- * json_env: the value of "environment", `{...}`.
+ * (v->ended; type="unfinished" when it was still running: outputs.h).
+ * json_test: the test object of v, `    {...}` (no trailing newline).
+ * junit_env: the run's `  <properties>...</properties>\n`.  json_env:
+ * the value of "environment", `{...}`.
  */
 void leakgate_report__junit_case(struct leakgate_buf *b,
                                  const struct leakgate_verdict *v,

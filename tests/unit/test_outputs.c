@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* outputs: the shared --junit FILE of a run merged from per-process
- * journals: every window once, a dead process's running window as an
- * error (and a live one's not), torn lines ignored, stale runs removed
+ * journals: every window once, a dead process's running window as a
+ * killed error (a live one's as unfinished; a finished window never),
+ * torn lines ignored, stale runs removed
  * (and live ones kept), an unwritable store named. */
 #include "unit.h"
 
@@ -339,16 +340,21 @@ test_outputs__killed_window_is_an_error(void)
     CU_ASSERT_EQUAL(leakgate_outputs__merge(os, NULL), 0);
     junit = path_in("j.xml", NULL);
     xml = read_all(junit);
-    CU_ASSERT_EQUAL(count(xml, "<testcase "), 3);
-    CU_ASSERT_EQUAL(count(xml, "<error "), 1);
+    CU_ASSERT_EQUAL(count(xml, "<testcase "), 4);
+    CU_ASSERT_EQUAL(count(xml, "<error "), 2);
     CU_ASSERT_PTR_NOT_NULL(strstr(
         xml, "classname=\"s\" name=\"k\" time=\"0.000000\">\n      <error "
              "message=\"killed: the process (pid"));
     CU_ASSERT_PTR_NOT_NULL(strstr(xml, "type=\"killed\""));
-    CU_ASSERT_PTR_NULL(strstr(xml, "name=\"r\""));
+    /* s/r still runs: a snapshot says so, as unfinished, not killed. */
+    CU_ASSERT_PTR_NOT_NULL(strstr(
+        xml, "classname=\"s\" name=\"r\" time=\"0.000000\">\n      <error "
+             "message=\"unfinished: the process (pid"));
+    CU_ASSERT_EQUAL(count(xml, "killed: the process"), 3);
+    CU_ASSERT_EQUAL(count(xml, "type=\"unfinished\""), 1);
     CU_ASSERT_PTR_NOT_NULL(
-        strstr(xml, "tests=\"3\" failures=\"0\" errors=\"1\""));
-    check_index("0 of 3 windows over the limits · 2 passed · 1 not judged");
+        strstr(xml, "tests=\"4\" failures=\"0\" errors=\"2\""));
+    check_index("0 of 4 windows over the limits · 2 passed · 2 not judged");
     leakgate_outputs__free(os);
     leakgate_buf__dispose(&dead);
     leakgate_buf__dispose(&live);
