@@ -64,14 +64,14 @@ static const char *const top_keys[] = {
     "version", "defaults",       "suites",     "tests",
     "ignore",  "builtin_ignore", "allocators", NULL};
 static const char *const defaults_keys[] = {
-    "scope",  "stack_limit", "total_limit", "warmup",
+    "scope",  "stack_limit", "total_limit", "peak_limit", "warmup",
     "repeat", "settle",      "rerun",       NULL};
-static const char *const suite_keys[] = {"scope",  "stack_limit", "total_limit",
-                                         "warmup", "repeat",      "settle",
-                                         "rerun",  "stacks",      NULL};
-static const char *const test_keys[] = {"stack_limit", "total_limit", "warmup",
-                                        "repeat",      "settle",      "rerun",
-                                        "stacks",      NULL};
+static const char *const suite_keys[] = {
+    "scope",  "stack_limit", "total_limit", "peak_limit", "warmup",
+    "repeat", "settle",      "rerun",       "stacks",     NULL};
+static const char *const test_keys[] = {
+    "stack_limit", "total_limit", "peak_limit", "warmup", "repeat",
+    "settle",      "rerun",       "stacks",     NULL};
 static const char *const rule_keys[] = {"frames", "limit", "exact", NULL};
 static const char *const ignore_keys[] = {"frames", "reason", NULL};
 
@@ -695,8 +695,9 @@ size_value(uint64_t *out,
     if (v->kind != NODE_SCALAR || is_null(v))
         return fail_node(ld, v, "expected a size for '%s', got %s%s", key,
                          kind_name(v),
-                         is_null(v) && strcmp(key, "total_limit") != 0
-                             ? " (only total_limit may be ~)"
+                         is_null(v) && strcmp(key, "total_limit") != 0 &&
+                                 strcmp(key, "peak_limit") != 0
+                             ? " (only total_limit and peak_limit may be ~)"
                              : "");
     switch (parse_size(out, v->text)) {
     case SIZE_OK: return 0;
@@ -982,6 +983,13 @@ entry_limits(struct leakgate_config_entry *e,
     if (v) {
         e->has_stack_limit = true;
         rc = size_value(&e->stack_limit, ld, v, "stack_limit");
+    }
+    v = get(map, "peak_limit");
+    if (rc == 0 && v) {
+        e->has_peak_limit = true;
+        e->peak_unlimited = is_null(v);
+        if (!e->peak_unlimited)
+            rc = size_value(&e->peak_limit, ld, v, "peak_limit");
     }
     v = get(map, "total_limit");
     if (rc == 0 && v) {

@@ -862,7 +862,8 @@ replay_awaiting(bool in_cunit)
     fprintf(stderr,
             "\nleakgate: replaying the run in a fresh process to measure "
             "%zu test%s exactly: %s (the fast first pass found memory %s "
-            "left; a test runs once per process).  To skip this replay: "
+            "left, or a peak over its limit; a test runs once per process).  "
+            "To skip this replay: "
             "accept growth a test is meant to keep in the thresholds file, "
             "or give the test `rerun: false` (measured exactly from the "
             "start)\n",

@@ -8,6 +8,7 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <limits.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -128,7 +129,17 @@ leakgate_gate_new(leakgate_gate **out, const struct leakgate_gate_options *opts)
     if (!gate)
         return leakgate_error__set(LEAKGATE_ENOMEM, "gate");
     gate->opts = *opts;
-    gate->before.fd = gate->after.fd = -1;
+    gate->before.fd = gate->after.fd = gate->peak.fd = -1;
+    /* checked by leakgate_gate_options_parse(); a caller that filled the
+     * options itself gets the same error here */
+    if (opts->peak_limit &&
+        !leakgate_config__parse_size(&gate->peak_opt, opts->peak_limit)) {
+        leakgate_util__free(gate);
+        return leakgate_error__set(LEAKGATE_EUSAGE,
+                                   "option '--peak-limit': invalid size '%s'",
+                                   opts->peak_limit);
+    }
+    gate->has_peak_opt = opts->peak_limit != NULL;
     gate->color =
         opts->color > 0 || (opts->color < 0 && isatty(STDERR_FILENO) == 1);
     rc = load_config(gate);
@@ -160,6 +171,7 @@ scope_reset(struct gate_scope *s)
     leakgate_util__free(s->first_before);
     leakgate_diff__free(s->acc);
     leakgate_diff__free(s->run_acc);
+    leakgate_diff__free(s->peak_diff);
     for (size_t i = 0; i < s->nruns; i++)
         leakgate_diff__free(s->runs[i]);
     leakgate_util__free(s->runs);
@@ -175,6 +187,8 @@ stop_recording(struct leakgate_gate *gate)
 
     if (!gate->cur.open)
         return;
+    if (gate->cur.metered)
+        leakgate_gate__meter_stop(gate);
     if (gate->cur.fast || gate->cur.tracking)
         leakgate_track__end(&r);
     if (!gate->cur.fast && !gate->cur.paused)
@@ -204,6 +218,8 @@ leakgate_gate_free(leakgate_gate *gate)
         leakgate_profile__dumpfile_close(&gate->before);
     if (gate->after.fd >= 0)
         leakgate_profile__dumpfile_close(&gate->after);
+    if (gate->peak.fd >= 0)
+        leakgate_profile__dumpfile_close(&gate->peak);
     leakgate_config__free(gate->config);
     leakgate_util__free(gate->thresholds_path);
     leakgate_util__free(gate);
@@ -220,6 +236,13 @@ resolve_window(struct leakgate_policy_settings *out,
     if (test && strcmp(test, SUITE_WINDOW) == 0)
         test = NULL;
     leakgate_policy__resolve(out, gate->config, suite, test);
+    /* --peak-limit is the defaults' peak_limit: an entry that sets one
+     * wins. */
+    if (gate->has_peak_opt && (!out->peak_entry || !out->peak_entry->pattern)) {
+        out->peak_limited = true;
+        out->peak_limit = gate->peak_opt;
+        out->peak_entry = NULL;
+    }
 }
 
 void
@@ -309,6 +332,94 @@ leakgate_gate__clock_stop(struct leakgate_gate *gate)
                          (double)(t1.tv_nsec - gate->cur.t0.tv_nsec) / 1e9;
 }
 
+/*
+ * The peak meter (track.h).  Exact windows with a peak_limit arm its
+ * trigger at the limit: the allocation that takes the window over it
+ * dumps the heap profile (a third dump target, from inside the wrapper,
+ * where nothing of jemalloc's is held), and so does every allocation
+ * that takes it another sixteenth higher; the last dump of a piece,
+ * diffed with the piece's "before" dump, says which stacks held the
+ * bytes at (within 1/16 of) the window's peak.
+ */
+static long long
+peak_trigger(long long level, void *payload)
+{
+    struct leakgate_gate *gate = payload;
+    long long step = level / 16 > 4096 ? level / 16 : 4096;
+
+    if (leakgate_profile__dump(&gate->peak) == 0)
+        gate->peak_dumped = level;
+    return level + step;
+}
+
+static int
+meter_piece_start(struct leakgate_gate *gate)
+{
+    struct gate_scope *s = &gate->cur;
+    const struct leakgate_policy_settings *st = &s->settings;
+    long long at;
+
+    if (!leakgate_track__installed())
+        return 0;
+    if (st->peak_limited && gate->peak.fd < 0) {
+        int rc = leakgate_profile__dumpfile_open(&gate->peak);
+
+        if (rc < 0)
+            return rc;
+    }
+    gate->peak_dumped = 0;
+    leakgate_track__meter_start(s->metered ? &s->meter : NULL);
+    s->metered = true;
+    if (st->peak_limited) {
+        /* Past the level this window's dumps have reached already. */
+        at = (long long)(st->peak_limit < (uint64_t)LLONG_MAX
+                             ? st->peak_limit + 1
+                             : (uint64_t)LLONG_MAX);
+        if (s->peak_level > 0 && (long long)s->peak_level + 4096 > at)
+            at = (long long)s->peak_level + 4096;
+        leakgate_track__meter_arm(at, peak_trigger, gate);
+    }
+    return 0;
+}
+
+void
+leakgate_gate__meter_stop(struct leakgate_gate *gate)
+{
+    if (gate->cur.metered)
+        leakgate_track__meter_stop(&gate->cur.meter);
+}
+
+/* The piece's last trigger dump against its "before": the peak stacks. */
+static int
+peak_piece_add(struct leakgate_gate *gate)
+{
+    struct leakgate_heap *before = NULL, *at = NULL;
+    struct leakgate_diff *d = NULL;
+    struct leakgate_diff_opts dopts = {gate->strip, gate->nstrip, gate->exclude,
+                                       gate->nexclude};
+    int rc = leakgate_profile__dumpfile_read(&gate->peak);
+
+    if (rc == 0)
+        rc = leakgate_heapfile__parse(&before, gate->before.text,
+                                      gate->before.len, "<before dump>", NULL);
+    if (rc == 0)
+        rc = leakgate_heapfile__parse(&at, gate->peak.text, gate->peak.len,
+                                      "<peak dump>", NULL);
+    if (rc == 0)
+        rc = leakgate_diff__compute(&d, before, at, &dopts);
+    if (rc == 0) {
+        leakgate_diff__free(gate->cur.peak_diff);
+        gate->cur.peak_diff = d;
+        gate->cur.peak_level = (uint64_t)gate->peak_dumped;
+        d = NULL;
+    }
+    gate->peak_dumped = 0;
+    leakgate_diff__free(d);
+    leakgate_heapfile__free(at);
+    leakgate_heapfile__free(before);
+    return rc;
+}
+
 /* Start recording a piece: dump "before", then activate. */
 static int
 piece_start(struct leakgate_gate *gate)
@@ -319,6 +430,8 @@ piece_start(struct leakgate_gate *gate)
         return rc;
     leakgate_gate__clock_start(gate);
     rc = leakgate_profile__set_active(true);
+    if (rc == 0)
+        rc = meter_piece_start(gate);
     /* The exact window of a replay is watched by the tracker too: what it
      * left is compared with what the first run's fast pass left. */
     if (rc == 0 &&
@@ -421,6 +534,7 @@ piece_stop(struct leakgate_gate *gate)
     int rc;
 
     leakgate_gate__settle(gate);
+    leakgate_gate__meter_stop(gate);
     if (gate->cur.tracking) {
         /* The exact re-run of a fast window: what did it leave? */
         if (leakgate_track__end(&gate->cur.second) != 0)
@@ -435,6 +549,8 @@ piece_stop(struct leakgate_gate *gate)
         rc = leakgate_profile__dump(&gate->after);
     if (rc == 0)
         rc = piece_add(gate);
+    if (rc == 0 && gate->peak_dumped > 0)
+        rc = peak_piece_add(gate);
     return rc;
 }
 

@@ -55,6 +55,12 @@ struct gate_scope {
                             left (track_stacks.c): trusted only to pass */
     struct leakgate_track_result first;  /* what the fast run left */
     struct leakgate_track_result second; /* what the exact re-run left */
+    bool metered;                        /* the peak meter ran (track.h) */
+    struct leakgate_track_meter meter;   /* where it stood at the last stop */
+    struct leakgate_diff *peak_diff;     /* exact: growth by stack at
+                                            peak_level (a dump the meter's
+                                            trigger took), or NULL */
+    uint64_t peak_level;
 };
 
 /* The last fast window that grew, until its exact re-run begins. */
@@ -64,6 +70,9 @@ struct gate_grew {
     bool unknown; /* the table could not grow: the residue is unknown */
     struct leakgate_track_result r;
     uint32_t watch_id; /* its objects are watched until the suite ends */
+    struct leakgate_track_meter meter; /* its peak */
+    bool metered;
+    struct leakgate_policy_settings settings;
 };
 
 struct leakgate_gate {
@@ -75,6 +84,12 @@ struct leakgate_gate {
     char sampling[200];
     struct leakgate_dumpfile before;
     struct leakgate_dumpfile after;
+    struct leakgate_dumpfile peak; /* the meter's trigger dumps here (fd -1
+                                      until a window has a peak_limit) */
+    long long peak_dumped;         /* the level of the last such dump in
+                                      this piece, 0: none */
+    bool has_peak_opt;             /* --peak-limit */
+    uint64_t peak_opt;
     struct leakgate_range *strip; /* jemalloc's segments */
     size_t nstrip;
     struct leakgate_range *exclude; /* the test framework's segments */
@@ -193,6 +208,9 @@ void leakgate_gate__grew_clear(struct leakgate_gate *gate);
 
 /* gate.c, for gate_fast.c: settle deferred frees, as exact windows do. */
 void leakgate_gate__settle(const struct leakgate_gate *gate);
+
+/* Stop the open window's peak meter (kept in cur.meter).  Cannot fail. */
+void leakgate_gate__meter_stop(struct leakgate_gate *gate);
 
 /* With `repeat`: replace cur.acc by the growth that recurred after the
  * first run, and describe one-time growth in *note_out (caller frees;

@@ -105,6 +105,8 @@ leakgate_gate__fast_open(struct leakgate_gate *gate,
         leakgate_gate__scope_close(gate);
         return rc;
     }
+    leakgate_track__meter_start(NULL);
+    s->metered = true;
     s->open = true;
     return 0;
 }
@@ -146,6 +148,9 @@ remember_growth(struct leakgate_gate *gate,
     g->test = leakgate_util__strdup(gate->cur.test);
     g->unknown = unknown;
     g->r = *r;
+    g->meter = gate->cur.meter;
+    g->metered = gate->cur.metered;
+    g->settings = gate->cur.settings;
     /* Does the rest of the suite free it?  (a shared fixture: gate.c) */
     if (!unknown) {
         g->watch_id = ++gate->watch_next % 4096;
@@ -167,12 +172,18 @@ leakgate_gate__fast_stop(struct leakgate_gate *gate)
     int rc;
 
     leakgate_gate__settle(gate);
+    leakgate_gate__meter_stop(gate);
     rc = leakgate_track__end(&r);
     leakgate_gate__clock_stop(gate);
     if (rc == LEAKGATE_ESTATE)
         return rc;
     s->first = r;
     s->first_unknown = rc < 0;
+    /* Over its peak limit: an exact measurement names the stacks that
+     * held the peak (a replay, as for a leak). */
+    if (!s->aborted && s->settings.peak_limited &&
+        s->meter.peak > s->settings.peak_limit)
+        return remember_growth(gate, rc < 0, &r);
     if (s->held && rc < 0 && !s->aborted) {
         s->aborted = true;
         snprintf(s->aborted_why, sizeof s->aborted_why,
@@ -321,6 +332,10 @@ leakgate_gate_decline_rerun(leakgate_gate *gate, const char *why)
         v->how = LEAKGATE_MEASURED_RERUN;
         v->first_bytes = g->r.live_bytes;
         v->first_objs = g->r.live_objs;
+        v->peak_known = g->metered;
+        v->peak_bytes = g->meter.peak;
+        v->allocations = g->meter.allocs;
+        v->settings = g->settings;
         v->status = LEAKGATE_STATUS_NOT_JUDGED;
         v->needs_replay = true; /* until leakgate_gate_replay() */
         v->rerun_declined = true;

@@ -244,6 +244,62 @@ leakgate_gate__classify_runs(struct leakgate_gate *gate, char **note_out)
     return rc;
 }
 
+/* The largest stacks that grew up to the peak, into v->peak_stacks,
+ * symbolized and trimmed like the leak's. */
+static int
+take_peak(struct leakgate_gate *gate,
+          struct leakgate_verdict *v,
+          const struct gate_scope *s)
+{
+    struct leakgate_diff *d = s->peak_diff;
+    struct leakgate_symbolizer *sym = NULL;
+    size_t n = 0;
+    int rc;
+
+    v->peak_known = s->metered;
+    v->peak_bytes = s->meter.peak;
+    v->allocations = s->meter.allocs;
+    v->peak_over = s->metered && v->settings.peak_limited &&
+                   v->peak_bytes > v->settings.peak_limit;
+    if (v->peak_over)
+        v->policy.failed = true;
+    if (!v->peak_over || !d)
+        return 0;
+    for (size_t i = 0; i < d->nentries && n < LEAKGATE_PEAK_STACKS_MAX; i++)
+        n += d->entries[i].delta_bytes > 0;
+    if (n == 0)
+        return 0;
+    v->peak_stacks = leakgate_util__calloc(n, sizeof *v->peak_stacks);
+    if (!v->peak_stacks)
+        return leakgate_error__set(LEAKGATE_ENOMEM, "peak stacks");
+    v->peak_level = s->peak_level;
+    for (size_t i = 0; i < d->nentries && v->npeak_stacks < n; i++) {
+        struct leakgate_diff_entry *e = &d->entries[i];
+        struct leakgate_vstack *p = &v->peak_stacks[v->npeak_stacks];
+
+        if (e->delta_bytes <= 0)
+            continue;
+        p->pcs = e->pcs;
+        p->npcs = e->npcs;
+        p->bytes = e->delta_bytes;
+        p->objs = e->delta_objs;
+        p->threads = e->threads;
+        p->nthreads = e->nthreads;
+        e->pcs = NULL;
+        e->threads = NULL;
+        v->npeak_stacks++;
+        rc = sym ? 0 : leakgate_gate__symbolizer(&sym, gate);
+        if (rc == 0)
+            rc = leakgate_symbolize__frames(sym, &p->frames, &p->nframes,
+                                            p->pcs, p->npcs);
+        if (rc < 0)
+            return rc;
+        leakgate_verdict__trim(p);
+        leakgate_thresholds__trim_allocators(p, gate->config);
+    }
+    return 0;
+}
+
 static int
 name_verdict(struct leakgate_verdict *v, const struct gate_scope *s)
 {
@@ -313,6 +369,8 @@ leakgate_gate__judge(struct leakgate_verdict **out,
         rc = symbolize_grown(gate, v);
     if (rc == 0)
         rc = judge_stacks(gate, v);
+    if (rc == 0)
+        rc = take_peak(gate, v, s);
     if (rc == 0)
         rc = decide(gate, v, judged);
     if (rc < 0) {

@@ -196,6 +196,8 @@ resolve(void)
 static inline ALLOC_PATH void *
 noted_from(void *p, uintptr_t caller)
 {
+    if (p && leakgate_track__metering_now())
+        leakgate_track__meter_add((long long)NEXT(sallocx)(p, 0), true);
     if (p && leakgate_track__recording()) {
         leakgate_track__record((uintptr_t)p);
         leakgate_track__stack_note((uintptr_t)p, caller);
@@ -206,9 +208,20 @@ noted_from(void *p, uintptr_t caller)
 #define CALLER ((uintptr_t)__builtin_return_address(0))
 #define noted(p) noted_from((p), CALLER)
 
+/* The usable size of p, for the meter, while it counts (else 0). */
+static inline size_t
+metered_size(const void *p)
+{
+    return p && leakgate_track__metering_now() ? NEXT(sallocx)(p, 0) : 0;
+}
+
 static inline void
 forget(void *p)
 {
+    size_t n = metered_size(p);
+
+    if (n)
+        leakgate_track__meter_add(-(long long)n, false);
     if (p && leakgate_track__erasing_now())
         leakgate_track__erase((uintptr_t)p);
     if (p && leakgate_track__watching_now())
@@ -252,8 +265,16 @@ calloc(size_t k, size_t n)
 /* A resized object is noted anew, even in place: exact profiling samples
  * it again at the resizing stack.  On failure the old one stays live. */
 static ALLOC_PATH void *
-resized(void *old, void *p, size_t n, bool was_noted, uintptr_t caller)
+resized(void *old,
+        size_t old_size,
+        void *p,
+        size_t n,
+        bool was_noted,
+        uintptr_t caller)
 {
+    /* Moved or resized: the old size is gone; resized to 0: freed. */
+    if (old_size && (p || n == 0))
+        leakgate_track__meter_add(-(long long)old_size, false);
     if (p)
         return noted_from(p, caller);
     if (was_noted && n != 0)
@@ -264,6 +285,7 @@ resized(void *old, void *p, size_t n, bool was_noted, uintptr_t caller)
 WRAP void *
 realloc(void *p, size_t n)
 {
+    size_t old;
     bool was;
 
     if ((!next.realloc && resolving) || in_arena(p)) {
@@ -276,11 +298,12 @@ realloc(void *p, size_t n)
                         : n);
         return q;
     }
+    old = metered_size(p);
     was = p && leakgate_track__erasing_now() &&
           leakgate_track__erase((uintptr_t)p);
     if (p && leakgate_track__watching_now())
         leakgate_track__watch_free((uintptr_t)p);
-    return resized(p, NEXT(realloc)(p, n), n, was, CALLER);
+    return resized(p, old, NEXT(realloc)(p, n), n, was, CALLER);
 }
 
 WRAP int
@@ -325,12 +348,13 @@ mallocx(size_t n, int flags)
 WRAP void *
 rallocx(void *p, size_t n, int flags)
 {
+    size_t old = metered_size(p);
     bool was = p && leakgate_track__erasing_now() &&
                leakgate_track__erase((uintptr_t)p);
 
     if (p && leakgate_track__watching_now())
         leakgate_track__watch_free((uintptr_t)p);
-    return resized(p, NEXT(rallocx)(p, n, flags), n, was, CALLER);
+    return resized(p, old, NEXT(rallocx)(p, n, flags), n, was, CALLER);
 }
 
 WRAP size_t
@@ -339,8 +363,13 @@ xallocx(void *p, size_t n, size_t extra, int flags)
     size_t before = NEXT(sallocx)(p, 0);
     size_t after = NEXT(xallocx)(p, n, extra, flags);
 
-    if (after != before)
+    if (after != before) {
+        /* In place: noted anew (as exact profiling samples it), its new
+         * size counted once. */
+        if (leakgate_track__metering_now())
+            leakgate_track__meter_add(-(long long)before, false);
         noted(p);
+    }
     return after;
 }
 

@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "error.h"
+#include "config.h"
 #include "files.h"
 #include "leakgate/leakgate.h"
 #include "thresholds.h"
@@ -55,6 +56,8 @@ static const struct value_option value_options[] = {
      offsetof(struct leakgate_gate_options, json_path)},
     {"--slack", "LEAKGATE_SLACK",
      offsetof(struct leakgate_gate_options, slack)},
+    {"--peak-limit", "LEAKGATE_PEAK_LIMIT",
+     offsetof(struct leakgate_gate_options, peak_limit)},
 };
 
 /* Flags with an environment twin: on when set to anything but "" or "0"
@@ -171,6 +174,25 @@ check_slack(const struct leakgate_gate_options *opts)
     return leakgate_error__set(LEAKGATE_EUSAGE, "option '--slack': %s", why);
 }
 
+/* --peak-limit is checked now too. */
+static int
+check_peak_limit(const struct leakgate_gate_options *opts)
+{
+    uint64_t bytes;
+
+    if (!opts->peak_limit ||
+        leakgate_config__parse_size(&bytes, opts->peak_limit))
+        return 0;
+    return leakgate_error__set(
+        LEAKGATE_EUSAGE,
+        "%s: invalid size '%s' (expected bytes, or a number and one of B, "
+        "KiB, MiB, GiB, KB, MB, GB)",
+        opts->peak_limit == getenv("LEAKGATE_PEAK_LIMIT")
+            ? "LEAKGATE_PEAK_LIMIT"
+            : "option '--peak-limit'",
+        opts->peak_limit);
+}
+
 int
 leakgate_options__own_argv(int *argc_out, char *const **argv_out)
 {
@@ -249,7 +271,8 @@ leakgate_gate_options_parse(struct leakgate_gate_options *opts,
     }
     if (opts->color < 0 && getenv("NO_COLOR"))
         opts->color = 0;
-    return check_slack(opts);
+    rc = check_slack(opts);
+    return rc < 0 ? rc : check_peak_limit(opts);
 }
 
 const char *
@@ -288,6 +311,11 @@ leakgate_gate_options_usage(void)
            "  --slack SLACK        how far above the measurement a limit may\n"
            "                       stay: 25% (default) or a size\n"
            "                       [LEAKGATE_SLACK]\n"
+           "  --peak-limit SIZE    fail a test whose heap grew more than\n"
+           "                       SIZE above its start at any moment (the\n"
+           "                       defaults' peak_limit; the file's suites\n"
+           "                       and tests entries win)\n"
+           "                       [LEAKGATE_PEAK_LIMIT]\n"
            "  --exact              measure every test in an exact window\n"
            "                       from the start: no fast first pass, so\n"
            "                       no test runs twice [LEAKGATE_EXACT]\n"

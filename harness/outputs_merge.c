@@ -483,7 +483,7 @@ load_chosen(struct leakgate_results **out,
     int rc;
 
     leakgate_buf__printf(&doc,
-                         "{\"format\": \"leakgate-results\", \"version\": 1,"
+                         "{\"format\": \"leakgate-results\", \"version\": 2,"
                          "\n\"environment\": %s,\n\"tests\": [",
                          r->env ? r->env : "null");
     for (size_t i = 0; i < r->nchosen; i++) {

@@ -95,6 +95,11 @@ apply(struct leakgate_policy_settings *out,
         out->total_unlimited = e->total_unlimited;
         out->total_limit = e->total_unlimited ? 0 : e->total_limit;
     }
+    if (e->has_peak_limit) {
+        out->peak_limited = !e->peak_unlimited;
+        out->peak_limit = e->peak_unlimited ? 0 : e->peak_limit;
+        out->peak_entry = e;
+    }
     if (e->has_warmup)
         out->warmup = e->warmup;
     if (e->has_repeat)

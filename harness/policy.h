@@ -31,6 +31,10 @@ struct leakgate_policy_settings {
     uint64_t stack_limit; /* bytes */
     bool total_unlimited;
     uint64_t total_limit; /* bytes when !total_unlimited */
+    bool peak_limited;    /* a peak_limit applies (else: measured only) */
+    uint64_t peak_limit;  /* bytes above the window's start */
+    const struct leakgate_config_entry *peak_entry; /* it came from (NULL:
+                                                       the option) */
     unsigned int warmup;
     unsigned int repeat;    /* measured runs (>= 1) */
     unsigned int settle_ms; /* wait for live bytes to stop falling */

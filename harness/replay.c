@@ -397,6 +397,26 @@ take_verdict(struct leakgate_gate *gate,
     x->needs_replay = false;
     x->rerun_declined = v->rerun_declined;
     x->watch_id = v->watch_id;
+    /* The peak is the first run's (the meter counts exactly in every
+     * mode); the replay's exact window gives the stacks that held it. */
+    if (v->peak_known) {
+        bool was_over = x->peak_over;
+
+        x->peak_known = true;
+        x->peak_bytes = v->peak_bytes;
+        x->allocations = v->allocations;
+        x->peak_over =
+            x->settings.peak_limited && x->peak_bytes > x->settings.peak_limit;
+        if (x->peak_over && x->status == LEAKGATE_STATUS_PASS) {
+            x->status = LEAKGATE_STATUS_FAIL;
+            x->policy.failed = true;
+            leakgate_util__free(x->report);
+            x->report = leakgate_util__strdup("-"); /* rewritten below */
+        } else if (was_over != x->peak_over && x->report && *x->report) {
+            x->policy.failed =
+                x->policy.nover > 0 || x->policy.total_over || x->peak_over;
+        }
+    }
     gate->verdicts[i] = x;
     if (x->picture_note && gate->pictures < 0) {
         /* This run has said why there are no pictures already. */

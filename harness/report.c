@@ -578,6 +578,55 @@ put_name(struct text *t, const struct leakgate_verdict *v)
                              or_unknown(v->test));
 }
 
+/* "; peak 41,943,152 B, 1,204 allocations" (when measured) */
+static void
+put_peak(struct text *t, const struct leakgate_verdict *v)
+{
+    char num[32];
+
+    if (!v->peak_known)
+        return;
+    leakgate_buf__puts(t->b, "; peak ");
+    put_bytes(t, (int64_t)v->peak_bytes);
+    leakgate_buf__printf(t->b, ", %s %s", group_u(num, v->allocations, false),
+                         plural(v->allocations, "allocation", "allocations"));
+}
+
+/* A window over its peak_limit: what held the bytes at the peak. */
+static void
+text_peak(struct text *t, const struct leakgate_verdict *v)
+{
+    char num[32];
+
+    if (!v->peak_over)
+        return;
+    leakgate_buf__puts(t->b, "  peak: the heap grew ");
+    put_bytes(t, (int64_t)v->peak_bytes);
+    leakgate_buf__printf(t->b,
+                         " above its level at the test's start, limit "
+                         "%s B",
+                         group_u(num, v->settings.peak_limit, false));
+    if (v->npeak_stacks == 0) {
+        leakgate_buf__puts(t->b, "; no stacks: the exact measurement did not "
+                                 "reach the limit again\n");
+        return;
+    }
+    leakgate_buf__printf(t->b, "; at %s B these stacks held the most:\n",
+                         group_u(num, v->peak_level, false));
+    for (size_t i = 0; i < v->npeak_stacks; i++) {
+        const struct leakgate_vstack *s = &v->peak_stacks[i];
+
+        leakgate_buf__printf(t->b, "  peak stack %zu of %zu: ", i + 1,
+                             v->npeak_stacks);
+        put_bytes(t, s->bytes);
+        leakgate_buf__puts(t->b, " in ");
+        put_objs(t, s->objs);
+        put_threads(t, s);
+        leakgate_buf__puts(t->b, "\n");
+        text_frames(t, s);
+    }
+}
+
 /* "leakgate: FAIL parser/t: 4,208 B retained in 2 objects (...)" */
 static void
 text_header(struct text *t,
@@ -616,7 +665,18 @@ text_header(struct text *t,
         put_total_source(t, v, env);
         leakgate_buf__puts(t->b, ")");
     }
-    leakgate_buf__puts(t->b, ")\n");
+    if (v->peak_over) {
+        char from[512];
+
+        leakgate_buf__printf(t->b, "%speak over its limit of %s B (%s)",
+                             nover || v->policy.total_over ? "; " : "",
+                             group_u(num, v->settings.peak_limit, false),
+                             leakgate_verdict__peak_source(
+                                 v, env->thresholds_path, from, sizeof from));
+    }
+    leakgate_buf__puts(t->b, ")");
+    put_peak(t, v);
+    leakgate_buf__puts(t->b, "\n");
 }
 
 static bool
@@ -732,6 +792,8 @@ text_fast(struct text *t, const struct leakgate_verdict *v)
     put_bytes(t, (int64_t)v->first_bytes);
     leakgate_buf__puts(t->b, " in ");
     put_objs(t, (int64_t)v->first_objs);
+    if (v->peak_over)
+        leakgate_buf__puts(t->b, " and went over its peak limit");
     if (v->how == LEAKGATE_MEASURED_RERUN)
         leakgate_buf__puts(t->b, "; these stacks are from an exact re-run of "
                                  "the test that left the same\n");
@@ -873,6 +935,7 @@ leakgate_report__text(const struct leakgate_verdict *v,
     } else if (gate_failed(v)) {
         text_header(&t, v, env, &n);
         text_stacks(&t, v, env, &n);
+        text_peak(&t, v);
         text_also(&t, v, env, &n);
         text_measured(&t, env);
         text_fast(&t, v);
@@ -1739,6 +1802,36 @@ json_limits(struct json *j, const struct leakgate_verdict *v)
     json_bool(j, "total_over", v->policy.total_over);
 }
 
+/* The peak meter's figures and, over the limit, what held the peak. */
+static void
+json_peak(struct json *j, const struct leakgate_verdict *v)
+{
+    const struct leakgate_policy_settings *st = &v->settings;
+    const struct leakgate_config_entry *e = st->peak_entry;
+    const char *from = !st->peak_limited     ? NULL
+                       : !e                  ? "option"
+                       : !e->pattern         ? "defaults"
+                       : e == st->test_entry ? "tests"
+                                             : "suites";
+
+    json_opt(j, "peak_bytes", v->peak_known, v->peak_bytes);
+    json_opt(j, "allocations", v->peak_known, v->allocations);
+    json_opt(j, "peak_limit", st->peak_limited, st->peak_limit);
+    json_str(j, "peak_limit_from", from);
+    json_opt(j, "peak_limit_line", e && st->peak_limited, e ? e->line : 0);
+    json_bool(j, "peak_over", v->peak_over);
+    json_opt(j, "peak_level", v->npeak_stacks > 0, v->peak_level);
+    json_open(j, "peak_stacks", "[");
+    for (size_t i = 0; i < v->npeak_stacks; i++) {
+        json_open(j, NULL, "{");
+        json_int(j, "bytes", v->peak_stacks[i].bytes);
+        json_int(j, "objects", v->peak_stacks[i].objs);
+        json_stack_lists(j, &v->peak_stacks[i]);
+        json_close(j, "}");
+    }
+    json_close(j, "]");
+}
+
 static void
 json_notes(struct json *j, const struct leakgate_verdict *v)
 {
@@ -1790,6 +1883,7 @@ json_test(struct json *j, const struct leakgate_verdict *v)
     json_uint(j, "counted_stacks", n.ncounted);
     json_int(j, "excluded_bytes", v->excluded_bytes);
     json_limits(j, v);
+    json_peak(j, v);
     json_str(j, "not_judged_why", v->not_judged_why);
     if (v->ended)
         json_str(j, "ended", v->ended);
@@ -1882,7 +1976,7 @@ leakgate_report__json_doc(const struct leakgate_report_piece *p,
     }
     leakgate_buf__printf(&b,
                          "{\n  \"format\": \"leakgate-results\",\n"
-                         "  \"version\": 1,\n"
+                         "  \"version\": 2,\n"
                          "  \"leakgate_version\": \"%s\",\n"
                          "  \"environment\": %s,\n"
                          "  \"summary\": {\n    \"tests\": %zu,\n"

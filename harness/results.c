@@ -21,7 +21,10 @@
 #include "util.h"
 
 #define RESULTS_FORMAT "leakgate-results"
-#define RESULTS_VERSION 1
+/* Version 2 added the peak meter's keys (peak_bytes, allocations,
+ * peak_limit, peak_over, peak_stacks...); version 1 files still load,
+ * their peaks unknown. */
+#define RESULTS_VERSION 2
 
 /* One file being loaded: its verdicts and records, committed at the end. */
 struct loader {
@@ -629,6 +632,71 @@ load_settings(struct leakgate_verdict *v,
     return rc;
 }
 
+/* Version 2's peak keys (absent: not measured, no limit). */
+static int
+load_peak(struct leakgate_verdict *v,
+          struct loader *ld,
+          const struct leakgate_json *rec)
+{
+    struct leakgate_policy_settings *s = &v->settings;
+    int64_t peak = 0, allocs = 0, limit = 0, line = 0, level = 0;
+    bool no_peak = true, no_limit = true;
+    const char *from = NULL;
+    const struct leakgate_json *arr = NULL;
+    int rc = get_int(&peak, &no_peak, ld, rec, "peak_bytes");
+
+    if (rc == 0)
+        rc = get_int(&allocs, &(bool){false}, ld, rec, "allocations");
+    if (rc == 0)
+        rc = get_int(&limit, &no_limit, ld, rec, "peak_limit");
+    if (rc == 0)
+        rc = get_int(&line, &(bool){false}, ld, rec, "peak_limit_line");
+    if (rc == 0)
+        rc = get_int(&level, &(bool){false}, ld, rec, "peak_level");
+    if (rc == 0)
+        rc = get_bool(&v->peak_over, ld, rec, "peak_over", false);
+    if (rc == 0) {
+        const struct leakgate_json *f =
+            leakgate_json__get(rec, "peak_limit_from");
+
+        if (f && f->type == LEAKGATE_JSON_STRING)
+            from = f->text;
+        else if (f && f->type != LEAKGATE_JSON_NULL)
+            rc = wrong_type(ld, f, "peak_limit_from", "a string or null");
+    }
+    if (rc == 0)
+        rc = get_array(&arr, ld, rec, "peak_stacks", false);
+    v->peak_known = !no_peak;
+    v->peak_bytes = peak > 0 ? (uint64_t)peak : 0;
+    v->allocations = allocs > 0 ? (uint64_t)allocs : 0;
+    v->peak_level = level > 0 ? (uint64_t)level : 0;
+    s->peak_limited = !no_limit;
+    s->peak_limit = limit > 0 ? (uint64_t)limit : 0;
+    s->peak_entry = NULL;
+    if (rc == 0 && from && strcmp(from, "tests") == 0)
+        s->peak_entry = s->test_entry;
+    else if (rc == 0 && from && strcmp(from, "suites") == 0)
+        s->peak_entry = s->suite_entry;
+    else if (rc == 0 && from && strcmp(from, "defaults") == 0) {
+        struct leakgate_config_entry *e = leakgate_util__calloc(1, sizeof *e);
+
+        if (!own(ld, e))
+            return no_memory(ld);
+        e->line = line > 0 && line <= UINT32_MAX ? (unsigned int)line : 0;
+        s->peak_entry = e;
+    }
+    if (rc < 0 || !arr || arr->n == 0)
+        return rc;
+    v->peak_stacks = leakgate_util__calloc(arr->n, sizeof *v->peak_stacks);
+    if (!v->peak_stacks)
+        return no_memory(ld);
+    for (size_t i = 0; i < arr->n && rc == 0; i++) {
+        v->npeak_stacks = i + 1;
+        rc = load_stack(&v->peak_stacks[i], ld, &arr->items[i]);
+    }
+    return rc;
+}
+
 static int
 load_policy(struct leakgate_verdict *v,
             const struct loader *ld,
@@ -767,6 +835,8 @@ load_record(struct leakgate_verdict *v,
     if (rc == 0)
         rc = load_policy(v, ld, rec);
     if (rc == 0)
+        rc = load_peak(v, ld, rec);
+    if (rc == 0)
         rc = opt_string(&v->not_judged_why, ld, rec, "not_judged_why");
     if (rc == 0)
         rc = opt_string(&v->ended, ld, rec, "ended");
@@ -804,10 +874,10 @@ check_header(const struct loader *ld, const struct leakgate_json *root)
         return fail(ld, root, "missing 'version'");
     if (!leakgate_json__int(&version, ver))
         return wrong_type(ld, ver, "version", "an integer");
-    if (version != RESULTS_VERSION)
+    if (version < 1 || version > RESULTS_VERSION)
         return fail(ld, ver,
                     "unsupported results version %" PRId64
-                    " (this leakgate reads version %d)",
+                    " (this leakgate reads versions 1 to %d)",
                     version, RESULTS_VERSION);
     return 0;
 }

@@ -173,7 +173,7 @@ static const char *const replaced[] = {
     "LD_PRELOAD=",      "LEAKGATE_RUN_",        "LEAKGATE_THRESHOLDS=",
     "LEAKGATE_FILTER=", "LEAKGATE_REPORT_DIR=", "LEAKGATE_JUNIT=",
     "LEAKGATE_JSON=",   "LEAKGATE_SLACK=",      "LEAKGATE_TIGHTEN=",
-    "LEAKGATE_EXACT=",  "LEAKGATE_REPLAY=",
+    "LEAKGATE_EXACT=",  "LEAKGATE_REPLAY=",     "LEAKGATE_PEAK_LIMIT=",
 };
 
 static bool
@@ -232,6 +232,7 @@ env_gate(struct leakgate_run_envp *e,
     env_add(e, "LEAKGATE_FILTER=", o->filter);
     env_add(e, "LEAKGATE_REPORT_DIR=", o->report_dir);
     env_add(e, "LEAKGATE_SLACK=", o->slack);
+    env_add(e, "LEAKGATE_PEAK_LIMIT=", o->peak_limit);
     if (o->tighten)
         env_add(e, "LEAKGATE_TIGHTEN=", "1");
     if (o->exact)

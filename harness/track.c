@@ -15,6 +15,7 @@
 #include <errno.h>
 #include <malloc.h>
 #include <sched.h>
+#include <limits.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -119,8 +120,72 @@ used_slots(void)
 }
 
 /* Read by the wrappers on every allocation and free (track_hot.h). */
-atomic_bool leakgate_track__on;      /* a window is open: record */
-atomic_bool leakgate_track__erasing; /* erase (on, and while end counts) */
+atomic_bool leakgate_track__on;       /* a window is open: record */
+atomic_bool leakgate_track__erasing;  /* erase (on, and while end counts) */
+atomic_bool leakgate_track__metering; /* the peak meter counts */
+
+struct leakgate_track__meter_state leakgate_track__meter = {.trigger =
+                                                                LLONG_MAX};
+
+/* The meter's trigger: who to call, and a guard against a second thread
+ * (or the trigger's own work) calling it again meanwhile. */
+static struct {
+    leakgate_track_trigger_fn fn;
+    void *payload;
+    atomic_flag busy;
+} trigger = {NULL, NULL, ATOMIC_FLAG_INIT};
+
+void
+leakgate_track__meter_start(const struct leakgate_track_meter *from)
+{
+    struct leakgate_track__meter_state *m = &leakgate_track__meter;
+
+    atomic_store(&m->live, from ? from->live : 0);
+    atomic_store(&m->peak, from ? (long long)from->peak : 0);
+    atomic_store(&m->allocs, from ? from->allocs : 0);
+    atomic_store(&leakgate_track__metering, true);
+}
+
+void
+leakgate_track__meter_stop(struct leakgate_track_meter *out)
+{
+    struct leakgate_track__meter_state *m = &leakgate_track__meter;
+    long long peak;
+
+    atomic_store(&leakgate_track__metering, false);
+    atomic_store(&m->trigger, LLONG_MAX);
+    peak = atomic_load(&m->peak);
+    out->live = atomic_load(&m->live);
+    out->peak = peak > 0 ? (uint64_t)peak : 0;
+    out->allocs = atomic_load(&m->allocs);
+}
+
+void
+leakgate_track__meter_arm(long long at,
+                          leakgate_track_trigger_fn fn,
+                          void *payload)
+{
+    if (fn) {
+        trigger.fn = fn;
+        trigger.payload = payload;
+    }
+    atomic_store(&leakgate_track__meter.trigger, at > 0 ? at : LLONG_MAX);
+}
+
+void
+leakgate_track__meter_fire(long long live)
+{
+    long long at;
+
+    if (atomic_flag_test_and_set(&trigger.busy))
+        return; /* another thread is at it; or this one, from within */
+    at = atomic_load(&leakgate_track__meter.trigger);
+    if (live >= at && trigger.fn &&
+        atomic_load_explicit(&leakgate_track__metering, memory_order_relaxed))
+        leakgate_track__meter_arm(trigger.fn(live, trigger.payload), NULL,
+                                  NULL);
+    atomic_flag_clear(&trigger.busy);
+}
 
 static void *
 map_zeroed(size_t bytes, bool reserve_only)

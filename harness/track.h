@@ -159,4 +159,33 @@ void leakgate_track__watch_clear(void);
 /* The wrappers' side: a is being freed or moved while watching. */
 void leakgate_track__watch_free(uintptr_t a);
 
+/*
+ * Meter: the window's peak of live heap bytes above its start, all
+ * threads, in jemalloc's usable sizes, and how many allocations it made.
+ * The wrappers count every allocation, resize and free while it is on,
+ * frees of objects older than the window too (they lower the level).
+ * Global atomic counters: a few nanoseconds per call.  Cannot fail.
+ */
+struct leakgate_track_meter {
+    int64_t live;    /* bytes above the window's start now */
+    uint64_t peak;   /* the highest live (0: it never rose) */
+    uint64_t allocs; /* allocations and resizes */
+};
+/* Count from `from` (a piece of a window that was stopped; NULL: a new
+ * window, all zero). */
+void leakgate_track__meter_start(const struct leakgate_track_meter *from);
+/* Stop counting (and disarm the trigger); where it stands. */
+void leakgate_track__meter_stop(struct leakgate_track_meter *out);
+/*
+ * Trigger: when the level reaches `at` bytes (> 0; else disarmed), the
+ * allocating thread calls fn(level, payload) from inside the allocation
+ * wrapper, once at a time; fn returns the next level to trigger at (0:
+ * none).  fn must not allocate (it may dump a profile).  fn NULL keeps
+ * the last one.  Disarmed by leakgate_track__meter_stop().
+ */
+typedef long long (*leakgate_track_trigger_fn)(long long level, void *payload);
+void leakgate_track__meter_arm(long long at,
+                               leakgate_track_trigger_fn fn,
+                               void *payload);
+
 #endif

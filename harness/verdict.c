@@ -8,6 +8,7 @@
  */
 #include "verdict.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #include "util.h"
@@ -77,6 +78,9 @@ leakgate_verdict__free(struct leakgate_verdict *v)
     for (size_t i = 0; v->stacks && i < v->nstacks; i++)
         free_stack(&v->stacks[i]);
     leakgate_util__free(v->stacks);
+    for (size_t i = 0; v->peak_stacks && i < v->npeak_stacks; i++)
+        free_stack(&v->peak_stacks[i]);
+    leakgate_util__free(v->peak_stacks);
     for (size_t i = 0; v->notes && i < v->nnotes; i++)
         free_note(&v->notes[i]);
     leakgate_util__free(v->notes);
@@ -98,6 +102,26 @@ leakgate_verdict__free(struct leakgate_verdict *v)
     leakgate_util__free(v->picture_note);
     leakgate_util__free(v->ended);
     leakgate_util__free(v);
+}
+
+const char *
+leakgate_verdict__peak_source(const struct leakgate_verdict *v,
+                              const char *thresholds_path,
+                              char *buf,
+                              size_t size)
+{
+    const struct leakgate_config_entry *e = v->settings.peak_entry;
+    const char *file = thresholds_path ? thresholds_path : "thresholds file";
+
+    if (!e)
+        snprintf(buf, size, "--peak-limit/LEAKGATE_PEAK_LIMIT");
+    else if (!e->pattern)
+        snprintf(buf, size, "defaults.peak_limit, %s:%u", file, e->line);
+    else
+        snprintf(buf, size, "%s \"%s\" peak_limit, %s:%u",
+                 e == v->settings.test_entry ? "tests" : "suites", e->pattern,
+                 file, e->line);
+    return buf;
 }
 
 bool

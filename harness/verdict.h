@@ -98,7 +98,32 @@ struct leakgate_verdict {
     struct leakgate_diff *held; /* ... what it left, by stack (owned) */
     uint64_t held_bytes; /* SUITE_END: what it left that later tests or */
     uint64_t held_objs;  /* the suite cleanup freed (the fixture's) */
+    /* The peak meter (track.h, Meter): the highest live heap bytes above
+     * the window's start, all threads, and the allocations it made. */
+    bool peak_known;      /* measured (the allocation wrappers are in) */
+    uint64_t peak_bytes;  /* when peak_known */
+    uint64_t allocations; /* when peak_known */
+    bool peak_over;       /* peak_bytes > settings.peak_limit */
+    uint64_t peak_level;  /* the level at which peak_stacks were taken,
+                             0: none were (the window was not exact, or
+                             never reached its limit there) */
+    struct leakgate_vstack *peak_stacks; /* what held the most bytes at
+                                            peak_level, bytes descending
+                                            (owned) */
+    size_t npeak_stacks;
 };
+
+/* At most this many peak stacks are kept (the largest). */
+#define LEAKGATE_PEAK_STACKS_MAX 10
+
+/* The text that names where v's peak_limit came from, as the report names
+ * a stack_limit's: `tests "PATTERN" peak_limit, FILE:LINE`, `suites ...`,
+ * `defaults.peak_limit, FILE:LINE` or `--peak-limit/LEAKGATE_PEAK_LIMIT`.
+ * Written into buf (size > 0); returns buf. */
+const char *leakgate_verdict__peak_source(const struct leakgate_verdict *v,
+                                          const char *thresholds_path,
+                                          char *buf,
+                                          size_t size);
 
 /* "exact", "fast pass", "exact re-run", "exact replay", "suite window",
  * "suite end" (results JSON). */

@@ -131,13 +131,15 @@ struct leakgate_gate_options {
     const char *slack;           /**< --slack: "25%" or a size; NULL: 25% */
     int exact; /**< --exact: every window exact from the start (no fast
                     first pass, see leakgate_gate_begin_fast()) */
+    const char *peak_limit; /**< --peak-limit: a size, the defaults'
+                                 peak_limit; NULL: the file's */
 };
 
 /** Static initializer for struct leakgate_gate_options. */
 #define LEAKGATE_GATE_OPTIONS_INIT                                             \
     {                                                                          \
         LEAKGATE_GATE_OPTIONS_VERSION, NULL, NULL, NULL, NULL, NULL, 0, 0, 0,  \
-            0, -1, 0, NULL, 0                                                  \
+            0, -1, 0, NULL, 0, NULL                                            \
     }
 
 /**

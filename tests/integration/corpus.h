@@ -20,6 +20,7 @@ void corpus_register_clean(void);
 void corpus_register_real(void);
 void corpus_register_once(void);
 void corpus_register_held(void);
+void corpus_register_peak(void);
 
 /* corpus_runs.c: count each test function's runs in this process (parity
  * checks).  Wrap before the run; 0 on success, -1 without a registry or

@@ -30,6 +30,7 @@ main(int argc, char **argv)
     corpus_register_real();
     corpus_register_once();
     corpus_register_held();
+    corpus_register_peak();
     corpus_register_clean();
     if (counting && corpus_runs_wrap() != 0)
         return 3;

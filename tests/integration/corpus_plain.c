@@ -25,6 +25,7 @@ main(void)
     corpus_register_real();
     corpus_register_once();
     corpus_register_held();
+    corpus_register_peak();
     corpus_register_clean();
     if (corpus_runs_wrap() != 0) {
         CU_cleanup_registry();

@@ -166,6 +166,27 @@ test_config__every_key(void)
     leakgate_config__free(cfg);
 }
 
+/* peak_limit: a size or ~ under defaults, suites and tests. */
+static void
+test_config__peak_limit(void)
+{
+    struct leakgate_config *cfg =
+        parse_ok("version: 1\ndefaults:\n  peak_limit: 8 MiB\nsuites:\n"
+                 "  s:\n    peak_limit: ~\ntests:\n  s/t:\n"
+                 "    peak_limit: 100\n");
+
+    CU_ASSERT_PTR_NOT_NULL_FATAL(cfg);
+    CU_ASSERT(cfg->defaults.has_peak_limit && !cfg->defaults.peak_unlimited);
+    CU_ASSERT_EQUAL(cfg->defaults.peak_limit, 8 * MIB);
+    CU_ASSERT_EQUAL_FATAL(cfg->nsuites, 1);
+    CU_ASSERT(cfg->suites[0].has_peak_limit && cfg->suites[0].peak_unlimited);
+    CU_ASSERT_EQUAL_FATAL(cfg->ntests, 1);
+    CU_ASSERT(cfg->tests[0].has_peak_limit);
+    CU_ASSERT_EQUAL(cfg->tests[0].peak_limit, 100);
+    CU_ASSERT_FALSE(cfg->tests[0].has_stack_limit);
+    leakgate_config__free(cfg);
+}
+
 static void
 test_config__minimal_and_null_sections(void)
 {
@@ -282,6 +303,12 @@ test_config__bad_sizes(void)
         {"version: 1\ndefaults:\n  stack_limit: 4 KB B\n", LEAKGATE_ECONFIG,
          NAME ":3:16: invalid size '4 KB B' for 'stack_limit' (expected "
               "bytes, or a number and one of B, KiB, MiB, GiB, KB, MB, GB)"},
+        {"version: 1\ntests:\n  a/b:\n    peak_limit: 2 parsecs\n",
+         LEAKGATE_ECONFIG,
+         NAME ":4:17: invalid size '2 parsecs' for 'peak_limit' (expected "
+              "bytes, or a number and one of B, KiB, MiB, GiB, KB, MB, GB)"},
+        {"version: 1\nsuites:\n  s:\n    peak_limit: [1]\n", LEAKGATE_ECONFIG,
+         NAME ":4:17: expected a size for 'peak_limit', got a sequence"},
         {"version: 1\ndefaults:\n  total_limit: -1\n", LEAKGATE_ECONFIG,
          NAME ":3:16: invalid size '-1' for 'total_limit' (expected "
               "bytes, or a number and one of B, KiB, MiB, GiB, KB, MB, GB)"},
@@ -298,7 +325,7 @@ test_config__bad_sizes(void)
          NAME ":3:16: expected a size for 'stack_limit', got a sequence"},
         {"version: 1\ndefaults:\n  stack_limit: ~\n", LEAKGATE_ECONFIG,
          NAME ":3:16: expected a size for 'stack_limit', got null (only "
-              "total_limit may be ~)"},
+              "total_limit and peak_limit may be ~)"},
         {"version: 1\ndefaults:\n  total_limit: {}\n", LEAKGATE_ECONFIG,
          NAME ":3:16: expected a size for 'total_limit', got a mapping"},
     };
@@ -408,7 +435,8 @@ test_config__unknown_keys(void)
               "allocators)"},
         {"version: 1\ndefaults: {x: 1}\n", LEAKGATE_ECONFIG,
          NAME ":2:12: unknown key 'x' in defaults (valid keys: scope, "
-              "stack_limit, total_limit, warmup, repeat, settle, rerun)"},
+              "stack_limit, total_limit, peak_limit, warmup, repeat, settle, "
+              "rerun)"},
     };
 
     CHECK_ERRORS(cases);
@@ -888,6 +916,7 @@ const struct unit_case unit_cases[] = {
     {"test_config__bad_sizes", test_config__bad_sizes},
     {"test_config__quoted_null_is_text", test_config__quoted_null_is_text},
     {"test_config__warmup_and_scope", test_config__warmup_and_scope},
+    {"test_config__peak_limit", test_config__peak_limit},
     {"test_config__unknown_keys", test_config__unknown_keys},
     {"test_config__wrong_types", test_config__wrong_types},
     {"test_config__required_keys", test_config__required_keys},

@@ -59,6 +59,34 @@ test_policy__resolve_without_config(void)
     leakgate_config__free(empty);
 }
 
+/* peak_limit: most specific wins; ~ turns it off; none: not limited. */
+static void
+test_policy__resolve_peak_limit(void)
+{
+    struct leakgate_config *cfg = load("version: 1\ndefaults:\n"
+                                       "  peak_limit: 1 MiB\n"
+                                       "suites:\n"
+                                       "  big: {peak_limit: 64 MiB}\n"
+                                       "  free: {peak_limit: ~}\n"
+                                       "tests:\n"
+                                       "  'big/huge': {peak_limit: 1 GiB}\n");
+    struct leakgate_policy_settings s = resolve(cfg, "s", "t");
+
+    CU_ASSERT(s.peak_limited);
+    CU_ASSERT_EQUAL(s.peak_limit, 1 << 20);
+    CU_ASSERT_PTR_EQUAL(s.peak_entry, &cfg->defaults);
+    s = resolve(cfg, "big", "t");
+    CU_ASSERT_EQUAL(s.peak_limit, 64 << 20);
+    CU_ASSERT_PTR_EQUAL(s.peak_entry, s.suite_entry);
+    s = resolve(cfg, "big", "huge");
+    CU_ASSERT_EQUAL(s.peak_limit, 1 << 30);
+    CU_ASSERT_PTR_EQUAL(s.peak_entry, s.test_entry);
+    s = resolve(cfg, "free", "t");
+    CU_ASSERT_FALSE(s.peak_limited);
+    CU_ASSERT_FALSE(resolve(NULL, "s", "t").peak_limited);
+    leakgate_config__free(cfg);
+}
+
 static void
 test_policy__resolve_defaults(void)
 {
@@ -461,6 +489,7 @@ const struct unit_case unit_cases[] = {
     {"test_policy__resolve_without_config",
      test_policy__resolve_without_config},
     {"test_policy__resolve_defaults", test_policy__resolve_defaults},
+    {"test_policy__resolve_peak_limit", test_policy__resolve_peak_limit},
     {"test_policy__suites_match_suite_name",
      test_policy__suites_match_suite_name},
     {"test_policy__most_specific_wins", test_policy__most_specific_wins},

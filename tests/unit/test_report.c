@@ -1161,7 +1161,7 @@ test_report__junit_escaping(void)
 static const char json_script[] =
     "import json, sys\n"
     "d = json.load(open(sys.argv[1], encoding='utf-8'))\n"
-    "assert d['format'] == 'leakgate-results' and d['version'] == 1\n"
+    "assert d['format'] == 'leakgate-results' and d['version'] == 2\n"
     "e = d['environment']\n"
     "assert e['jemalloc_version'] == '5.3.0-0-g54eaed1d', e\n"
     "assert e['report_dir'] is None and e['build_id'] == '1a2b3c', e\n"
@@ -1210,7 +1210,7 @@ test_report__json(void)
     json = leakgate_report__json(r.all, 4, &r.fail.env);
     CU_ASSERT_PTR_NOT_NULL_FATAL(json);
     CU_ASSERT(contains(json, "{\n  \"format\": \"leakgate-results\",\n"
-                             "  \"version\": 1,\n"));
+                             "  \"version\": 2,\n"));
     CU_ASSERT(contains(json, "\"total_limit\": null,"));
     CU_ASSERT(contains(json, "\"pcs\": [\n"));
     if (!have("command -v python3")) {

@@ -159,9 +159,9 @@ test_results__malformed_documents(void)
                    "\"leakgate-results\"");
     expect_refused("{\"format\": \"leakgate-results\"}",
                    "r.json:1:1: missing 'version'");
-    expect_refused("{\"format\": \"leakgate-results\",\n \"version\": 2}",
-                   "r.json:2:2: unsupported results version 2 (this "
-                   "leakgate reads version 1)");
+    expect_refused("{\"format\": \"leakgate-results\",\n \"version\": 3}",
+                   "r.json:2:2: unsupported results version 3 (this "
+                   "leakgate reads versions 1 to 2)");
     expect_refused("{\"format\": \"leakgate-results\", \"version\": \"1\"}",
                    "r.json:1:32: 'version' must be an integer, got a string");
     expect_refused("{\"format\": \"leakgate-results\", \"version\": 1}",

@@ -309,6 +309,55 @@ test_track__threads(void)
     }
 }
 
+/* The peak meter: allocations raise the level, frees (older objects'
+ * too) lower it, resizes count their new size; the trigger fires at its
+ * level, once at a time, and re-arms where it says. */
+static long long fired_at[8];
+static int nfired;
+
+static long long
+note_fire(long long level, void *payload)
+{
+    (void)payload;
+    if (nfired < 8)
+        fired_at[nfired++] = level;
+    return level + (1 << 20);
+}
+
+static void
+test_track__meter(void)
+{
+    struct leakgate_track_meter m;
+    void *volatile older = malloc(1 << 20);
+    void *volatile a, *volatile b;
+
+    must_install();
+    CU_ASSERT_PTR_NOT_NULL_FATAL(older);
+    nfired = 0;
+    leakgate_track__meter_start(NULL);
+    leakgate_track__meter_arm(3 << 20, note_fire, NULL);
+    a = malloc(2 << 20);     /* level 2 MiB */
+    b = malloc(1 << 20);     /* 3 MiB: fires, next at 4 MiB */
+    free(older);             /* 2 MiB */
+    a = realloc(a, 3 << 20); /* 3 MiB */
+    free(b);                 /* 2 MiB */
+    free(a);                 /* -1 MiB: older was freed */
+    leakgate_track__meter_stop(&m);
+    CU_ASSERT_EQUAL(m.peak, 3 << 20);
+    CU_ASSERT_EQUAL(m.live, -(1 << 20));
+    CU_ASSERT_EQUAL(m.allocs, 3);
+    CU_ASSERT_EQUAL(nfired, 1);
+    CU_ASSERT_EQUAL(fired_at[0], 3 << 20);
+    /* stopped: nothing counts; started again from where it stood */
+    a = malloc(4 << 20);
+    leakgate_track__meter_start(&m);
+    free(a); /* an object from before the start: lower still */
+    leakgate_track__meter_stop(&m);
+    CU_ASSERT_EQUAL(m.peak, 3 << 20);
+    CU_ASSERT_EQUAL(m.live, -(5 << 20));
+    CU_ASSERT_EQUAL(nfired, 1);
+}
+
 /* Threads again, now warmed up (glibc's per-thread state exists): the
  * count is exact. */
 static void
@@ -379,4 +428,5 @@ const struct unit_case unit_cases[] = {
     {"threads", test_track__threads},
     {"threads_exact", test_track__threads_exact},
     {"forget", test_track__forget},
+    {"meter", test_track__meter},
     {NULL, NULL}};
