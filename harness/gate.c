@@ -819,8 +819,11 @@ hint_shared_fixture(struct leakgate_gate *gate, struct leakgate_verdict *sv)
         const struct leakgate_verdict *tv = gate->verdicts[i];
 
         /* Freed in the suite window (exact), or watched objects of its
-         * fast pass freed by later tests or the cleanup. */
+         * fast pass freed by later tests or the cleanup; not a test that
+         * failed only its peak limit. */
         if (tv->status != LEAKGATE_STATUS_FAIL ||
+            (tv->peak_over && tv->policy.nover == 0 && !tv->policy.total_over &&
+             tv->first_objs == 0) ||
             strcmp(tv->suite, sv->suite) != 0 ||
             (!released_by(tv, sv) &&
              !leakgate_track__watch_released(tv->watch_id)))

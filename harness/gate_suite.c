@@ -221,6 +221,15 @@ carry_over(struct leakgate_verdict *v, struct leakgate_verdict *w)
     v->first_bytes = w->first_bytes;
     v->first_objs = w->first_objs;
     v->watch_id = w->watch_id;
+    /* The peak is its own window's (the suite's end measures no peak). */
+    v->peak_known = w->peak_known;
+    v->peak_bytes = w->peak_bytes;
+    v->allocations = w->allocations;
+    v->peak_over = w->peak_over;
+    if (v->peak_over && v->status == LEAKGATE_STATUS_PASS) {
+        v->status = LEAKGATE_STATUS_FAIL;
+        v->policy.failed = true;
+    }
 }
 
 static int

@@ -607,8 +607,12 @@ text_peak(struct text *t, const struct leakgate_verdict *v)
                          "%s B",
                          group_u(num, v->settings.peak_limit, false));
     if (v->npeak_stacks == 0) {
-        leakgate_buf__puts(t->b, "; no stacks: the exact measurement did not "
-                                 "reach the limit again\n");
+        leakgate_buf__puts(
+            t->b, v->how == LEAKGATE_MEASURED_SUITE_END
+                      ? "; no stacks: a test of a `scope: suite` suite is "
+                        "measured by the fast pass only\n"
+                      : "; no stacks: the exact measurement did not reach "
+                        "the limit again\n");
         return;
     }
     leakgate_buf__printf(t->b, "; at %s B these stacks held the most:\n",
@@ -781,6 +785,8 @@ static void
 text_fast(struct text *t, const struct leakgate_verdict *v)
 {
     if (v->how == LEAKGATE_MEASURED_SUITE_END) {
+        if (v->policy.nover == 0 && !v->policy.total_over)
+            return; /* failed its peak only */
         leakgate_buf__puts(t->b, "  scope: suite: allocated by this test and "
                                  "still live after the suite cleanup (every "
                                  "allocation's stack recorded)\n");
