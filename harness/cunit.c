@@ -203,12 +203,14 @@ report_verdict(const leakgate_verdict *v)
 static bool
 take_verdict(struct wtest *wt, const leakgate_verdict *v)
 {
-    if (wt && v && leakgate_verdict_waits_for_replay(v)) {
-        wt->awaiting = true;
-        return false;
-    }
+    /* Its suite's end first: a held test over its peak limit waits for
+     * both, and its suite's end says whether the replay comes first. */
     if (wt && v && leakgate_verdict_waits_for_suite(v)) {
         wt->suite_wait = true;
+        return false;
+    }
+    if (wt && v && leakgate_verdict_waits_for_replay(v)) {
+        wt->awaiting = true;
         return false;
     }
     return report_verdict(v);
@@ -386,7 +388,7 @@ leakgate_cunit_setup(void)
         leakgate_cunit_warmup(wt);
         /* A replay measures only the tests it replays. */
         if (leakgate_gate_measures(run.gate, suite, test)) {
-            if (wt->ws->suite_scope)
+            if (wt->ws->suite_scope && !leakgate_gate_in_replay(run.gate))
                 rc = leakgate_gate_begin_held(run.gate, suite, test);
             else if (wt->rerun && !repeats(wt))
                 rc = leakgate_gate_begin_fast(run.gate, suite, test);
@@ -548,12 +550,18 @@ judge_held(struct wsuite *ws)
                "judging a scope: suite suite");
     for (size_t i = 0; i < run.ntests; i++) {
         struct wtest *wt = &run.tests[i];
+        const leakgate_verdict *v;
 
         if (wt->ws != ws || !wt->suite_wait)
             continue;
         wt->suite_wait = false;
-        if (report_verdict(leakgate_gate_verdict(run.gate, ws->suite->pName,
-                                                 wt->test->pName)))
+        v = leakgate_gate_verdict(run.gate, ws->suite->pName, wt->test->pName);
+        /* The stacks of its peak come with the replay: reported then. */
+        if (leakgate_verdict_waits_for_replay(v)) {
+            wt->awaiting = true;
+            continue;
+        }
+        if (report_verdict(v))
             count_replayed_failure(wt);
         if (hooks.revised)
             hooks.revised(ws->suite->pName, wt->test->pName, hooks.payload);
@@ -749,7 +757,9 @@ awaiting_names(char *out, size_t size, size_t n)
         const struct wtest *wt = &run.tests[i];
         int k;
 
-        if (!wt->awaiting)
+        if (!wt->awaiting &&
+            !leakgate_verdict_waits_for_replay(leakgate_gate_verdict(
+                run.gate, wt->ws->suite->pName, wt->test->pName)))
             continue;
         if (shown == 5) {
             snprintf(out + used, size - used, " and %zu more", n - shown);

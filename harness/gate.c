@@ -337,15 +337,15 @@ leakgate_gate__clock_stop(struct leakgate_gate *gate)
  * trigger at the limit: the allocation that takes the window over it
  * dumps the heap profile (a third dump target, from inside the wrapper,
  * where nothing of jemalloc's is held), and so does every allocation
- * that takes it another sixteenth higher; the last dump of a piece,
- * diffed with the piece's "before" dump, says which stacks held the
- * bytes at (within 1/16 of) the window's peak.
+ * that takes it another sixteenth (at least 256 B) higher; the last dump
+ * of a piece, diffed with the piece's "before" dump, says which stacks
+ * held the bytes at (within 1/16 or 256 B of) the window's peak.
  */
 static long long
 peak_trigger(long long level, void *payload)
 {
     struct leakgate_gate *gate = payload;
-    long long step = level / 16 > 4096 ? level / 16 : 4096;
+    long long step = level / 16 > 256 ? level / 16 : 256;
 
     if (leakgate_profile__dump(&gate->peak) == 0)
         gate->peak_dumped = level;
@@ -375,8 +375,8 @@ meter_piece_start(struct leakgate_gate *gate)
         at = (long long)(st->peak_limit < (uint64_t)LLONG_MAX
                              ? st->peak_limit + 1
                              : (uint64_t)LLONG_MAX);
-        if (s->peak_level > 0 && (long long)s->peak_level + 4096 > at)
-            at = (long long)s->peak_level + 4096;
+        if (s->peak_level > 0 && (long long)s->peak_level + 256 > at)
+            at = (long long)s->peak_level + 256;
         leakgate_track__meter_arm(at, peak_trigger, gate);
     }
     return 0;

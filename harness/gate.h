@@ -43,16 +43,18 @@ struct gate_scope {
     struct timespec t0;
     double seconds; /* measured time, pauses excluded */
     struct leakgate_policy_settings settings; /* resolved at open */
-    uint64_t start_live; /* live bytes when recording started */
-    bool fast;           /* a tracker window: no dumps (gate_fast.c) */
-    bool rerun;          /* the exact re-run of a fast window that grew */
-    bool tracking;       /* the tracker watches this exact re-run too */
-    bool watched;        /* ... and it did: second is valid */
-    bool first_unknown;  /* the fast run's table could not grow */
-    bool held;           /* a test of a `scope: suite` suite: what it
-                            leaves is judged at the suite's end */
-    bool fast_stacks;    /* acc holds the stacks of what the fast window
-                            left (track_stacks.c): trusted only to pass */
+    uint64_t start_live;     /* live bytes when recording started */
+    bool fast;               /* a tracker window: no dumps (gate_fast.c) */
+    bool rerun;              /* the exact re-run of a fast window that grew */
+    bool tracking;           /* the tracker watches this exact re-run too */
+    bool watched;            /* ... and it did: second is valid */
+    bool first_unknown;      /* the fast run's table could not grow */
+    bool held;               /* a test of a `scope: suite` suite: what it
+                                leaves is judged at the suite's end */
+    bool peak_stacks_wanted; /* held, over its peak limit: a replay of the
+                                test gives the stacks of its peak */
+    bool fast_stacks;        /* acc holds the stacks of what the fast window
+                                left (track_stacks.c): trusted only to pass */
     struct leakgate_track_result first;  /* what the fast run left */
     struct leakgate_track_result second; /* what the exact re-run left */
     bool metered;                        /* the peak meter ran (track.h) */

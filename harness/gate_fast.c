@@ -181,11 +181,14 @@ leakgate_gate__fast_stop(struct leakgate_gate *gate)
     s->first_unknown = rc < 0;
     /* Over its peak limit: an exact measurement names the stacks that
      * held the peak (a replay, as for a leak).  A test of a `scope:
-     * suite` suite is judged on its fast peak, without stacks (a replay
-     * measures its suite as one window). */
-    if (!s->aborted && !s->held && s->settings.peak_limited &&
-        s->meter.peak > s->settings.peak_limit)
-        return remember_growth(gate, rc < 0, &r);
+     * suite` suite that left objects is judged at its suite's end as
+     * always, on this peak; the replay only adds the stacks (replay.c). */
+    if (!s->aborted && s->settings.peak_limited &&
+        s->meter.peak > s->settings.peak_limit) {
+        if (!s->held || (rc == 0 && r.live_objs == 0))
+            return remember_growth(gate, rc < 0, &r);
+        s->peak_stacks_wanted = !gate->replay.child;
+    }
     if (s->held && rc < 0 && !s->aborted) {
         s->aborted = true;
         snprintf(s->aborted_why, sizeof s->aborted_why,

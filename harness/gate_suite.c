@@ -33,7 +33,9 @@
 int
 leakgate_gate_holds_tests(const leakgate_gate *gate)
 {
-    return gate && leakgate_track__installed() && !gate->replay.child ? 1 : 0;
+    /* In a replay too: a listed test of such a suite gets an exact window
+     * of its own (the CUnit glue), for the stacks of its peak. */
+    return gate && leakgate_track__installed() ? 1 : 0;
 }
 
 int
@@ -97,6 +99,7 @@ leakgate_gate__hold(struct leakgate_gate *gate,
     v->watch_id = owner;
     v->held = held;
     v->suite_wait = judged;
+    v->needs_replay = v->peak_replay = s->peak_stacks_wanted && judged;
     if (!v->not_judged_why) {
         leakgate_verdict__free(v);
         return leakgate_error__set(LEAKGATE_ENOMEM, "verdict");
@@ -226,6 +229,13 @@ carry_over(struct leakgate_verdict *v, struct leakgate_verdict *w)
     v->peak_bytes = w->peak_bytes;
     v->allocations = w->allocations;
     v->peak_over = w->peak_over;
+    v->needs_replay = w->needs_replay;
+    v->peak_replay = w->peak_replay;
+    v->peak_stacks = w->peak_stacks;
+    v->npeak_stacks = w->npeak_stacks;
+    v->peak_level = w->peak_level;
+    w->peak_stacks = NULL;
+    w->npeak_stacks = 0;
     if (v->peak_over && v->status == LEAKGATE_STATUS_PASS) {
         v->status = LEAKGATE_STATUS_FAIL;
         v->policy.failed = true;

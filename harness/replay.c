@@ -330,15 +330,15 @@ find_bias(struct dl_phdr_info *info, size_t size, void *payload)
  * window's hints).  A frame whose module is not loaded here keeps its pc.
  */
 static void
-relocate(struct leakgate_verdict *x)
+relocate_stacks(struct leakgate_vstack *stacks, size_t nstacks)
 {
     char exe[PATH_MAX];
     ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
     struct bias_lookup b = {NULL, exe, 0, false};
 
     exe[n > 0 ? n : 0] = '\0';
-    for (size_t i = 0; i < x->nstacks; i++) {
-        struct leakgate_vstack *s = &x->stacks[i];
+    for (size_t i = 0; i < nstacks; i++) {
+        struct leakgate_vstack *s = &stacks[i];
 
         for (size_t k = 0; k < s->nframes; k++) {
             struct leakgate_frame *f = &s->frames[k];
@@ -366,6 +366,41 @@ relocate(struct leakgate_verdict *x)
 
 /* Swap the replay's verdict into the gate; the gate's own notes (the
  * assertions of the first run) stay with the test. */
+static void
+relocate(struct leakgate_verdict *x)
+{
+    relocate_stacks(x->stacks, x->nstacks);
+    relocate_stacks(x->peak_stacks, x->npeak_stacks);
+}
+
+/* The replay measured a `scope: suite` test for the stacks of its peak:
+ * they join the verdict, which its suite's end gave (or will give). */
+static void
+take_peak_stacks(struct leakgate_gate *gate,
+                 struct leakgate_verdict *v,
+                 struct leakgate_verdict *x)
+{
+    char *text;
+
+    v->needs_replay = false;
+    v->peak_replay = false;
+    if (x->npeak_stacks == 0)
+        return;
+    relocate(x);
+    v->peak_stacks = x->peak_stacks;
+    v->npeak_stacks = x->npeak_stacks;
+    v->peak_level = x->peak_level;
+    x->peak_stacks = NULL;
+    x->npeak_stacks = 0;
+    if (v->status != LEAKGATE_STATUS_FAIL)
+        return;
+    text = leakgate_report__text(v, &gate->env, false);
+    if (text) {
+        leakgate_util__free(v->report);
+        v->report = text;
+    }
+}
+
 static void
 take_verdict(struct leakgate_gate *gate,
              size_t i,
@@ -490,7 +525,9 @@ take_results(struct leakgate_gate *gate,
         if (!gate->verdicts[i]->needs_replay)
             continue;
         x = loaded_verdict(r, gate->verdicts[i]);
-        if (x) {
+        if (x && gate->verdicts[i]->peak_replay) {
+            take_peak_stacks(gate, gate->verdicts[i], x);
+        } else if (x) {
             take_verdict(gate, i, r, x);
         } else if (missing++ == 0) {
             first = gate->verdicts[i]->name;

@@ -92,6 +92,9 @@ struct leakgate_verdict {
     uint64_t first_bytes; /* RERUN, REPLAY: what the fast pass left */
     uint64_t first_objs;
     bool needs_replay;   /* NOT_JUDGED until a replay measures it */
+    bool peak_replay;    /* needs_replay for its peak stacks only (a test of
+                            a `scope: suite` suite): the replay's window
+                            gives them, the verdict stays this one */
     bool rerun_declined; /* replayed because it could not be re-run */
     uint32_t watch_id;   /* what its fast pass left is watched (track.h) */
     bool suite_wait;     /* SUITE_END: NOT_JUDGED until its suite is over */
