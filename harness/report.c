@@ -996,6 +996,8 @@ suggestion_init(struct suggestion *sg, const struct leakgate_verdict *v)
         per[i] = v->stacks[i].judgement;
     ok = ok &&
          leakgate_thresholds__need_window(&sg->need, v, per, &v->policy, NULL);
+    if (ok && v->peak_over)
+        leakgate_thresholds__need_peak(&sg->need, v->peak_bytes);
     leakgate_util__free(per);
     return ok;
 }
@@ -1003,7 +1005,8 @@ suggestion_init(struct suggestion *sg, const struct leakgate_verdict *v)
 static bool
 need_adds(const struct suggestion *sg)
 {
-    return sg->need.nrules > 0 || sg->need.set_stack || sg->need.set_total;
+    return sg->need.nrules > 0 || sg->need.set_stack || sg->need.set_total ||
+           sg->need.set_peak;
 }
 
 static void
@@ -1081,6 +1084,26 @@ yaml_rules(struct leakgate_buf *b, const struct suggestion *sg)
     yaml_carried_rules(b, sg);
 }
 
+/* The peak_limit that accepts the peak (the ratchet's: the peak plus
+ * headroom), else what a shadowed entry set. */
+static void
+yaml_peak(struct leakgate_buf *b, const struct suggestion *sg)
+{
+    const struct leakgate_config_entry *w = sg->shadowed ? sg->winner : NULL;
+    char num[32];
+
+    if (sg->need.set_peak) {
+        leakgate_buf__puts(b, "    peak_limit: ");
+        leakgate_yamledit__put_size(b, sg->need.peak_limit);
+        leakgate_buf__printf(b, "   # peak %s B + headroom\n",
+                             group_u(num, sg->need.peak_bytes, false));
+    } else if (w && w->has_peak_limit && w->peak_unlimited) {
+        leakgate_buf__puts(b, "    peak_limit: ~\n");
+    } else if (w && w->has_peak_limit) {
+        yaml_size(b, "peak_limit", w->peak_limit);
+    }
+}
+
 /* The limits of the entry: the measured growth where it was over, else
  * what a shadowed entry set. */
 static void
@@ -1102,6 +1125,7 @@ yaml_limits(struct leakgate_buf *b, const struct suggestion *sg)
                               "cannot have a rule\n");
     if (sg->need.set_stack || (w && w->has_stack_limit))
         yaml_size(b, "stack_limit", stack_limit);
+    yaml_peak(b, sg);
     if (w && w->has_warmup)
         leakgate_buf__printf(b, "    warmup: %u\n", w->warmup);
     if (w && w->scope != LEAKGATE_CONFIG_SCOPE_UNSET)

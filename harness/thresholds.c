@@ -15,6 +15,12 @@
  *   names the failure report suggests), or, without function names,
  *   raises the entry's stack_limit.  A total over its cap raises the
  *   entry's total_limit.
+ * - A peak over its peak_limit sets the target's peak_limit to the peak
+ *   plus headroom (leakgate_thresholds__peak_allowance()), the largest
+ *   such peak when several processes measured the window.  Only windows
+ *   that were over a peak_limit get one: a file without peak limits
+ *   stays without them (`peak_limit: 0` in defaults, or --peak-limit 0,
+ *   records every window's peak).
  *
  * New rules go after the entry's existing rules, which none of the
  * accepted stacks matched; in a new entry they go before the repeated
@@ -236,6 +242,17 @@ raise_rules(struct leakgate_yedits *e,
     }
 }
 
+/* "(peak 2,097,152 B + headroom)": why a peak_limit is what it is. */
+static const char *
+peak_note(char *out, size_t size, const struct target *t)
+{
+    char a[32];
+
+    snprintf(out, size, "(peak %s + headroom)",
+             leakgate_thresholds__bytes(a, 32, t->need.peak_bytes));
+    return out;
+}
+
 /* Set `key` (a size) in an entry: replace it when present, else add it. */
 static void
 set_limit(struct leakgate_yedits *e,
@@ -246,7 +263,8 @@ set_limit(struct leakgate_yedits *e,
           const char *key,
           bool had,
           uint64_t old,
-          uint64_t now)
+          uint64_t now,
+          const char *note)
 {
     const struct leakgate_ynode *cur = leakgate_yamledit__get(val, key, NULL);
     struct leakgate_buf src = LEAKGATE_BUF_INIT;
@@ -262,12 +280,14 @@ set_limit(struct leakgate_yedits *e,
     leakgate_buf__dispose(&src);
     line_start(rep, had ? "raised" : "added", st, entry);
     if (had)
-        leakgate_buf__printf(&rep->lines, "%s %s -> %s\n", key,
+        leakgate_buf__printf(&rep->lines, "%s %s -> %s", key,
                              leakgate_thresholds__bytes(a, 32, old),
                              leakgate_thresholds__bytes(b, 32, now));
     else
-        leakgate_buf__printf(&rep->lines, "%s %s\n", key,
+        leakgate_buf__printf(&rep->lines, "%s %s", key,
                              leakgate_thresholds__bytes(b, 32, now));
+    leakgate_buf__printf(&rep->lines, "%s%s\n", note ? " " : "",
+                         note ? note : "");
     rep->changes++;
 }
 
@@ -334,11 +354,18 @@ emit_existing(struct leakgate_yedits *e,
     raise_rules(e, rep, st, t, val);
     if (t->need.set_stack)
         set_limit(e, rep, st, en, val, "stack_limit", en->has_stack_limit,
-                  en->stack_limit, t->need.stack_limit);
+                  en->stack_limit, t->need.stack_limit, NULL);
     if (t->need.set_total)
         set_limit(e, rep, st, en, val, "total_limit",
                   en->has_total_limit && !en->total_unlimited, en->total_limit,
-                  t->need.total_limit);
+                  t->need.total_limit, NULL);
+    if (t->need.set_peak) {
+        char note[64];
+
+        set_limit(e, rep, st, en, val, "peak_limit",
+                  en->has_peak_limit && !en->peak_unlimited, en->peak_limit,
+                  t->need.peak_limit, peak_note(note, sizeof note, t));
+    }
     if (t->need.nrules == 0)
         return;
     seq = leakgate_yamledit__get(val, "stacks", NULL);
@@ -390,7 +417,8 @@ carry_settings(struct leakgate_ynode *map,
         if (v->kind != LEAKGATE_YNODE_SCALAR ||
             strcmp(k->text, "stacks") == 0 ||
             (t->need.set_stack && strcmp(k->text, "stack_limit") == 0) ||
-            (t->need.set_total && strcmp(k->text, "total_limit") == 0))
+            (t->need.set_total && strcmp(k->text, "total_limit") == 0) ||
+            (t->need.set_peak && strcmp(k->text, "peak_limit") == 0))
             continue;
         if (memchr(st->text + v->start, '\n', v->end - v->start))
             leakgate_yamledit__put_scalar(&src, v->text);
@@ -456,6 +484,9 @@ new_entry_frag(const struct leakgate_tstate *st, const struct target *t)
     if (t->need.set_total)
         leakgate_yamledit__frag_put(map, "total_limit",
                                     size_frag(t->need.total_limit));
+    if (t->need.set_peak)
+        leakgate_yamledit__frag_put(map, "peak_limit",
+                                    size_frag(t->need.peak_limit));
     rules = entry_rules(t);
     if (rules && rules->n == 0)
         leakgate_yamledit__frag_free(rules);
@@ -499,6 +530,16 @@ report_new_entry(struct leakgate_treport *rep,
         leakgate_buf__printf(
             &rep->lines, "total_limit %s\n",
             leakgate_thresholds__bytes(a, 32, t->need.total_limit));
+        rep->changes++;
+    }
+    if (t->need.set_peak) {
+        char note[64];
+
+        new_entry_line(rep, t);
+        leakgate_buf__printf(
+            &rep->lines, "peak_limit %s %s\n",
+            leakgate_thresholds__bytes(a, 32, t->need.peak_limit),
+            peak_note(note, sizeof note, t));
         rep->changes++;
     }
     report_new_rules(rep, st, t);
@@ -576,12 +617,14 @@ leakgate_thresholds__accept(struct leakgate_yedits *e,
         const struct leakgate_twin *w = &st->w[i];
         struct target *t;
 
-        if (!w->judged || !w->pol.failed)
+        if (!w->judged || !leakgate_thresholds__failed(w))
             continue;
         t = target_for(&g, w);
         if (!t || !leakgate_thresholds__need_window(&t->need, w->v, w->per,
                                                     &w->pol, st->cfg))
             e->failed = true;
+        else if (w->peak_over)
+            leakgate_thresholds__need_peak(&t->need, w->v->peak_bytes);
     }
     if (g.n > 1)
         qsort(g.t, g.n, sizeof *g.t, cmp_target);

@@ -55,7 +55,12 @@ struct leakgate_twin {
     struct leakgate_policy_settings set;
     struct leakgate_policy_verdict pol;
     struct leakgate_policy_stack_verdict *per; /* v->nstacks */
+    bool peak_over; /* judged, its peak known and over set.peak_limit */
 };
+
+/* True when w fails under the current file: a stack, the total or its
+ * peak over its limit.  Cannot fail. */
+bool leakgate_thresholds__failed(const struct leakgate_twin *w);
 
 /* The file as it is now: text, meaning and layout of one round. */
 struct leakgate_tstate {

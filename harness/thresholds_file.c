@@ -154,7 +154,7 @@ static int
 verify(const struct leakgate_tstate *st, const char *name)
 {
     for (size_t i = 0; i < st->nw; i++) {
-        if (st->w[i].judged && st->w[i].pol.failed)
+        if (st->w[i].judged && leakgate_thresholds__failed(&st->w[i]))
             return leakgate_error__set(LEAKGATE_ERROR,
                                        "%s: %s would still fail after the "
                                        "update (a leakgate bug; the file was "

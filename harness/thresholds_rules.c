@@ -297,6 +297,33 @@ leakgate_thresholds__need_window(
     return ok;
 }
 
+#define PEAK_FLOOR ((uint64_t)4096)
+#define PEAK_SHIFT 4 /* headroom: peak / 16 */
+#define KIB ((uint64_t)1024)
+
+uint64_t
+leakgate_thresholds__peak_allowance(uint64_t peak)
+{
+    uint64_t room = max_u64(PEAK_FLOOR, peak >> PEAK_SHIFT);
+    uint64_t top = UINT64_MAX - UINT64_MAX % KIB; /* the largest whole KiB */
+
+    if (peak >= top - room)
+        return top;
+    /* Whole KiB: the file says `peak_limit: 2176 KiB`, not a byte count
+     * that looks measured to the byte. */
+    return (peak + room + KIB - 1) / KIB * KIB;
+}
+
+void
+leakgate_thresholds__need_peak(struct leakgate_tneed *t, uint64_t peak_bytes)
+{
+    uint64_t want = leakgate_thresholds__peak_allowance(peak_bytes);
+
+    t->set_peak = true;
+    t->peak_limit = max_u64(t->peak_limit, want);
+    t->peak_bytes = max_u64(t->peak_bytes, peak_bytes);
+}
+
 void
 leakgate_thresholds__need_dispose(struct leakgate_tneed *t)
 {

@@ -67,8 +67,10 @@ struct leakgate_tneed {
     size_t nrules;
     size_t cap;      /* rules allocated */
     uint64_t *raise; /* per rule of entry: new limit, 0 = unchanged */
-    bool set_stack, set_total;
+    bool set_stack, set_total, set_peak;
     uint64_t stack_limit, total_limit; /* bytes, when set_* */
+    uint64_t peak_limit; /* bytes, when set_peak: the allowance of ... */
+    uint64_t peak_bytes; /* ... the largest peak over its limit */
 };
 
 /* Start a need for `entry` (NULL: a new entry).  Returns false on
@@ -90,6 +92,23 @@ bool leakgate_thresholds__need_window(
     const struct leakgate_policy_stack_verdict *per,
     const struct leakgate_policy_verdict *pol,
     const struct leakgate_config *cfg);
+
+/*
+ * The peak_limit leakgate writes for a measured peak (bytes above the
+ * window's start): the peak plus headroom, max(4 KiB, peak / 16),
+ * rounded up to a whole KiB.  A peak varies more than what a window
+ * retains (thread timing, a table's growth): the headroom keeps a limit
+ * recorded from one run from failing the next; docs/thresholds.md "Peak
+ * limits and the ratchet" gives the measurements behind it.  Monotonic
+ * (a larger peak never gets a smaller limit) and always above peak;
+ * saturates at the largest whole KiB.  Cannot fail.
+ */
+uint64_t leakgate_thresholds__peak_allowance(uint64_t peak);
+
+/* Window v's peak is over its peak_limit: the target entry gets
+ * peak_limit = the allowance of the largest such peak.  Cannot fail. */
+void leakgate_thresholds__need_peak(struct leakgate_tneed *t,
+                                    uint64_t peak_bytes);
 
 void leakgate_thresholds__need_dispose(struct leakgate_tneed *t);
 

@@ -156,6 +156,31 @@ judged_window(const struct leakgate_verdict *v)
     return true;
 }
 
+/* The peak_limit of a window under the current file.  A run with
+ * --peak-limit (its verdict's limit came from no entry) had that limit
+ * as the defaults' one, as gate.c resolves it: an entry of the file that
+ * sets peak_limit wins. */
+static void
+judge_peak(struct leakgate_twin *w, const struct leakgate_verdict *v)
+{
+    struct leakgate_policy_settings *s = &w->set;
+
+    if (v->settings.peak_limited && !v->settings.peak_entry &&
+        (!s->peak_entry || !s->peak_entry->pattern)) {
+        s->peak_limited = true;
+        s->peak_limit = v->settings.peak_limit;
+        s->peak_entry = NULL;
+    }
+    w->peak_over = w->judged && v->peak_known && s->peak_limited &&
+                   v->peak_bytes > s->peak_limit;
+}
+
+bool
+leakgate_thresholds__failed(const struct leakgate_twin *w)
+{
+    return w->pol.failed || w->peak_over;
+}
+
 /* Judge one window against st->cfg (what gate_judge.c does in a run). */
 static int
 judge_window(struct leakgate_twin *w,
@@ -170,6 +195,7 @@ judge_window(struct leakgate_twin *w,
     w->test = strcmp(v->test, SUITE_WINDOW) == 0 ? NULL : v->test;
     w->judged = judged_window(v);
     leakgate_policy__resolve(&w->set, st->cfg, v->suite, w->test);
+    judge_peak(w, v);
     for (size_t i = 0; i < v->nstacks; i++)
         total += v->stacks[i].nframes;
     in = leakgate_util__calloc(v->nstacks, sizeof *in);

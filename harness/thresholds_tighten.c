@@ -7,7 +7,10 @@
  * - a stack rule governs the counted stacks it matched first;
  * - an entry's stack_limit (or defaults') governs the counted stacks of
  *   the windows that took their stack_limit from it and matched no rule;
- * - a total_limit governs the totals of the windows that took it.
+ * - a total_limit governs the totals of the windows that took it;
+ * - a peak_limit governs the peaks of the windows that took it, and is
+ *   compared with the peak_limit the ratchet would write for the largest
+ *   of them (the peak plus headroom), to which it is lowered.
  *
  * A limit above "largest + slack" is loose; tightening lowers it to the
  * largest measurement.  A stack rule of an entry some window used that
@@ -26,6 +29,7 @@
  */
 #include "thresholds.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #include "error.h"
@@ -36,9 +40,12 @@ struct use {
 };
 
 struct estate {
-    bool used;    /* some window resolved to the entry */
-    bool blocked; /* one of them has no judged record */
-    struct use stack, total;
+    bool used;         /* some window resolved to the entry */
+    bool blocked;      /* one of them has no judged record */
+    bool peak_unknown; /* a judged window took its peak_limit without a
+                          measured peak (no allocation wrappers, version 1
+                          results): its peak_limit is left alone */
+    struct use stack, total, peak;
     struct use *rules; /* per stack rule */
 };
 
@@ -141,6 +148,24 @@ use_ignores(struct usage *u,
     }
 }
 
+/* The peak of a judged window, for the entry its peak_limit came from
+ * (none: the limit came from --peak-limit, or there is none). */
+static void
+use_peak(struct usage *u,
+         const struct leakgate_config *cfg,
+         const struct leakgate_twin *w)
+{
+    struct estate *ps =
+        w->set.peak_limited ? state_of(u, cfg, w->set.peak_entry) : NULL;
+
+    if (!ps)
+        return;
+    if (w->v->peak_known)
+        use(&ps->peak, w->v->peak_bytes);
+    else
+        ps->peak_unknown = true;
+}
+
 static void
 use_window(struct usage *u,
            const struct leakgate_tstate *st,
@@ -184,6 +209,7 @@ use_window(struct usage *u,
         use(&ss->stack, plain);
     if (ts && !w->set.total_unlimited)
         use(&ts->total, w->pol.total_bytes);
+    use_peak(u, cfg, w);
 }
 
 static bool
@@ -270,22 +296,25 @@ prefix(const struct ctx *c,
     leakgate_buf__puts(&c->rep->lines, ": ");
 }
 
+/* Lower `what` from limit to max (or report it loose); note says what
+ * max is. */
 static void
-lower(const struct ctx *c,
-      const struct leakgate_ynode *scalar,
-      const struct leakgate_config_entry *en,
-      const char *what,
-      uint64_t limit,
-      uint64_t max)
+lower_to(const struct ctx *c,
+         const struct leakgate_ynode *scalar,
+         const struct leakgate_config_entry *en,
+         const char *what,
+         uint64_t limit,
+         uint64_t max,
+         const char *note)
 {
     struct leakgate_buf src = LEAKGATE_BUF_INIT;
     char a[32], b[32];
 
     prefix(c, c->apply ? "lowered" : "loose", en);
-    leakgate_buf__printf(&c->rep->lines, "%s %s %s %s (largest measured)\n",
-                         what, leakgate_thresholds__bytes(a, 32, limit),
+    leakgate_buf__printf(&c->rep->lines, "%s %s %s %s (%s)\n", what,
+                         leakgate_thresholds__bytes(a, 32, limit),
                          c->apply ? "->" : "is far above",
-                         leakgate_thresholds__bytes(b, 32, max));
+                         leakgate_thresholds__bytes(b, 32, max), note);
     if (!c->apply) {
         c->rep->loose++;
         return;
@@ -299,6 +328,17 @@ lower(const struct ctx *c,
     leakgate_yamledit__set_scalar(c->e, scalar, src.ptr ? src.ptr : "0");
     c->e->failed |= src.failed;
     leakgate_buf__dispose(&src);
+}
+
+static void
+lower(const struct ctx *c,
+      const struct leakgate_ynode *scalar,
+      const struct leakgate_config_entry *en,
+      const char *what,
+      uint64_t limit,
+      uint64_t max)
+{
+    lower_to(c, scalar, en, what, limit, max, "largest measured");
 }
 
 static void
@@ -337,6 +377,31 @@ others_match(const struct leakgate_tstate *st,
     return false;
 }
 
+/* A peak_limit is compared with what the ratchet would write for the
+ * largest peak it governed (the peak plus headroom), not with the peak
+ * itself: a limit it just wrote is never loose, and one lowered here
+ * keeps the headroom. */
+static void
+tighten_peak(const struct ctx *c,
+             const struct leakgate_config_entry *en,
+             const struct estate *s,
+             const struct leakgate_ynode *val)
+{
+    uint64_t want;
+    char note[80], a[32];
+
+    if (!en->has_peak_limit || en->peak_unlimited || !s->peak.used ||
+        s->peak_unknown)
+        return;
+    want = leakgate_thresholds__peak_allowance(s->peak.max);
+    if (!loose(c->o, en->peak_limit, want))
+        return;
+    snprintf(note, sizeof note, "largest measured peak %s + headroom",
+             leakgate_thresholds__bytes(a, 32, s->peak.max));
+    lower_to(c, leakgate_yamledit__get(val, "peak_limit", NULL), en,
+             "peak_limit", en->peak_limit, want, note);
+}
+
 static void
 tighten_limits(const struct ctx *c,
                const struct leakgate_config_entry *en,
@@ -351,6 +416,7 @@ tighten_limits(const struct ctx *c,
         loose(c->o, en->total_limit, s->total.max))
         lower(c, leakgate_yamledit__get(val, "total_limit", NULL), en,
               "total_limit", en->total_limit, s->total.max);
+    tighten_peak(c, en, s, val);
 }
 
 /* Stale rules: remove them, their `stacks` key or their entry. */
