@@ -158,6 +158,20 @@ tests:
   must("${o}" "needs no change")
   update_lines("${o}" o)
   must_not("${o}" "loose")
+elseif(CASE STREQUAL "tighten_complete")
+  # The results of a whole run (no --filter) tighten glob entries and
+  # defaults too.  Fires: "peak/*" and "peak_setup/*" at 64 MiB.  Quiet:
+  # "peak_stable/*" at 80 KiB, within 25% of 64 KiB + 4 KiB.
+  file(READ ${SRC}/../integration/corpus.yaml y)
+  string(REPLACE "peak_limit: 1 MiB" "peak_limit: 64 MiB" y "${y}")
+  string(REPLACE "peak_limit: 256 KiB" "peak_limit: 80 KiB" y "${y}")
+  file(WRITE ${YAML} "${y}")
+  run(1 o ARGS --thresholds ${YAML} --json ${WORK}/all.json)
+  run(0 o PROG ${LEAKGATE} ARGS thresholds merge ${WORK}/all.json
+      --into ${YAML} --tighten --dry-run)
+  must("${o}" "would lower tests \"peak/\\*\" \\(line [0-9]+\\): peak_limit 67,108,864 B -> 2,228,224 B \\(largest measured peak 2,097,152 B \\+ headroom\\)")
+  must("${o}" "would lower tests \"peak_setup/\\*\" \\(line [0-9]+\\): peak_limit 67,108,864 B -> 3,342,336 B")
+  must_not("${o}" "peak_stable")
 elseif(CASE STREQUAL "merge_max")
   # Fires: merging the results of several processes takes the largest
   # peak of a window (here a copy of a result with the peak doubled).
