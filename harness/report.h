@@ -39,7 +39,8 @@ char *leakgate_report__text(const struct leakgate_verdict *v,
 /*
  * The YAML lines that accept v's offending growth (a `tests:` entry with
  * one `stacks:` rule per offending stack, frames = function names, never
- * addresses; and total_limit when the total was over).  NULL on ENOMEM.
+ * addresses; and total_limit when the total was over, peak_limit when the peak
+ * was).  NULL on ENOMEM.
  */
 char *leakgate_report__yaml(const struct leakgate_verdict *v);
 
