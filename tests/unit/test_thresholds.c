@@ -12,6 +12,7 @@
 
 #include "leakgate/leakgate.h"
 #include "thresholds.h"
+#include "thresholds_rules.h"
 #include "util.h"
 
 const char *const unit_suite = "thresholds";
@@ -753,7 +754,22 @@ test_thresholds__allocation_failures_leak_nothing(void)
     CU_ASSERT_EQUAL(rc, 0);
 }
 
+/* The headroom a recorded peak gets: max(4 KiB, peak/16), whole KiB. */
+static void
+test_thresholds__peak_allowance(void)
+{
+    CU_ASSERT_EQUAL(leakgate_thresholds__peak_allowance(0), 4096);
+    CU_ASSERT_EQUAL(leakgate_thresholds__peak_allowance(1), 5120);
+    CU_ASSERT_EQUAL(leakgate_thresholds__peak_allowance(8192), 12288);
+    CU_ASSERT_EQUAL(leakgate_thresholds__peak_allowance(2u << 20), 2176u << 10);
+    CU_ASSERT_EQUAL(leakgate_thresholds__peak_allowance(UINT64_MAX - 10) % 1024,
+                    0);
+    CU_ASSERT(leakgate_thresholds__peak_allowance(UINT64_MAX - 10) >
+              ((uint64_t)1 << 63));
+}
+
 const struct unit_case unit_cases[] = {
+    {"test_thresholds__peak_allowance", test_thresholds__peak_allowance},
     {"test_thresholds__accept_keeps_every_other_byte",
      test_thresholds__accept_keeps_every_other_byte},
     {"test_thresholds__second_update_changes_nothing",
