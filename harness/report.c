@@ -1300,6 +1300,20 @@ junit_frames_prop(struct leakgate_buf *b,
     leakgate_buf__puts(b, "\"/>\n");
 }
 
+/* The peak meter's figures, when it ran: the peak and the allocations,
+ * and the limit when one applies (none: measured, not judged). */
+static void
+junit_peak_props(struct leakgate_buf *b, const struct leakgate_verdict *v)
+{
+    if (!v->peak_known)
+        return;
+    xml_prop_int(b, 8, "leakgate.peak_bytes", (int64_t)v->peak_bytes);
+    xml_prop_int(b, 8, "leakgate.allocations", (int64_t)v->allocations);
+    if (v->settings.peak_limited)
+        xml_prop_int(b, 8, "leakgate.peak_limit",
+                     (int64_t)v->settings.peak_limit);
+}
+
 static void
 junit_case_props(struct leakgate_buf *b, const struct leakgate_verdict *v)
 {
@@ -1320,6 +1334,7 @@ junit_case_props(struct leakgate_buf *b, const struct leakgate_verdict *v)
     xml_prop_int(b, 8, "leakgate.retained_objects", n.objs);
     xml_prop_int(b, 8, "leakgate.stacks", (int64_t)n.ncounted);
     xml_prop_int(b, 8, "leakgate.excluded_bytes", v->excluded_bytes);
+    junit_peak_props(b, v);
     for (size_t i = 0; i < v->nstacks; i++) {
         const struct leakgate_vstack *s = &v->stacks[i];
 
@@ -1370,6 +1385,19 @@ junit_message(struct leakgate_buf *b,
     put_escaped_n(b, line, strcspn(line, "\n"), ESC_XML_ATTR);
 }
 
+/* "peak" when the gate failed the window on its peak alone, "leak" when
+ * it failed on what the window retained (with or without the peak),
+ * else "assertion". */
+static const char *
+failure_type(const struct leakgate_verdict *v)
+{
+    if (!gate_failed(v))
+        return "assertion";
+    if (v->peak_over && v->policy.nover == 0 && !v->policy.total_over)
+        return "peak";
+    return "leak";
+}
+
 static void
 junit_failure(struct leakgate_buf *b,
               const struct leakgate_verdict *v,
@@ -1377,8 +1405,7 @@ junit_failure(struct leakgate_buf *b,
 {
     leakgate_buf__puts(b, "      <failure message=\"");
     junit_message(b, v, report);
-    leakgate_buf__printf(b, "\" type=\"%s\">",
-                         gate_failed(v) ? "leak" : "assertion");
+    leakgate_buf__printf(b, "\" type=\"%s\">", failure_type(v));
     for (size_t i = 0; i < v->nnotes; i++) {
         put_note(b, &v->notes[i], ESC_XML_TEXT);
         leakgate_buf__puts(b, "\n");

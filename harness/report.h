@@ -83,8 +83,11 @@ bool leakgate_report__is_failure(const struct leakgate_verdict *v);
  * Per-window writers (a failed allocation marks b).  junit_case: the
  * `    <testcase classname="SUITE" name="TEST" ...>...</testcase>\n` of v:
  * <properties> with leakgate.retained_bytes, leakgate.retained_objects,
- * leakgate.stacks and per stack leakgate.stack.N.bytes / .objects /
- * .frames; <failure> holding the report and the harness notes; <error
+ * leakgate.stacks, per stack leakgate.stack.N.bytes / .objects /
+ * .frames, and when the peak was measured leakgate.peak_bytes,
+ * leakgate.allocations (and leakgate.peak_limit when one applies);
+ * <failure> holding the report and the harness notes (type "leak", "peak"
+ * when the peak alone failed it, or "assertion"); <error
  * type="killed"> for a window whose process ended while it ran
  * (v->ended; type="unfinished" when it was still running: outputs.h).
  * json_test: the test object of v, `    {...}` (no trailing newline).

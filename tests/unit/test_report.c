@@ -1127,6 +1127,102 @@ test_report__junit_failures(void)
     leakgate_util__free(xml);
 }
 
+static size_t
+count_of(const char *haystack, const char *needle)
+{
+    size_t n = 0;
+
+    for (const char *p = strstr(haystack, needle); p; p = strstr(p + 1, needle))
+        n++;
+    return n;
+}
+
+/* A window over its peak_limit and nothing else: 2 MiB peak, 1 MiB
+ * limit from the test entry; its peak stack is stack 1. */
+static void
+peak_only(struct fixture *fx)
+{
+    fx->v.nstacks = 0;
+    fx->v.policy = (struct leakgate_policy_verdict){0, 0, false, 0, true};
+    fx->v.peak_known = true;
+    fx->v.peak_bytes = 2097152;
+    fx->v.allocations = 3;
+    fx->v.peak_over = true;
+    fx->v.settings.peak_limited = true;
+    fx->v.settings.peak_limit = 1048576;
+    fx->v.settings.peak_entry = &fx->test_entry;
+    fx->v.peak_level = 2097152;
+    fx->v.peak_stacks = fx->stacks;
+    fx->v.npeak_stacks = 1;
+}
+
+static void
+test_report__junit_peak(void)
+{
+    struct run r;
+    const struct leakgate_verdict *one[1];
+    char *xml;
+
+    run_init(&r);
+    peak_only(&r.fail);
+    r.fail.v.nnotes = 0;
+    one[0] = &r.fail.v;
+    xml = leakgate_report__junit(one, 1, &r.fail.env);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(xml);
+    check_xml(xml);
+    CU_ASSERT(contains(xml, "\"leakgate.excluded_bytes\" value=\"0\"/>\n"
+                            "        <property name=\"leakgate.peak_bytes\" "
+                            "value=\"2097152\"/>\n        <property name=\""
+                            "leakgate.allocations\" value=\"3\"/>\n        "
+                            "<property name=\"leakgate.peak_limit\" value=\""
+                            "1048576\"/>\n"));
+    /* The message is the report's header: it names the peak. */
+    CU_ASSERT(contains(xml, "<failure message=\"FAIL parser/test_cache_"
+                            "insert: 0 B retained in 0 objects (peak over its "
+                            "limit of 1,048,576 B (tests &quot;parser/*&quot; "
+                            "peak_limit, leakgate.yaml:10)); peak 2,097,152 B,"
+                            " 3 allocations\" type=\"peak\">"));
+    CU_ASSERT(contains(xml, "peak stack 1 of 1: 4,096 B in 1 object"));
+    CU_ASSERT_PTR_NULL(strstr(xml, "type=\"leak\""));
+    leakgate_util__free(xml);
+    /* Over a stack limit too: a leak, and the message says both. */
+    r.fail.v.nstacks = 4;
+    r.fail.v.policy = (struct leakgate_policy_verdict){4208, 2, false, 2, true};
+    xml = leakgate_report__junit(one, 1, &r.fail.env);
+    CU_ASSERT(contains(xml, "(2 stacks over their limits; peak over its "
+                            "limit of 1,048,576 B"));
+    CU_ASSERT(contains(xml, "\" type=\"leak\">"));
+    CU_ASSERT_PTR_NULL(strstr(xml, "type=\"peak\""));
+    leakgate_util__free(xml);
+}
+
+static void
+test_report__junit_peak_absent(void)
+{
+    struct run r;
+    char *xml;
+
+    run_init(&r);
+    /* Measured without a limit: the figures, no limit. */
+    r.pass.peak_known = true;
+    r.pass.peak_bytes = 4096;
+    r.pass.allocations = 1;
+    xml = leakgate_report__junit(r.all, 4, &r.fail.env);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(xml);
+    CU_ASSERT(contains(xml, "name=\"test_ok\" time=\"0.001000\">\n"
+                            "      <properties>\n"));
+    CU_ASSERT(contains(xml, "<property name=\"leakgate.peak_bytes\" "
+                            "value=\"4096\"/>\n        <property name=\""
+                            "leakgate.allocations\" value=\"1\"/>\n      "
+                            "</properties>"));
+    CU_ASSERT_PTR_NULL(strstr(xml, "leakgate.peak_limit"));
+    /* Not measured (the others, and version-1 results): no peak at all. */
+    CU_ASSERT_EQUAL(count_of(xml, "leakgate.peak_bytes"), 1);
+    CU_ASSERT_EQUAL(count_of(xml, "leakgate.allocations"), 1);
+    CU_ASSERT_PTR_NULL(strstr(xml, "type=\"peak\""));
+    leakgate_util__free(xml);
+}
+
 static void
 test_report__junit_escaping(void)
 {
@@ -1378,6 +1474,8 @@ const struct unit_case unit_cases[] = {
     {"test_report__xml_checker", test_report__xml_checker},
     {"test_report__junit", test_report__junit},
     {"test_report__junit_failures", test_report__junit_failures},
+    {"test_report__junit_peak", test_report__junit_peak},
+    {"test_report__junit_peak_absent", test_report__junit_peak_absent},
     {"test_report__junit_escaping", test_report__junit_escaping},
     {"test_report__json", test_report__json},
     {"test_report__json_escaping", test_report__json_escaping},
