@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * html: the run's index.html (see html.h).  Sections in page order: the
- * summary banner, the environment, the table of every window, then one
- * section per failing window.  Counting follows report.c: "counted"
- * stacks grew and are not ignored; "offending" ones are over their limit,
- * or every counted one when the total is over.
+ * summary banner, the environment, the table of every window, the table
+ * of peaks (biggest first, only when some window's peak was measured),
+ * then one section per failing window.  Counting follows report.c:
+ * "counted" stacks grew and are not ignored; "offending" ones are over
+ * their limit, or every counted one when the total is over.
  */
 #include "html.h"
 
@@ -12,6 +13,7 @@
 #include <inttypes.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
@@ -43,10 +45,11 @@ static const char style[] =
     "th,td{text-align:left;padding:.35em .6em;border-bottom:1px solid "
     "var(--line);vertical-align:top}\n"
     "th{background:var(--soft);font-weight:600}\n"
-    "td.num,th.num{text-align:right;font-variant-numeric:tabular-nums;"
-    "white-space:nowrap}\n"
+    "td.num,th.num{text-align:right;font-variant-numeric:tabular-nums}"
+    "td.num{white-space:nowrap}\n"
     "table.env th{width:11em}\n"
     "tr.fail td{background:#fdf0ef}\n"
+    "td.over{color:var(--fail);font-weight:700}\n"
     ".badge{display:inline-block;padding:.05em .55em;border-radius:1em;"
     "font-size:.85em;font-weight:700;color:#fff}\n"
     ".badge.fail{background:var(--fail)}.badge.pass{background:var(--pass)}"
@@ -274,8 +277,34 @@ notes_cell(struct leakgate_buf *b, const struct leakgate_verdict *v)
     leakgate_buf__puts(b, "</td>");
 }
 
+/* "2,097,152 B / 1,048,576 B" (peak / its limit), "4,096 B" (no limit)
+ * or "—" (not measured); then the allocations. */
 static void
-window_row(struct leakgate_buf *b, const struct leakgate_verdict *v, size_t i)
+peak_cells(struct leakgate_buf *b, const struct leakgate_verdict *v)
+{
+    char num[32];
+
+    leakgate_buf__printf(b, "<td class=\"num%s\">",
+                         v->peak_over ? " over" : "");
+    if (!v->peak_known) {
+        leakgate_buf__puts(b, "—</td><td class=\"num\">—</td>");
+        return;
+    }
+    bytes(b, (int64_t)v->peak_bytes);
+    if (v->settings.peak_limited) {
+        leakgate_buf__puts(b, " / ");
+        bytes(b, (int64_t)v->settings.peak_limit);
+    }
+    leakgate_buf__printf(
+        b, "</td><td class=\"num\">%s</td>",
+        leakgate_util__group_signed(num, (int64_t)v->allocations));
+}
+
+static void
+window_row(struct leakgate_buf *b,
+           const struct leakgate_verdict *v,
+           size_t i,
+           bool peaks)
 {
     char num[32];
     const char *st = status_name(v);
@@ -307,27 +336,124 @@ window_row(struct leakgate_buf *b, const struct leakgate_verdict *v, size_t i)
     }
     leakgate_buf__puts(b, "</td>");
     limits_cells(b, v);
+    if (peaks)
+        peak_cells(b, v);
     leakgate_buf__printf(b, "<td class=\"num\">%.1f&#160;ms</td>",
                          v->seconds * 1000.0);
     notes_cell(b, v);
     leakgate_buf__puts(b, "</tr>\n");
 }
 
+/* The peak columns are shown when some window's peak was measured (not
+ * for results of a leakgate without the peak meter: version 1). */
 static void
 windows(struct leakgate_buf *b,
         const struct leakgate_verdict *const *v,
-        size_t n)
+        size_t n,
+        bool peaks)
 {
     leakgate_buf__puts(
         b, "<h2 id=\"windows\">Windows</h2>\n<table class=\"windows\">\n"
            "<thead><tr><th>window</th><th>verdict</th>"
            "<th class=\"num\">retained (objects)</th>"
            "<th class=\"num\">largest stack / its limit</th>"
-           "<th class=\"num\">total limit</th><th class=\"num\">over</th>"
-           "<th class=\"num\">time</th><th>notes</th></tr></thead>\n<tbody>\n");
+           "<th class=\"num\">total limit</th><th class=\"num\">over</th>");
+    if (peaks)
+        leakgate_buf__puts(b, "<th class=\"num\">peak / its limit</th>"
+                              "<th class=\"num\">allocations</th>");
+    leakgate_buf__puts(b, "<th class=\"num\">time</th><th>notes</th></tr>"
+                          "</thead>\n<tbody>\n");
     for (size_t i = 0; i < n; i++)
-        window_row(b, v[i], i);
+        window_row(b, v[i], i, peaks);
     leakgate_buf__puts(b, "</tbody>\n</table>\n");
+}
+
+/* ---- the table of peaks, biggest first ---------------------------------- */
+
+struct ranked {
+    const struct leakgate_verdict *v;
+    size_t i; /* run order: the row's id, and the tie-break */
+};
+
+static int
+cmp_peak(const void *a, const void *b)
+{
+    const struct ranked *x = a, *y = b;
+
+    if (x->v->peak_bytes != y->v->peak_bytes)
+        return x->v->peak_bytes < y->v->peak_bytes ? 1 : -1;
+    return (x->i > y->i) - (x->i < y->i);
+}
+
+static bool
+any_peak(const struct leakgate_verdict *const *v, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (v[i]->peak_known)
+            return true;
+    }
+    return false;
+}
+
+static void
+peak_row(struct leakgate_buf *b, const struct ranked *r)
+{
+    const struct leakgate_verdict *v = r->v;
+    char num[32];
+
+    leakgate_buf__printf(b, "<tr class=\"%s\"><td><a href=\"#%s-%zu\"><code>",
+                         v->peak_over ? "fail" : "pass",
+                         v->status == LEAKGATE_STATUS_FAIL ? "w" : "row", r->i);
+    text(b, v->name);
+    leakgate_buf__printf(b, "</code></a></td><td class=\"num%s\">",
+                         v->peak_over ? " over" : "");
+    bytes(b, (int64_t)v->peak_bytes);
+    leakgate_buf__puts(b, "</td><td class=\"num\">");
+    if (v->settings.peak_limited)
+        bytes(b, (int64_t)v->settings.peak_limit);
+    else
+        leakgate_buf__puts(b, "none");
+    leakgate_buf__printf(
+        b, "</td><td class=\"num\">%s</td><td>%s</td></tr>\n",
+        leakgate_util__group_signed(num, (int64_t)v->allocations),
+        v->peak_over               ? "<b>over its limit</b>"
+        : v->settings.peak_limited ? "within its limit"
+                                   : "<span class=\"muted\">measured, "
+                                     "no limit</span>");
+}
+
+/* Every window whose peak was measured, biggest peak first: which tests
+ * carry the memory.  Nothing when none was measured. */
+static void
+peaks_table(struct leakgate_buf *b,
+            const struct leakgate_verdict *const *v,
+            size_t n)
+{
+    struct ranked *r = leakgate_util__calloc(n ? n : 1, sizeof *r);
+    size_t m = 0;
+
+    if (!r) {
+        b->failed = true;
+        return;
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (v[i]->peak_known)
+            r[m++] = (struct ranked){v[i], i};
+    }
+    qsort(r, m, sizeof *r, cmp_peak);
+    leakgate_buf__printf(
+        b,
+        "<h2 id=\"peaks\">Peak memory</h2>\n<p class=\"muted\">The highest "
+        "live heap bytes above each window's start (all threads), biggest "
+        "first: %zu measured window%s.</p>\n<table class=\"peaks\">\n"
+        "<thead><tr><th>window</th><th class=\"num\">peak</th>"
+        "<th class=\"num\">peak limit</th><th class=\"num\">allocations</th>"
+        "<th>verdict</th></tr></thead>\n<tbody>\n",
+        m, m == 1 ? "" : "s");
+    for (size_t k = 0; k < m; k++)
+        peak_row(b, &r[k]);
+    leakgate_buf__puts(b, "</tbody>\n</table>\n");
+    leakgate_util__free(r);
 }
 
 /* ---- one failing window ------------------------------------------------- */
@@ -352,11 +478,14 @@ frame_row(struct leakgate_buf *b, const struct leakgate_frame *f)
     leakgate_buf__puts(b, "</td></tr>\n");
 }
 
+/* "stack 2 of 3: 112 B in 1 object, limit 0 B" and its frames; a peak
+ * stack (peak true) has no limit of its own. */
 static void
 stack_block(struct leakgate_buf *b,
             const struct leakgate_vstack *s,
             size_t nth,
-            size_t of)
+            size_t of,
+            bool peak)
 {
     char num[32];
     size_t begin = s->shown_begin, end = s->shown_end;
@@ -365,13 +494,16 @@ stack_block(struct leakgate_buf *b,
         begin = 0;
         end = s->nframes;
     }
-    leakgate_buf__printf(b, "<p class=\"stack\"><b>stack %zu of %zu</b>: ", nth,
-                         of);
+    leakgate_buf__printf(b, "<p class=\"stack\"><b>%sstack %zu of %zu</b>: ",
+                         peak ? "peak " : "", nth, of);
     bytes(b, s->bytes);
-    leakgate_buf__printf(b, " in %s object%s, limit ",
+    leakgate_buf__printf(b, " in %s object%s",
                          leakgate_util__group_signed(num, s->objs),
                          s->objs == 1 ? "" : "s");
-    bytes(b, (int64_t)s->judgement.limit);
+    if (!peak) {
+        leakgate_buf__puts(b, ", limit ");
+        bytes(b, (int64_t)s->judgement.limit);
+    }
     leakgate_buf__puts(b, "</p>\n<table class=\"frames\">\n");
     for (size_t k = begin; k < end; k++)
         frame_row(b, &s->frames[k]);
@@ -515,6 +647,41 @@ artifacts(struct leakgate_buf *b,
     commands(b, v, env);
 }
 
+/* A window over its peak_limit: the peak against its limit, and the
+ * stacks that held the most bytes at the peak (as the text report). */
+static void
+peak_section(struct leakgate_buf *b,
+             const struct leakgate_verdict *v,
+             const struct leakgate_report_env *env)
+{
+    char num[32], from[512];
+
+    if (!v->peak_over)
+        return;
+    leakgate_buf__puts(b, "<h3>Peak</h3>\n<p class=\"peak\">The heap grew ");
+    bytes(b, (int64_t)v->peak_bytes);
+    leakgate_buf__puts(b, " above its level at the window's start, over its "
+                          "limit of ");
+    bytes(b, (int64_t)v->settings.peak_limit);
+    leakgate_buf__puts(b, " (");
+    text(b, leakgate_verdict__peak_source(v, env->thresholds_path, from,
+                                          sizeof from));
+    leakgate_buf__printf(
+        b, "), in %s allocation%s.",
+        leakgate_util__group_signed(num, (int64_t)v->allocations),
+        v->allocations == 1 ? "" : "s");
+    if (v->npeak_stacks == 0) {
+        leakgate_buf__puts(b, " No stacks: the exact measurement did not "
+                              "reach the limit again.</p>\n");
+        return;
+    }
+    leakgate_buf__puts(b, " At ");
+    bytes(b, (int64_t)v->peak_level);
+    leakgate_buf__puts(b, " these stacks held the most:</p>\n");
+    for (size_t k = 0; k < v->npeak_stacks; k++)
+        stack_block(b, &v->peak_stacks[k], k + 1, v->npeak_stacks, true);
+}
+
 static void
 failure(struct leakgate_buf *b,
         const struct leakgate_verdict *v,
@@ -541,11 +708,12 @@ failure(struct leakgate_buf *b,
         v->policy.total_over ? "; the total is over its cap" : "");
     for (size_t k = 0; k < v->nstacks; k++)
         of += offending(v, &v->stacks[k]);
-    leakgate_buf__puts(b, "<h3>Stacks</h3>\n");
+    leakgate_buf__puts(b, of ? "<h3>Stacks</h3>\n" : "");
     for (size_t k = 0; k < v->nstacks; k++) {
         if (offending(v, &v->stacks[k]))
-            stack_block(b, &v->stacks[k], ++nth, of);
+            stack_block(b, &v->stacks[k], ++nth, of, false);
     }
+    peak_section(b, v, env);
     picture(b, v, i, svg, env);
     yaml_block(b, v, env);
     artifacts(b, v, env);
@@ -564,11 +732,14 @@ leakgate_html__index(const struct leakgate_verdict *const *v,
 {
     struct leakgate_buf b = LEAKGATE_BUF_INIT;
     size_t c[3];
+    bool peaks = any_peak(v, n);
 
     counts(c, v, n);
     head(&b, c, n, run);
     environment(&b, env, run);
-    windows(&b, v, n);
+    windows(&b, v, n, peaks);
+    if (peaks)
+        peaks_table(&b, v, n);
     if (c[1])
         leakgate_buf__puts(&b, "<h2 id=\"failures\">Failures</h2>\n");
     for (size_t i = 0; i < n; i++) {

@@ -5,15 +5,17 @@
  * verdicts; no I/O, no clock (the date is given), no globals.
  *
  * The page lists every window with its verdict, retained bytes against
- * its limits and the harness's notes; then, for each failing window, its
- * offending stacks with file:line, the call graph (the SVG text inlined),
- * the exact YAML that accepts the growth, the artifacts and the commands
- * to inspect them; and the environment the numbers depend on (jemalloc
- * version, sampling mode, binary and build-id, thresholds file, date,
- * Graphviz).  No scripts, no network: one inline style sheet, relative
- * links to the artifacts.  Every string is HTML-escaped; an SVG is inlined
- * only when it is plain Graphviz output (an <svg> element without script),
- * else linked.
+ * its limits, its peak against its peak_limit and its allocations, and the
+ * harness's notes; then the measured peaks again, biggest first; then, for
+ * each failing window, its offending stacks with file:line, the stacks
+ * that held its peak when it went over its peak_limit, the call graph
+ * (the SVG text inlined), the exact YAML that accepts the growth, the
+ * artifacts and the commands to inspect them; and the environment the
+ * numbers depend on (jemalloc version, sampling mode, binary and
+ * build-id, thresholds file, date, Graphviz).  No scripts, no network: one
+ * inline style sheet, relative links to the artifacts.  Every string is
+ * HTML-escaped; an SVG is inlined only when it is plain Graphviz output (an
+ * <svg> element without script), else linked.
  */
 #ifndef LEAKGATE_HTML_H
 #define LEAKGATE_HTML_H

@@ -274,6 +274,126 @@ test_html__all_pass(void)
     leakgate_util__free(html);
 }
 
+/* Both windows measured: the pass peaked at 4 KiB (no limit), the
+ * failure at 2 MiB over a 1 MiB limit, on its peak alone. */
+static void
+peaks_init(struct fixture *fx)
+{
+    fx->pass.peak_known = true;
+    fx->pass.peak_bytes = 4096;
+    fx->pass.allocations = 2;
+    fx->fail.peak_known = true;
+    fx->fail.peak_bytes = 2097152;
+    fx->fail.allocations = 1234;
+    fx->fail.peak_over = true;
+    fx->fail.settings.peak_limited = true;
+    fx->fail.settings.peak_limit = 1048576;
+    fx->fail.peak_level = 2097152;
+    fx->fail.peak_stacks = fx->stacks;
+    fx->fail.npeak_stacks = 1;
+    fx->fail.policy.nover = 0;
+    fx->stacks[0].judgement.over = false;
+}
+
+static void
+test_html__peaks(void)
+{
+    struct fixture fx;
+    char *html;
+    const char *table, *section;
+
+    fixture_init(&fx);
+    peaks_init(&fx);
+    html = page(&fx, NULL);
+    /* The columns of the windows table. */
+    CU_ASSERT(contains(html, "<th class=\"num\">over</th><th class=\"num\">"
+                             "peak / its limit</th><th class=\"num\">"
+                             "allocations</th><th class=\"num\">time</th>"));
+    CU_ASSERT(contains(html, "<td class=\"num\">0</td><td class=\"num\">"
+                             "4,096&#160;B</td><td class=\"num\">2</td>"));
+    CU_ASSERT(contains(html, "<td class=\"num over\">2,097,152&#160;B / "
+                             "1,048,576&#160;B</td><td class=\"num\">1,234"
+                             "</td><td class=\"num\">12.5&#160;ms</td>"));
+    /* The peaks, biggest first, though the failure ran second. */
+    table = strstr(html, "<h2 id=\"peaks\">Peak memory</h2>");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(table);
+    CU_ASSERT(table > strstr(html, "id=\"windows\""));
+    CU_ASSERT(contains(table, "first: 2 measured windows.</p>"));
+    CU_ASSERT(contains(table, "<tbody>\n<tr class=\"fail\"><td><a href=\""
+                              "#w-1\"><code>parser/test_&lt;cache&gt;&amp;"
+                              "</code></a></td><td class=\"num over\">"
+                              "2,097,152&#160;B</td><td class=\"num\">"
+                              "1,048,576&#160;B</td><td class=\"num\">1,234"
+                              "</td><td><b>over its limit</b></td></tr>\n"
+                              "<tr class=\"pass\"><td><a href=\"#row-0\">"
+                              "<code>parser/test_ok</code></a></td><td class="
+                              "\"num\">4,096&#160;B</td><td class=\"num\">"
+                              "none</td><td class=\"num\">2</td><td><span "
+                              "class=\"muted\">measured, no limit</span>"
+                              "</td></tr>\n</tbody>"));
+    /* The failure: its peak and the stacks that held it; no leak stacks
+     * (nothing was over a stack limit). */
+    section = strstr(html, "<section class=\"failure\" id=\"w-1\">");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(section);
+    CU_ASSERT(contains(section, "<h3>Peak</h3>\n<p class=\"peak\">The heap "
+                                "grew 2,097,152&#160;B above its level at the "
+                                "window's start, over its limit of "
+                                "1,048,576&#160;B (--peak-limit/LEAKGATE_PEAK_"
+                                "LIMIT), in 1,234 allocations. At "
+                                "2,097,152&#160;B these stacks held the most:"
+                                "</p>\n<p class=\"stack\"><b>peak stack 1 of "
+                                "1</b>: 4,096&#160;B in 1 object</p>\n<table "
+                                "class=\"frames\">\n<tr><td class=\"fn mono\">"
+                                "cache_insert"));
+    CU_ASSERT_PTR_NULL(strstr(section, "<h3>Stacks</h3>"));
+    CU_ASSERT_PTR_NULL(strstr(section, "<b>stack 1 of"));
+    leakgate_util__free(html);
+    /* Over without stacks (the exact measurement stayed under). */
+    fx.fail.npeak_stacks = 0;
+    html = page(&fx, NULL);
+    CU_ASSERT(contains(html, "in 1,234 allocations. No stacks: the exact "
+                             "measurement did not reach the limit again.</p>"));
+    CU_ASSERT_PTR_NULL(strstr(html, "peak stack"));
+    leakgate_util__free(html);
+}
+
+static void
+test_html__no_peaks(void)
+{
+    struct fixture fx;
+    char *html;
+
+    /* Not measured (results version 1): no peak columns, no table. */
+    fixture_init(&fx);
+    html = page(&fx, NULL);
+    CU_ASSERT_PTR_NULL(strstr(html, "peak"));
+    CU_ASSERT_PTR_NULL(strstr(html, "allocations"));
+    CU_ASSERT(contains(html, "<th class=\"num\">over</th><th class=\"num\">"
+                             "time</th>"));
+    CU_ASSERT(contains(html, "<h3>Stacks</h3>"));
+    leakgate_util__free(html);
+    /* Measured but within: the table, no peak section in the failure. */
+    fixture_init(&fx);
+    fx.fail.peak_known = true;
+    fx.fail.peak_bytes = 8192;
+    fx.fail.allocations = 5;
+    fx.fail.settings.peak_limited = true;
+    fx.fail.settings.peak_limit = 65536;
+    html = page(&fx, NULL);
+    CU_ASSERT(contains(html, "first: 1 measured window.</p>"));
+    CU_ASSERT(contains(html, "<td>within its limit</td>"));
+    CU_ASSERT(contains(html, "<td class=\"num\">8,192&#160;B / "
+                             "65,536&#160;B</td><td class=\"num\">5</td>"));
+    /* The pass was not measured: a dash, and not in the peaks table. */
+    CU_ASSERT(contains(html, "<td class=\"num\">—</td><td class=\"num\">"
+                             "—</td>"));
+    CU_ASSERT_PTR_NULL(strstr(strstr(html, "id=\"peaks\""), "test_ok"));
+    CU_ASSERT_PTR_NULL(strstr(html, "<h3>Peak</h3>"));
+    CU_ASSERT_PTR_NULL(strstr(html, "<b>over its limit</b>"));
+    CU_ASSERT_PTR_NULL(strstr(html, "num over"));
+    leakgate_util__free(html);
+}
+
 static void
 test_html__enomem(void)
 {
@@ -305,6 +425,8 @@ const struct unit_case unit_cases[] = {
     {"test_html__hostile_svg_and_no_picture",
      test_html__hostile_svg_and_no_picture},
     {"test_html__all_pass", test_html__all_pass},
+    {"test_html__peaks", test_html__peaks},
+    {"test_html__no_peaks", test_html__no_peaks},
     {"test_html__enomem", test_html__enomem},
     {NULL, NULL},
 };
