@@ -3,9 +3,10 @@
  * results_api: the public side of results (leakgate/thresholds.h) and the
  * per-process result files.  Reading: a file, or every *.json of a
  * directory in name order.  Summaries and JUnit see one record per window
- * name, chosen by leakgate_results__view().  Writing: --json/--junit
- * given a directory (or %p/%h in the name) gives each process its own
- * file, written atomically without replacing any other, so `ctest -j`
+ * name, chosen by leakgate_results__view(); the summary ends with the
+ * largest peaks when the results carry any (version 2).  Writing:
+ * --json/--junit given a directory (or %p/%h in the name) gives each process
+ * its own file, written atomically without replacing any other, so `ctest -j`
  * loses none.
  */
 #include "results.h"
@@ -26,6 +27,9 @@
 
 /* A results file may be large: every stack of every test of a run. */
 #define MAX_RESULTS_SIZE ((size_t)64 << 20)
+
+/* The summary lists this many of the largest peaks. */
+#define PEAKS_LISTED 10
 
 int
 leakgate_results_new(leakgate_results **out)
@@ -309,13 +313,34 @@ summary_counts(struct leakgate_buf *b, const struct leakgate_results *r)
                          pass, fail, nj, notes);
 }
 
+/* ": peak 2,097,152 B over its limit of 1,048,576 B" (sep first). */
+static void
+summary_peak_over(struct leakgate_buf *b,
+                  const struct leakgate_verdict *v,
+                  const char *sep)
+{
+    char peak[32], limit[32];
+
+    if (!v->peak_over)
+        return;
+    leakgate_buf__printf(
+        b, "%speak %s over its limit of %s", sep,
+        leakgate_thresholds__bytes(peak, sizeof peak, v->peak_bytes),
+        leakgate_thresholds__bytes(limit, sizeof limit,
+                                   v->settings.peak_limit));
+}
+
 static void
 summary_failure(struct leakgate_buf *b, const struct leakgate_verdict *v)
 {
     char human[32];
+    bool peak_only =
+        v->peak_over && v->policy.nover == 0 && !v->policy.total_over;
 
     leakgate_buf__printf(b, "  FAIL %s", v->name);
-    if (v->status == LEAKGATE_STATUS_FAIL)
+    if (v->status == LEAKGATE_STATUS_FAIL && peak_only) {
+        summary_peak_over(b, v, ": ");
+    } else if (v->status == LEAKGATE_STATUS_FAIL) {
         leakgate_buf__printf(
             b, ": %s retained, %zu %s over %s limit%s",
             leakgate_thresholds__bytes(human, sizeof human,
@@ -323,12 +348,105 @@ summary_failure(struct leakgate_buf *b, const struct leakgate_verdict *v)
             v->policy.nover, v->policy.nover == 1 ? "stack" : "stacks",
             v->policy.nover == 1 ? "its" : "their",
             v->policy.total_over ? ", total over its cap" : "");
+        summary_peak_over(b, v, ", ");
+    }
     for (size_t k = 0; k < v->nnotes; k++)
         leakgate_buf__printf(b, "%s assertion %s:%u: %s",
                              k || v->status == LEAKGATE_STATUS_FAIL ? ";" : ":",
                              v->notes[k].file ? v->notes[k].file : "?",
                              v->notes[k].line, v->notes[k].message);
     leakgate_buf__puts(b, "\n");
+}
+
+/* Largest peak first; equal peaks in the order the windows are listed. */
+static int
+cmp_peak(const void *a, const void *b)
+{
+    const struct pick *x = a, *y = b;
+
+    if (x->v->peak_bytes != y->v->peak_bytes)
+        return x->v->peak_bytes < y->v->peak_bytes ? 1 : -1;
+    return (x->index > y->index) - (x->index < y->index);
+}
+
+/* Column widths of the peak lines. */
+struct peak_widths {
+    int name, bytes, allocs;
+};
+
+/* Widen w to fit v's line (a name longer than 60 columns overflows). */
+static void
+widen(struct peak_widths *w, const struct leakgate_verdict *v)
+{
+    char num[32];
+    size_t name = strlen(v->name);
+    size_t bytes =
+        strlen(leakgate_thresholds__bytes(num, sizeof num, v->peak_bytes));
+    size_t allocs =
+        strlen(leakgate_util__group_signed(num, (int64_t)v->allocations));
+
+    if (name <= 60 && (int)name > w->name)
+        w->name = (int)name;
+    if ((int)bytes > w->bytes)
+        w->bytes = (int)bytes;
+    if ((int)allocs > w->allocs)
+        w->allocs = (int)allocs;
+}
+
+/* "  peak/thread  2,097,472 B  2 allocations  limit 1,048,576 B, over" */
+static void
+peak_line(struct leakgate_buf *b,
+          const struct leakgate_verdict *v,
+          const struct peak_widths *w)
+{
+    char peak[32], num[32], limit[32];
+    const struct leakgate_policy_settings *st = &v->settings;
+
+    leakgate_buf__printf(
+        b, "  %-*s  %*s  %*s %s", w->name, v->name, w->bytes,
+        leakgate_thresholds__bytes(peak, sizeof peak, v->peak_bytes), w->allocs,
+        leakgate_util__group_signed(num, (int64_t)v->allocations),
+        v->allocations == 1 ? "allocation " : "allocations");
+    if (st->peak_limited)
+        leakgate_buf__printf(
+            b, "  limit %s, %s\n",
+            leakgate_thresholds__bytes(limit, sizeof limit, st->peak_limit),
+            v->peak_over ? "over" : "within");
+    else
+        leakgate_buf__puts(b, "  no limit\n");
+}
+
+/*
+ * The PEAKS_LISTED largest peaks of the windows, one line each: which
+ * tests carry the memory.  Nothing when no window's peak was measured
+ * (results version 1, or a harness without the allocation wrappers).
+ */
+static int
+summary_peaks(struct leakgate_buf *b, const struct leakgate_results *r)
+{
+    struct pick *p = leakgate_util__calloc(r->nview ? r->nview : 1, sizeof *p);
+    struct peak_widths w = {0, 0, 0};
+    size_t m = 0, shown;
+
+    if (!p)
+        return leakgate_error__set(LEAKGATE_ENOMEM, "summary");
+    for (size_t i = 0; i < r->nview; i++) {
+        if (r->view[i]->peak_known)
+            p[m++] = (struct pick){r->view[i], i};
+    }
+    qsort(p, m, sizeof *p, cmp_peak);
+    shown = m < PEAKS_LISTED ? m : PEAKS_LISTED;
+    for (size_t k = 0; k < shown; k++)
+        widen(&w, p[k].v);
+    if (m > 0)
+        leakgate_buf__printf(b,
+                             "leakgate: largest peaks (heap above each "
+                             "window's start), %zu of %zu measured %s:\n",
+                             shown, m, m == 1 ? "window" : "windows");
+    for (size_t k = 0; k < shown; k++)
+        peak_line(b, p[k].v, &w);
+    leakgate_util__free(p);
+    return 0;
 }
 
 int
@@ -359,6 +477,11 @@ leakgate_results_summary(leakgate_results *r,
             summary_failure(&b, r->view[i]);
             nfailed++;
         }
+    }
+    rc = summary_peaks(&b, r);
+    if (rc < 0) {
+        leakgate_buf__dispose(&b);
+        return rc;
     }
     leakgate_util__free(r->summary);
     r->summary = leakgate_buf__take(&b);

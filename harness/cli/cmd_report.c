@@ -3,7 +3,8 @@
  * `leakgate report RESULTS... [--junit FILE] [--html DIR] [--thresholds
  * FILE]`: one summary of the JSON results of any number of test processes
  * (ctest -j, CI shards): the failing windows' reports, the counts, one
- * line per failure; optionally one JUnit file, one HTML page, and what
+ * line per failure, the ten largest peaks (when the results have peaks);
+ * optionally one JUnit file, one HTML page, and what
  * `leakgate thresholds merge` would change in a thresholds file.  Public
  * API only; the summary goes to stdout, `leakgate: <message>` to stderr.
  * Exit status: 0 every window passed; 1 some window failed; 2 usage
@@ -28,9 +29,11 @@ static const char report_usage[] =
     "                       [--thresholds FILE [--slack SLACK]]\n"
     "\n"
     "One summary of JSON results (files written by --json, or directories\n"
-    "of them): the report of every failing window, the counts, and one\n"
-    "line per failure.  A window found in several files is counted once\n"
-    "(its judged record wins, a failure over a pass).\n"
+    "of them): the report of every failing window, the counts, one line\n"
+    "per failure, and the ten largest peaks (highest heap above a window's\n"
+    "start; results of a leakgate without peaks have none).  A window\n"
+    "found in several files is counted once (its judged record wins, a\n"
+    "failure over a pass).\n"
     "\n"
     "  --junit FILE       also write one JUnit XML file for every window\n"
     "  --html DIR         also write DIR/index.html, the run's page\n"

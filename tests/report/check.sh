@@ -25,6 +25,13 @@
 #                                        text (pdftotext) holds each WORD
 #   check.sh shifted IN OUT              OUT = IN with its executable mapped
 #                                        elsewhere (another process)
+#   check.sh junit-peaks XML N L P T...  XML is well-formed with N testcases
+#                                        carrying leakgate.peak_bytes (and
+#                                        as many leakgate.allocations), L
+#                                        leakgate.peak_limit, P failures of
+#                                        type="peak"; each T is "NAME KEY
+#                                        VALUE" (a property of testcase
+#                                        NAME) or "NAME -KEY" (none)
 set -uo pipefail
 
 fail() {
@@ -181,6 +188,43 @@ shifted() { # IN OUT: move the executable's mappings by 16 MiB
     echo "ok: $out maps the executable elsewhere"
 }
 
+count() { # FILE TEXT: how many lines hold TEXT
+    grep -cF -- "$2" "$1"
+}
+
+# The <testcase name="NAME" ...>...</testcase> of XML (names unique).
+testcase() { # XML NAME
+    sed -n "/<testcase [^>]*name=\"$2\"/,/<\/testcase>/p" "$1"
+}
+
+junit_peaks() { # XML N L P "NAME KEY VALUE"|"NAME -KEY"...
+    local xml=$1 n=$2 l=$3 p=$4 spec name key value xmllint
+    shift 4
+    [ -s "$xml" ] || fail "no $xml"
+    if xmllint=$(command -v xmllint); then
+        "$xmllint" --noout "$xml" || fail "$xml is not well-formed XML"
+    fi
+    [ "$(count "$xml" 'name="leakgate.peak_bytes"')" -eq "$n" ] ||
+        fail "$xml: $(count "$xml" 'name="leakgate.peak_bytes"') leakgate.peak_bytes, expected $n"
+    [ "$(count "$xml" 'name="leakgate.allocations"')" -eq "$n" ] ||
+        fail "$xml: leakgate.allocations not on the $n measured testcases"
+    [ "$(count "$xml" 'name="leakgate.peak_limit"')" -eq "$l" ] ||
+        fail "$xml: $(count "$xml" 'name="leakgate.peak_limit"') leakgate.peak_limit, expected $l"
+    [ "$(count "$xml" 'type="peak"')" -eq "$p" ] ||
+        fail "$xml: $(count "$xml" 'type="peak"') failures of type peak, expected $p"
+    for spec in "$@"; do
+        read -r name key value <<<"$spec"
+        case $key in
+        -*) testcase "$xml" "$name" | grep -qF "${key#-}" &&
+                fail "$name has ${key#-}" ;;
+        *) testcase "$xml" "$name" | grep -qF -- "$key\" value=\"$value\"" ||
+                testcase "$xml" "$name" | grep -qF -- "$key=\"$value\"" ||
+                fail "$name has no $key $value" ;;
+        esac
+    done
+    echo "ok: $xml: $n testcases with peaks, $l limits, $p peak failures"
+}
+
 cmd=${1:-}
 shift || true
 case "$cmd" in
@@ -192,5 +236,6 @@ no-dot) no_dot "$@" ;;
 pie) check_pie "$@" ;;
 pdf) check_pdf "$@" ;;
 shifted) shifted "$@" ;;
-*) fail "usage: check.sh gate-run|jeprof|picture|chromium|no-dot|pie|pdf|shifted ..." ;;
+junit-peaks) junit_peaks "$@" ;;
+*) fail "usage: check.sh gate-run|jeprof|picture|chromium|no-dot|pie|pdf|shifted|junit-peaks ..." ;;
 esac
