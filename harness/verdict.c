@@ -104,6 +104,26 @@ leakgate_verdict__free(struct leakgate_verdict *v)
     leakgate_util__free(v);
 }
 
+/* The public accessors of the peak meter's figures (leakgate.h); the
+ * others are in gate.c. */
+int
+leakgate_verdict_peak_measured(const leakgate_verdict *v)
+{
+    return v->peak_known;
+}
+
+uint64_t
+leakgate_verdict_peak_bytes(const leakgate_verdict *v)
+{
+    return v->peak_known ? v->peak_bytes : 0;
+}
+
+uint64_t
+leakgate_verdict_allocations(const leakgate_verdict *v)
+{
+    return v->peak_known ? v->allocations : 0;
+}
+
 const char *
 leakgate_verdict__peak_source(const struct leakgate_verdict *v,
                               const char *thresholds_path,

@@ -566,6 +566,35 @@ leakgate_verdict_retained_bytes(const leakgate_verdict *v);
 LEAKGATE_API size_t leakgate_verdict_stack_count(const leakgate_verdict *v);
 
 /**
+ * Whether the window's peak was measured: leakgate's allocation wrappers
+ * (linked with the library, or preloaded by `leakgate run`) saw every
+ * allocation and free while it was open.
+ * @param[in] v the verdict
+ * @return 1 when measured, else 0 (then leakgate_verdict_peak_bytes() and
+ *         leakgate_verdict_allocations() return 0).
+ */
+LEAKGATE_API int leakgate_verdict_peak_measured(const leakgate_verdict *v);
+
+/**
+ * The window's peak: the highest total of live heap bytes, all threads,
+ * reached while it was open, minus the total when it opened (jemalloc's
+ * usable sizes: `malloc(100)` counts 112).  What `peak_limit` is compared
+ * with.  Thread-safe as the verdict is: read-only.
+ * @param[in] v the verdict
+ * @return the bytes; 0 when not measured (leakgate_verdict_peak_measured()).
+ */
+LEAKGATE_API uint64_t leakgate_verdict_peak_bytes(const leakgate_verdict *v);
+
+/**
+ * The allocations the window made, all threads: every call that returned
+ * memory (malloc, calloc, each successful realloc even in place, the
+ * aligned allocators, and C++ new through them).
+ * @param[in] v the verdict
+ * @return the count; 0 when not measured (leakgate_verdict_peak_measured()).
+ */
+LEAKGATE_API uint64_t leakgate_verdict_allocations(const leakgate_verdict *v);
+
+/**
  * @return the failure report of SPEC §7 without colour ("" for a pass),
  *         borrowed from the verdict.
  */

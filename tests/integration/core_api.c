@@ -87,6 +87,41 @@ check_scopes(leakgate_gate *gate)
     CHECK(v && strcmp(leakgate_verdict_name(v), "core/leak") == 0);
 }
 
+/* The peak meter's figures: 1 MiB and 112 B live at once, then freed. */
+static void
+body_peak(void)
+{
+    void *big = malloc((size_t)1 << 20);
+    void *small = malloc(100);
+
+    sink[14] = big;
+    sink[13] = small;
+    free(small);
+    free(big);
+    sink[14] = sink[13] = NULL;
+}
+
+static void
+check_peak(leakgate_gate *gate)
+{
+    const leakgate_verdict *v = scope(gate, "peak", body_peak);
+
+    CHECK(v && leakgate_verdict_status(v) == LEAKGATE_STATUS_PASS);
+    CHECK(v && leakgate_verdict_retained_bytes(v) == 0);
+    if (v && !leakgate_verdict_peak_measured(v)) {
+        /* No allocation wrappers (a sanitizer build): nothing measured. */
+        CHECK(leakgate_verdict_peak_bytes(v) == 0);
+        CHECK(leakgate_verdict_allocations(v) == 0);
+        return;
+    }
+    CHECK(v && leakgate_verdict_peak_bytes(v) == ((uint64_t)1 << 20) + 112);
+    CHECK(v && leakgate_verdict_allocations(v) == 2);
+    v = scope(gate, "peak_clean", body_clean);
+    CHECK(v && leakgate_verdict_peak_measured(v));
+    CHECK(v && leakgate_verdict_peak_bytes(v) == 112);
+    CHECK(v && leakgate_verdict_allocations(v) == 1);
+}
+
 static void
 check_pause(leakgate_gate *gate)
 {
@@ -238,6 +273,7 @@ main(int argc, char **argv)
         return 3;
     }
     check_scopes(gate);
+    check_peak(gate);
     check_pause(gate);
     check_repeat(gate);
     check_misuse(gate);
