@@ -166,7 +166,9 @@ LEAKGATE_API int leakgate_results_update_thresholds(
  * One summary of every loaded window.  A window that appears in several
  * files (a suite's own window is measured by every process of its suite)
  * is counted once: its judged record wins over a record that was only
- * measured, a failing record over a passing one.
+ * measured, a failing record over a passing one.  The text ends with the
+ * ten largest peaks (name, peak, allocations, limit) when the results
+ * carry peaks (version 2).
  *
  * @param[in]  r          the results
  * @param[out] text_out   the text (borrowed from @p r, valid until the
