@@ -74,6 +74,7 @@ static struct {
 struct slot {
     _Atomic uint64_t sets;
     _Atomic uint64_t clears;
+    _Atomic uint64_t allocs; /* the peak meter's allocations: never reset */
 } __attribute__((aligned(64)));
 
 static struct slot slots[MAX_SLOTS];
@@ -127,6 +128,42 @@ atomic_bool leakgate_track__metering; /* the peak meter counts */
 struct leakgate_track__meter_state leakgate_track__meter = {.trigger =
                                                                 LLONG_MAX};
 
+/* This thread's slot's allocation counter, once it has a slot of its own
+ * (threads sharing the last slot keep NULL and add atomically). */
+__thread _Atomic uint64_t *leakgate_track__allocs_here
+    __attribute__((tls_model("initial-exec")));
+
+/* The meter's allocations: the slots' sum when it started, and the count
+ * it started from. */
+static struct {
+    uint64_t base;
+    uint64_t from;
+} meter_allocs;
+
+void
+leakgate_track__meter_count_slow(void)
+{
+    struct slot *sl = my_slot();
+
+    if (sl == &slots[MAX_SLOTS - 1]) {
+        atomic_fetch_add_explicit(&sl->allocs, 1, memory_order_relaxed);
+        return;
+    }
+    leakgate_track__allocs_here = &sl->allocs;
+    slot_add(&sl->allocs, sl);
+}
+
+static uint64_t
+sum_allocs(void)
+{
+    unsigned int n = used_slots();
+    uint64_t sum = 0;
+
+    for (unsigned int i = 0; i < n; i++)
+        sum += atomic_load_explicit(&slots[i].allocs, memory_order_relaxed);
+    return sum;
+}
+
 /* The meter's trigger: who to call, and a guard against a second thread
  * (or the trigger's own work) calling it again meanwhile. */
 static struct {
@@ -142,7 +179,8 @@ leakgate_track__meter_start(const struct leakgate_track_meter *from)
 
     atomic_store(&m->live, from ? from->live : 0);
     atomic_store(&m->peak, from ? (long long)from->peak : 0);
-    atomic_store(&m->allocs, from ? from->allocs : 0);
+    meter_allocs.base = sum_allocs();
+    meter_allocs.from = from ? from->allocs : 0;
     atomic_store(&leakgate_track__metering, true);
 }
 
@@ -157,7 +195,7 @@ leakgate_track__meter_stop(struct leakgate_track_meter *out)
     peak = atomic_load(&m->peak);
     out->live = atomic_load(&m->live);
     out->peak = peak > 0 ? (uint64_t)peak : 0;
-    out->allocs = atomic_load(&m->allocs);
+    out->allocs = meter_allocs.from + (sum_allocs() - meter_allocs.base);
 }
 
 void

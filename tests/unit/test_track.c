@@ -358,6 +358,51 @@ test_track__meter(void)
     CU_ASSERT_EQUAL(nfired, 1);
 }
 
+/* Allocations are counted in per-thread slots: every thread's count, also
+ * of threads that started or ended while the meter ran, and not what they
+ * allocated before it started or after it stopped. */
+#define METER_ROUNDS 10000
+
+static void *
+meter_churn(void *arg)
+{
+    (void)arg;
+    for (int i = 0; i < METER_ROUNDS; i++) {
+        void *volatile p = malloc(64);
+
+        free(p);
+    }
+    return NULL;
+}
+
+static void
+test_track__meter_threads(void)
+{
+    struct leakgate_track_meter m;
+    pthread_t t[THREADS];
+    int started = 0;
+
+    must_install();
+    meter_churn(NULL); /* this thread's slot counts from before the start */
+    leakgate_track__meter_start(NULL);
+    for (int i = 0; i < THREADS; i++)
+        started += pthread_create(&t[started], NULL, meter_churn, NULL) == 0;
+    meter_churn(NULL);
+    for (int i = 0; i < started; i++)
+        pthread_join(t[i], NULL);
+    leakgate_track__meter_stop(&m);
+    CU_ASSERT_EQUAL(started, THREADS);
+    /* each pthread_create may allocate (glibc's DTV) */
+    CU_ASSERT(m.allocs >= (uint64_t)(started + 1) * METER_ROUNDS);
+    CU_ASSERT(m.allocs <=
+              (uint64_t)(started + 1) * METER_ROUNDS + 4 * (uint64_t)started);
+    meter_churn(NULL); /* stopped: not counted */
+    leakgate_track__meter_start(&m);
+    leakgate_track__meter_stop(&m);
+    CU_ASSERT(m.allocs <=
+              (uint64_t)(started + 1) * METER_ROUNDS + 4 * (uint64_t)started);
+}
+
 /* Threads again, now warmed up (glibc's per-thread state exists): the
  * count is exact. */
 static void
@@ -429,4 +474,5 @@ const struct unit_case unit_cases[] = {
     {"threads_exact", test_track__threads_exact},
     {"forget", test_track__forget},
     {"meter", test_track__meter},
+    {"meter_threads", test_track__meter_threads},
     {NULL, NULL}};
