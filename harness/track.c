@@ -133,6 +133,9 @@ struct leakgate_track__meter_state leakgate_track__meter = {.trigger =
 __thread _Atomic uint64_t *leakgate_track__allocs_here
     __attribute__((tls_model("initial-exec")));
 
+__thread unsigned long long leakgate_track__meter_mine
+    __attribute__((tls_model("initial-exec")));
+
 /* The meter's allocations: the slots' sum when it started, and the count
  * it started from. */
 static struct {
@@ -177,8 +180,15 @@ leakgate_track__meter_start(const struct leakgate_track_meter *from)
 {
     struct leakgate_track__meter_state *m = &leakgate_track__meter;
 
-    atomic_store(&m->live, from ? from->live : 0);
-    atomic_store(&m->peak, from ? (long long)from->peak : 0);
+    unsigned long long gen = atomic_load(&m->owner) + 1;
+
+    /* This thread owns the meter from now on (track_hot.h). */
+    leakgate_track__meter_mine = gen;
+    atomic_store(&m->owner, gen);
+    atomic_store(&m->own_live, from ? from->live : 0);
+    atomic_store(&m->own_peak, from ? (long long)from->peak : 0);
+    atomic_store(&m->others_live, 0);
+    atomic_store(&m->others_peak, 0);
     meter_allocs.base = sum_allocs();
     meter_allocs.from = from ? from->allocs : 0;
     atomic_store(&leakgate_track__metering, true);
@@ -188,12 +198,15 @@ void
 leakgate_track__meter_stop(struct leakgate_track_meter *out)
 {
     struct leakgate_track__meter_state *m = &leakgate_track__meter;
-    long long peak;
+    long long peak, others_peak;
 
     atomic_store(&leakgate_track__metering, false);
     atomic_store(&m->trigger, LLONG_MAX);
-    peak = atomic_load(&m->peak);
-    out->live = atomic_load(&m->live);
+    peak = atomic_load(&m->own_peak);
+    others_peak = atomic_load(&m->others_peak);
+    if (others_peak > peak)
+        peak = others_peak;
+    out->live = atomic_load(&m->own_live) + atomic_load(&m->others_live);
     out->peak = peak > 0 ? (uint64_t)peak : 0;
     out->allocs = meter_allocs.from + (sum_allocs() - meter_allocs.base);
 }

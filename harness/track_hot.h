@@ -7,6 +7,7 @@
 #ifndef LEAKGATE_TRACK_HOT_H
 #define LEAKGATE_TRACK_HOT_H
 
+#include <limits.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -21,14 +22,26 @@ extern atomic_bool leakgate_track__watching;
 /* The peak meter (track.h, Meter) is on: allocations and frees count. */
 extern atomic_bool leakgate_track__metering;
 
-/* Live bytes above the window's start, their highest value; the level at
- * which the meter calls its trigger (INT64_MAX: none).  Allocations are
- * counted per thread (below): one locked instruction less per allocation,
- * and no shared cache line for them. */
+/*
+ * Live bytes above the window's start and their highest value, in two
+ * parts: the thread that started the meter (its owner: the test's thread)
+ * keeps its own with plain stores, no locked instruction, and the other
+ * threads share theirs with atomic adds.  Each part's writer adds the
+ * other part (a relaxed load) to get the level it compares with its peak
+ * and the trigger; the peak is the larger of the two.  The level is exact
+ * while one thread allocates at a time; threads that allocate at the same
+ * moment may see each other's last bytes late (those peaks race anyway).
+ * `owner` is the generation of the start: a thread is the owner when its
+ * leakgate_track__meter_mine is it.  Allocations are counted per thread
+ * (below).
+ */
 struct leakgate_track__meter_state {
-    _Alignas(64) atomic_llong live;
-    atomic_llong peak;
-    atomic_llong trigger;
+    _Alignas(64) atomic_ullong owner;
+    atomic_llong trigger; /* LLONG_MAX: none */
+    _Alignas(64) atomic_llong own_live;
+    atomic_llong own_peak;
+    _Alignas(64) atomic_llong others_live;
+    atomic_llong others_peak;
 };
 extern struct leakgate_track__meter_state leakgate_track__meter;
 
@@ -42,6 +55,10 @@ void leakgate_track__meter_fire(long long live);
 extern __thread _Atomic uint64_t *leakgate_track__allocs_here
     __attribute__((tls_model("initial-exec")));
 void leakgate_track__meter_count_slow(void);
+
+/* The generation of the meter's start this thread made (track.c). */
+extern __thread unsigned long long leakgate_track__meter_mine
+    __attribute__((tls_model("initial-exec")));
 
 /* Note the object at a as allocated in the window.  Never allocates. */
 void leakgate_track__record(uintptr_t a);
@@ -63,15 +80,51 @@ leakgate_track__metering_now(void)
                                 memory_order_relaxed);
 }
 
+/* The owner's part: plain stores (only the owner writes it). */
+static inline long long
+leakgate_track__meter_add_own(struct leakgate_track__meter_state *m,
+                              long long bytes)
+{
+    long long own =
+        atomic_load_explicit(&m->own_live, memory_order_relaxed) + bytes;
+    long long level;
+
+    atomic_store_explicit(&m->own_live, own, memory_order_relaxed);
+    if (bytes <= 0)
+        return LLONG_MIN;
+    level = own + atomic_load_explicit(&m->others_live, memory_order_relaxed);
+    if (level > atomic_load_explicit(&m->own_peak, memory_order_relaxed))
+        atomic_store_explicit(&m->own_peak, level, memory_order_relaxed);
+    return level;
+}
+
+/* The other threads' part: shared, atomic. */
+static inline long long
+leakgate_track__meter_add_others(struct leakgate_track__meter_state *m,
+                                 long long bytes)
+{
+    long long level = atomic_fetch_add_explicit(&m->others_live, bytes,
+                                                memory_order_relaxed) +
+                      bytes;
+    long long peak;
+
+    if (bytes <= 0)
+        return LLONG_MIN;
+    level += atomic_load_explicit(&m->own_live, memory_order_relaxed);
+    peak = atomic_load_explicit(&m->others_peak, memory_order_relaxed);
+    while (level > peak && !atomic_compare_exchange_weak_explicit(
+                               &m->others_peak, &peak, level,
+                               memory_order_relaxed, memory_order_relaxed))
+        ;
+    return level;
+}
+
 /* Count bytes (negative: freed) and, for an allocation, one more. */
 static inline void
 leakgate_track__meter_add(long long bytes, bool allocation)
 {
     struct leakgate_track__meter_state *m = &leakgate_track__meter;
-    long long live =
-        atomic_fetch_add_explicit(&m->live, bytes, memory_order_relaxed) +
-        bytes;
-    long long peak;
+    long long level;
 
     if (allocation) {
         _Atomic uint64_t *c = leakgate_track__allocs_here;
@@ -83,15 +136,13 @@ leakgate_track__meter_add(long long bytes, bool allocation)
         else
             leakgate_track__meter_count_slow();
     }
-    if (bytes <= 0)
-        return;
-    peak = atomic_load_explicit(&m->peak, memory_order_relaxed);
-    while (live > peak && !atomic_compare_exchange_weak_explicit(
-                              &m->peak, &peak, live, memory_order_relaxed,
-                              memory_order_relaxed))
-        ;
-    if (live >= atomic_load_explicit(&m->trigger, memory_order_relaxed))
-        leakgate_track__meter_fire(live);
+    if (leakgate_track__meter_mine ==
+        atomic_load_explicit(&m->owner, memory_order_relaxed))
+        level = leakgate_track__meter_add_own(m, bytes);
+    else
+        level = leakgate_track__meter_add_others(m, bytes);
+    if (level >= atomic_load_explicit(&m->trigger, memory_order_relaxed))
+        leakgate_track__meter_fire(level);
 }
 
 static inline bool

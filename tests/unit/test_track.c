@@ -396,11 +396,44 @@ test_track__meter_threads(void)
     CU_ASSERT(m.allocs >= (uint64_t)(started + 1) * METER_ROUNDS);
     CU_ASSERT(m.allocs <=
               (uint64_t)(started + 1) * METER_ROUNDS + 4 * (uint64_t)started);
+    /* every thread freed what it allocated (glibc may keep a DTV) */
+    CU_ASSERT(m.live >= 0 && m.live < 64 * 1024);
     meter_churn(NULL); /* stopped: not counted */
     leakgate_track__meter_start(&m);
     leakgate_track__meter_stop(&m);
     CU_ASSERT(m.allocs <=
               (uint64_t)(started + 1) * METER_ROUNDS + 4 * (uint64_t)started);
+}
+
+/* A thread other than the meter's owner holds the peak while the owner
+ * waits (the corpus's peak/thread): the level counts both parts. */
+static void *
+meter_hog(void *arg)
+{
+    void *volatile p = malloc(1 << 20);
+
+    (void)arg;
+    free(p);
+    return NULL;
+}
+
+static void
+test_track__meter_other_thread(void)
+{
+    struct leakgate_track_meter m;
+    void *volatile mine;
+    pthread_t t;
+
+    must_install();
+    leakgate_track__meter_start(NULL);
+    mine = malloc(1 << 20); /* the owner holds 1 MiB ... */
+    CU_ASSERT_EQUAL_FATAL(pthread_create(&t, NULL, meter_hog, NULL), 0);
+    pthread_join(t, NULL); /* ... while another thread adds 1 MiB */
+    free(mine);
+    leakgate_track__meter_stop(&m);
+    CU_ASSERT(m.peak >= 2u << 20);
+    CU_ASSERT(m.peak < (2u << 20) + 64 * 1024);
+    CU_ASSERT(m.live < 64 * 1024);
 }
 
 /* Threads again, now warmed up (glibc's per-thread state exists): the
@@ -475,4 +508,5 @@ const struct unit_case unit_cases[] = {
     {"forget", test_track__forget},
     {"meter", test_track__meter},
     {"meter_threads", test_track__meter_threads},
+    {"meter_other_thread", test_track__meter_other_thread},
     {NULL, NULL}};
