@@ -423,4 +423,15 @@ leakgate_verdict_location(const leakgate_verdict *v,
             return;
         }
     }
+    /* A failure on the peak alone: where the largest peak stack is. */
+    for (size_t i = 0; v->peak_over && i < v->npeak_stacks; i++) {
+        const struct leakgate_frame *f =
+            v->peak_stacks[i].frames ? located_frame(&v->peak_stacks[i]) : NULL;
+
+        if (f) {
+            *file_out = f->file;
+            *line_out = f->line;
+            return;
+        }
+    }
 }

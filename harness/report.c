@@ -615,7 +615,9 @@ text_peak(struct text *t, const struct leakgate_verdict *v)
                         "the limit again\n");
         return;
     }
-    leakgate_buf__printf(t->b, "; at %s B these stacks held the most:\n",
+    leakgate_buf__printf(t->b,
+                         "; in an exact measurement of the test, at %s B, "
+                         "these stacks held the most:\n",
                          group_u(num, v->peak_level, false));
     for (size_t i = 0; i < v->npeak_stacks; i++) {
         const struct leakgate_vstack *s = &v->peak_stacks[i];
