@@ -266,14 +266,7 @@ add_stack(struct job *j, struct leakgate_diff_entry *e)
         }
         return 0;
     }
-    s->pcs = e->pcs;
-    s->npcs = e->npcs;
-    s->bytes = e->delta_bytes;
-    s->objs = e->delta_objs;
-    s->threads = e->threads;
-    s->nthreads = e->nthreads;
-    e->pcs = NULL;
-    e->threads = NULL;
+    leakgate_verdict__steal_entry(s, e);
     pd->nstacks++;
     return 0;
 }

@@ -45,20 +45,6 @@ leakgate_gate__symbolizer(struct leakgate_symbolizer **out,
     return 0;
 }
 
-/* Move a diff entry's stack into s (its arrays are stolen from e). */
-static void
-steal_entry(struct leakgate_vstack *s, struct leakgate_diff_entry *e)
-{
-    s->pcs = e->pcs;
-    s->npcs = e->npcs;
-    s->bytes = e->delta_bytes;
-    s->objs = e->delta_objs;
-    s->threads = e->threads;
-    s->nthreads = e->nthreads;
-    e->pcs = NULL;
-    e->threads = NULL;
-}
-
 /* Move the diff's entries into v->stacks (they are stolen from acc). */
 static int
 take_stacks(struct leakgate_verdict *v, struct leakgate_diff *acc)
@@ -69,7 +55,7 @@ take_stacks(struct leakgate_verdict *v, struct leakgate_diff *acc)
     if (!v->stacks)
         return leakgate_error__set(LEAKGATE_ENOMEM, "verdict stacks");
     for (size_t i = 0; i < acc->nentries; i++)
-        steal_entry(&v->stacks[i], &acc->entries[i]);
+        leakgate_verdict__steal_entry(&v->stacks[i], &acc->entries[i]);
     v->nstacks = acc->nentries;
     v->excluded_bytes = acc->excluded_bytes;
     return 0;
@@ -282,7 +268,7 @@ take_peak(struct leakgate_gate *gate,
 
         if (e->delta_bytes <= 0)
             continue;
-        steal_entry(p, e);
+        leakgate_verdict__steal_entry(p, e);
         v->npeak_stacks++;
         rc = sym ? 0 : leakgate_gate__symbolizer(&sym, gate);
         if (rc == 0)

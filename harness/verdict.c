@@ -124,6 +124,20 @@ leakgate_verdict_allocations(const leakgate_verdict *v)
     return v->peak_known ? v->allocations : 0;
 }
 
+void
+leakgate_verdict__steal_entry(struct leakgate_vstack *s,
+                              struct leakgate_diff_entry *e)
+{
+    s->pcs = e->pcs;
+    s->npcs = e->npcs;
+    s->bytes = e->delta_bytes;
+    s->objs = e->delta_objs;
+    s->threads = e->threads;
+    s->nthreads = e->nthreads;
+    e->pcs = NULL;
+    e->threads = NULL;
+}
+
 const char *
 leakgate_verdict__peak_source(const struct leakgate_verdict *v,
                               const char *thresholds_path,

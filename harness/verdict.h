@@ -116,6 +116,11 @@ struct leakgate_verdict {
     size_t npeak_stacks;
 };
 
+/* Move a diff entry's stack, counts and threads into s (e's arrays are
+ * stolen: e keeps NULL).  Cannot fail. */
+void leakgate_verdict__steal_entry(struct leakgate_vstack *s,
+                                   struct leakgate_diff_entry *e);
+
 /* At most this many peak stacks are kept (the largest). */
 #define LEAKGATE_PEAK_STACKS_MAX 10
 
