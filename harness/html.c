@@ -714,7 +714,10 @@ failure(struct leakgate_buf *b,
             stack_block(b, &v->stacks[k], ++nth, of, false);
     }
     peak_section(b, v, env);
-    picture(b, v, i, svg, env);
+    /* The call graph is of what was retained: none for a failure on the
+     * peak alone. */
+    if (of > 0 || !v->peak_over)
+        picture(b, v, i, svg, env);
     yaml_block(b, v, env);
     artifacts(b, v, env);
     leakgate_buf__puts(b, "<details><summary>The report as printed</summary>"

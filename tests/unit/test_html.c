@@ -347,6 +347,7 @@ test_html__peaks(void)
                                 "cache_insert"));
     CU_ASSERT_PTR_NULL(strstr(section, "<h3>Stacks</h3>"));
     CU_ASSERT_PTR_NULL(strstr(section, "<b>stack 1 of"));
+    CU_ASSERT_PTR_NULL(strstr(section, "Call graph of the growth"));
     leakgate_util__free(html);
     /* Over without stacks (the exact measurement stayed under). */
     fx.fail.npeak_stacks = 0;
@@ -371,6 +372,7 @@ test_html__no_peaks(void)
     CU_ASSERT(contains(html, "<th class=\"num\">over</th><th class=\"num\">"
                              "time</th>"));
     CU_ASSERT(contains(html, "<h3>Stacks</h3>"));
+    CU_ASSERT(contains(html, "<h3>Call graph of the growth</h3>"));
     leakgate_util__free(html);
     /* Measured but within: the table, no peak section in the failure. */
     fixture_init(&fx);
