@@ -245,13 +245,7 @@ take_peak(struct leakgate_gate *gate,
     size_t n = 0;
     int rc;
 
-    v->peak_known = s->metered;
-    v->peak_bytes = s->meter.peak;
-    v->allocations = s->meter.allocs;
-    v->peak_over = s->metered && v->settings.peak_limited &&
-                   v->peak_bytes > v->settings.peak_limit;
-    if (v->peak_over)
-        v->policy.failed = true;
+    leakgate_verdict__set_peak(v, s->metered, s->meter.peak, s->meter.allocs);
     if (!v->peak_over || !d)
         return 0;
     for (size_t i = 0; i < d->nentries && n < LEAKGATE_PEAK_STACKS_MAX; i++)

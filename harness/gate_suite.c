@@ -225,21 +225,10 @@ carry_over(struct leakgate_verdict *v, struct leakgate_verdict *w)
     v->first_objs = w->first_objs;
     v->watch_id = w->watch_id;
     /* The peak is its own window's (the suite's end measures no peak). */
-    v->peak_known = w->peak_known;
-    v->peak_bytes = w->peak_bytes;
-    v->allocations = w->allocations;
-    v->peak_over = w->peak_over;
+    leakgate_verdict__set_peak(v, w->peak_known, w->peak_bytes, w->allocations);
+    leakgate_verdict__move_peak_stacks(v, w);
     v->needs_replay = w->needs_replay;
     v->peak_replay = w->peak_replay;
-    v->peak_stacks = w->peak_stacks;
-    v->npeak_stacks = w->npeak_stacks;
-    v->peak_level = w->peak_level;
-    w->peak_stacks = NULL;
-    w->npeak_stacks = 0;
-    if (v->peak_over && v->status == LEAKGATE_STATUS_PASS) {
-        v->status = LEAKGATE_STATUS_FAIL;
-        v->policy.failed = true;
-    }
 }
 
 static int

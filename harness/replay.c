@@ -387,11 +387,7 @@ take_peak_stacks(struct leakgate_gate *gate,
     if (x->npeak_stacks == 0)
         return;
     relocate(x);
-    v->peak_stacks = x->peak_stacks;
-    v->npeak_stacks = x->npeak_stacks;
-    v->peak_level = x->peak_level;
-    x->peak_stacks = NULL;
-    x->npeak_stacks = 0;
+    leakgate_verdict__move_peak_stacks(v, x);
     if (v->status != LEAKGATE_STATUS_FAIL)
         return;
     text = leakgate_report__text(v, &gate->env, false);
@@ -435,21 +431,12 @@ take_verdict(struct leakgate_gate *gate,
     /* The peak is the first run's (the meter counts exactly in every
      * mode); the replay's exact window gives the stacks that held it. */
     if (v->peak_known) {
-        bool was_over = x->peak_over;
+        bool passed = x->status == LEAKGATE_STATUS_PASS;
 
-        x->peak_known = true;
-        x->peak_bytes = v->peak_bytes;
-        x->allocations = v->allocations;
-        x->peak_over =
-            x->settings.peak_limited && x->peak_bytes > x->settings.peak_limit;
-        if (x->peak_over && x->status == LEAKGATE_STATUS_PASS) {
-            x->status = LEAKGATE_STATUS_FAIL;
-            x->policy.failed = true;
+        leakgate_verdict__set_peak(x, true, v->peak_bytes, v->allocations);
+        if (passed && x->status == LEAKGATE_STATUS_FAIL) {
             leakgate_util__free(x->report);
             x->report = leakgate_util__strdup("-"); /* rewritten below */
-        } else if (was_over != x->peak_over && x->report && *x->report) {
-            x->policy.failed =
-                x->policy.nover > 0 || x->policy.total_over || x->peak_over;
         }
     }
     gate->verdicts[i] = x;

@@ -987,22 +987,30 @@ main_build_id_note(struct dl_phdr_info *info, size_t size, void *payload)
     return 1; /* only the first object: the main program */
 }
 
+/* Intern the hex text of a build-id, and dispose of it.  Returns 0 or
+ * LEAKGATE_ENOMEM. */
+static int
+intern_hex(const char **out,
+           struct leakgate_symbolizer *sym,
+           struct leakgate_buf *hex)
+{
+    int rc = hex->failed ? leakgate_error__set(LEAKGATE_ENOMEM, "build-id")
+                         : pool_intern(out, &sym->pool, hex->ptr);
+
+    leakgate_buf__dispose(hex);
+    return rc;
+}
+
 /* Intern this process's build-id without libdw ("" when it has none).
  * Returns 0 or LEAKGATE_ENOMEM. */
 static int
 self_build_id(const char **out, struct leakgate_symbolizer *sym)
 {
     struct leakgate_buf hex = LEAKGATE_BUF_INIT;
-    int rc;
 
     leakgate_buf__puts(&hex, "");
     dl_iterate_phdr(main_build_id_note, &hex);
-    if (hex.failed)
-        rc = leakgate_error__set(LEAKGATE_ENOMEM, "build-id");
-    else
-        rc = pool_intern(out, &sym->pool, hex.ptr);
-    leakgate_buf__dispose(&hex);
-    return rc;
+    return intern_hex(out, sym, &hex);
 }
 
 /* Intern the build-id of mod as lowercase hex ("" when it has none). */
@@ -1014,7 +1022,7 @@ intern_build_id(const char **out,
     struct leakgate_buf hex = LEAKGATE_BUF_INIT;
     const unsigned char *bits = NULL;
     GElf_Addr vaddr, bias;
-    int len, rc;
+    int len;
 
     /* The build-id is read from the ELF file: open it first. */
     (void)dw.dwfl_module_getelf(mod, &bias);
@@ -1023,12 +1031,7 @@ intern_build_id(const char **out,
     leakgate_buf__puts(&hex, "");
     for (int i = 0; i < len; i++)
         leakgate_buf__printf(&hex, "%02x", bits[i]);
-    if (hex.failed)
-        rc = leakgate_error__set(LEAKGATE_ENOMEM, "build-id");
-    else
-        rc = pool_intern(out, &sym->pool, hex.ptr);
-    leakgate_buf__dispose(&hex);
-    return rc;
+    return intern_hex(out, sym, &hex);
 }
 
 int

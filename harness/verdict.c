@@ -125,6 +125,34 @@ leakgate_verdict_allocations(const leakgate_verdict *v)
 }
 
 void
+leakgate_verdict__set_peak(struct leakgate_verdict *v,
+                           bool known,
+                           uint64_t bytes,
+                           uint64_t allocations)
+{
+    v->peak_known = known;
+    v->peak_bytes = bytes;
+    v->allocations = allocations;
+    v->peak_over =
+        known && v->settings.peak_limited && bytes > v->settings.peak_limit;
+    v->policy.failed =
+        v->policy.nover > 0 || v->policy.total_over || v->peak_over;
+    if (v->peak_over && v->status == LEAKGATE_STATUS_PASS)
+        v->status = LEAKGATE_STATUS_FAIL;
+}
+
+void
+leakgate_verdict__move_peak_stacks(struct leakgate_verdict *dst,
+                                   struct leakgate_verdict *src)
+{
+    dst->peak_stacks = src->peak_stacks;
+    dst->npeak_stacks = src->npeak_stacks;
+    dst->peak_level = src->peak_level;
+    src->peak_stacks = NULL;
+    src->npeak_stacks = 0;
+}
+
+void
 leakgate_verdict__steal_entry(struct leakgate_vstack *s,
                               struct leakgate_diff_entry *e)
 {

@@ -121,6 +121,19 @@ struct leakgate_verdict {
 void leakgate_verdict__steal_entry(struct leakgate_vstack *s,
                                    struct leakgate_diff_entry *e);
 
+/* Set v's peak figures and judge them against v->settings: peak_over,
+ * the policy's failed (stacks, total or peak), and a passing verdict over
+ * its peak limit fails.  Cannot fail. */
+void leakgate_verdict__set_peak(struct leakgate_verdict *v,
+                                bool known,
+                                uint64_t bytes,
+                                uint64_t allocations);
+
+/* Move src's peak stacks and their level into dst (src keeps none; dst
+ * had none).  Cannot fail. */
+void leakgate_verdict__move_peak_stacks(struct leakgate_verdict *dst,
+                                        struct leakgate_verdict *src);
+
 /* At most this many peak stacks are kept (the largest). */
 #define LEAKGATE_PEAK_STACKS_MAX 10
 
