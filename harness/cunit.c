@@ -757,9 +757,12 @@ awaiting_names(char *out, size_t size, size_t n)
         const struct wtest *wt = &run.tests[i];
         int k;
 
+        /* A test of the last `scope: suite` suite waits for its suite's
+         * end and may wait for the replay too (its peak's stacks). */
         if (!wt->awaiting &&
-            !leakgate_verdict_waits_for_replay(leakgate_gate_verdict(
-                run.gate, wt->ws->suite->pName, wt->test->pName)))
+            !(wt->suite_wait &&
+              leakgate_verdict_waits_for_replay(leakgate_gate_verdict(
+                  run.gate, wt->ws->suite->pName, wt->test->pName))))
             continue;
         if (shown == 5) {
             snprintf(out + used, size - used, " and %zu more", n - shown);
