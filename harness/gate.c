@@ -236,13 +236,8 @@ resolve_window(struct leakgate_policy_settings *out,
     if (test && strcmp(test, SUITE_WINDOW) == 0)
         test = NULL;
     leakgate_policy__resolve(out, gate->config, suite, test);
-    /* --peak-limit is the defaults' peak_limit: an entry that sets one
-     * wins. */
-    if (gate->has_peak_opt && (!out->peak_entry || !out->peak_entry->pattern)) {
-        out->peak_limited = true;
-        out->peak_limit = gate->peak_opt;
-        out->peak_entry = NULL;
-    }
+    if (gate->has_peak_opt)
+        leakgate_policy__apply_peak_option(out, gate->peak_opt);
 }
 
 void
@@ -822,8 +817,7 @@ hint_shared_fixture(struct leakgate_gate *gate, struct leakgate_verdict *sv)
          * fast pass freed by later tests or the cleanup; not a test that
          * failed only its peak limit. */
         if (tv->status != LEAKGATE_STATUS_FAIL ||
-            (tv->peak_over && tv->policy.nover == 0 && !tv->policy.total_over &&
-             tv->first_objs == 0) ||
+            (leakgate_verdict__peak_only(tv) && tv->first_objs == 0) ||
             strcmp(tv->suite, sv->suite) != 0 ||
             (!released_by(tv, sv) &&
              !leakgate_track__watch_released(tv->watch_id)))

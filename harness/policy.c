@@ -113,6 +113,17 @@ apply(struct leakgate_policy_settings *out,
 }
 
 void
+leakgate_policy__apply_peak_option(struct leakgate_policy_settings *s,
+                                   uint64_t limit)
+{
+    if (s->peak_entry && s->peak_entry->pattern)
+        return;
+    s->peak_limited = true;
+    s->peak_limit = limit;
+    s->peak_entry = NULL;
+}
+
+void
 leakgate_policy__resolve(struct leakgate_policy_settings *out,
                          const struct leakgate_config *cfg,
                          const char *suite,

@@ -54,6 +54,15 @@ void leakgate_policy__resolve(struct leakgate_policy_settings *out,
                               const char *suite,
                               const char *test);
 
+/*
+ * --peak-limit: `limit` is the defaults' peak_limit of the run; an entry
+ * of the file that sets peak_limit (a suites or tests entry) wins.
+ * peak_entry NULL afterwards names the option as the source.  Cannot
+ * fail.
+ */
+void leakgate_policy__apply_peak_option(struct leakgate_policy_settings *s,
+                                        uint64_t limit);
+
 /* Input: one grown stack, its function names innermost first (NULL
  * entries = unknown function, never matched by a glob), and its rule
  * names (thresholds_rules.h), innermost first, which `exact: true` rules

@@ -519,21 +519,25 @@ text_frames(struct text *t, const struct leakgate_vstack *s)
     }
 }
 
+/* One stack of the growth, or (peak) one that held the peak: no limit of
+ * its own. */
 static void
 text_stack(struct text *t,
            const struct leakgate_verdict *v,
            const struct leakgate_report_env *env,
            const struct leakgate_vstack *s,
            size_t nth,
-           size_t of)
+           size_t of,
+           bool peak)
 {
     char num[32];
 
-    leakgate_buf__printf(t->b, "  stack %zu of %zu: ", nth, of);
+    leakgate_buf__printf(t->b, "  %sstack %zu of %zu: ", peak ? "peak " : "",
+                         nth, of);
     put_bytes(t, s->bytes);
     leakgate_buf__puts(t->b, " in ");
     put_objs(t, s->objs);
-    if (v->status != LEAKGATE_STATUS_NOT_JUDGED) {
+    if (!peak && v->status != LEAKGATE_STATUS_NOT_JUDGED) {
         leakgate_buf__printf(t->b, ", %s %s B (",
                              s->judgement.over ? "limit" : "within its limit",
                              group_u(num, s->judgement.limit, false));
@@ -564,7 +568,7 @@ text_stacks(struct text *t,
                                  n->nshown - nth);
             break;
         }
-        text_stack(t, v, env, &v->stacks[i], ++nth, n->nshown);
+        text_stack(t, v, env, &v->stacks[i], ++nth, n->nshown, false);
     }
 }
 
@@ -594,7 +598,9 @@ put_peak(struct text *t, const struct leakgate_verdict *v)
 
 /* A window over its peak_limit: what held the bytes at the peak. */
 static void
-text_peak(struct text *t, const struct leakgate_verdict *v)
+text_peak(struct text *t,
+          const struct leakgate_verdict *v,
+          const struct leakgate_report_env *env)
 {
     char num[32];
 
@@ -607,30 +613,17 @@ text_peak(struct text *t, const struct leakgate_verdict *v)
                          "%s B",
                          group_u(num, v->settings.peak_limit, false));
     if (v->npeak_stacks == 0) {
-        leakgate_buf__puts(
-            t->b, v->how == LEAKGATE_MEASURED_SUITE_END
-                      ? "; no stacks: a test of a `scope: suite` suite is "
-                        "measured by the fast pass only\n"
-                      : "; no stacks: the exact measurement did not reach "
-                        "the limit again\n");
+        /* (A `scope: suite` test's come from the replay too.) */
+        leakgate_buf__puts(t->b, "; no stacks: the exact measurement did not "
+                                 "reach the limit again\n");
         return;
     }
     leakgate_buf__printf(t->b,
                          "; in an exact measurement of the test, at %s B, "
                          "these stacks held the most:\n",
                          group_u(num, v->peak_level, false));
-    for (size_t i = 0; i < v->npeak_stacks; i++) {
-        const struct leakgate_vstack *s = &v->peak_stacks[i];
-
-        leakgate_buf__printf(t->b, "  peak stack %zu of %zu: ", i + 1,
-                             v->npeak_stacks);
-        put_bytes(t, s->bytes);
-        leakgate_buf__puts(t->b, " in ");
-        put_objs(t, s->objs);
-        put_threads(t, s);
-        leakgate_buf__puts(t->b, "\n");
-        text_frames(t, s);
-    }
+    for (size_t i = 0; i < v->npeak_stacks; i++)
+        text_stack(t, v, env, &v->peak_stacks[i], i + 1, v->npeak_stacks, true);
 }
 
 /* "leakgate: FAIL parser/t: 4,208 B retained in 2 objects (...)" */
@@ -788,7 +781,7 @@ text_fast(struct text *t, const struct leakgate_verdict *v)
 {
     if (v->how == LEAKGATE_MEASURED_SUITE_END) {
         if (v->policy.nover == 0 && !v->policy.total_over)
-            return; /* failed its peak only */
+            return; /* nothing retained over a limit: its peak only */
         leakgate_buf__puts(t->b, "  scope: suite: allocated by this test and "
                                  "still live after the suite cleanup (every "
                                  "allocation's stack recorded)\n");
@@ -943,7 +936,7 @@ leakgate_report__text(const struct leakgate_verdict *v,
     } else if (gate_failed(v)) {
         text_header(&t, v, env, &n);
         text_stacks(&t, v, env, &n);
-        text_peak(&t, v);
+        text_peak(&t, v, env);
         text_also(&t, v, env, &n);
         text_measured(&t, env);
         text_fast(&t, v);
@@ -1395,7 +1388,7 @@ failure_type(const struct leakgate_verdict *v)
 {
     if (!gate_failed(v))
         return "assertion";
-    if (v->peak_over && v->policy.nover == 0 && !v->policy.total_over)
+    if (leakgate_verdict__peak_only(v))
         return "peak";
     return "leak";
 }
@@ -1867,11 +1860,7 @@ json_peak(struct json *j, const struct leakgate_verdict *v)
 {
     const struct leakgate_policy_settings *st = &v->settings;
     const struct leakgate_config_entry *e = st->peak_entry;
-    const char *from = !st->peak_limited     ? NULL
-                       : !e                  ? "option"
-                       : !e->pattern         ? "defaults"
-                       : e == st->test_entry ? "tests"
-                                             : "suites";
+    const char *from = leakgate_verdict__peak_from(v);
 
     json_opt(j, "peak_bytes", v->peak_known, v->peak_bytes);
     json_opt(j, "allocations", v->peak_known, v->allocations);

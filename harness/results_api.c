@@ -334,8 +334,7 @@ static void
 summary_failure(struct leakgate_buf *b, const struct leakgate_verdict *v)
 {
     char human[32];
-    bool peak_only =
-        v->peak_over && v->policy.nover == 0 && !v->policy.total_over;
+    bool peak_only = leakgate_verdict__peak_only(v);
 
     leakgate_buf__printf(b, "  FAIL %s", v->name);
     if (v->status == LEAKGATE_STATUS_FAIL && peak_only) {

@@ -165,12 +165,8 @@ judge_peak(struct leakgate_twin *w, const struct leakgate_verdict *v)
 {
     struct leakgate_policy_settings *s = &w->set;
 
-    if (v->settings.peak_limited && !v->settings.peak_entry &&
-        (!s->peak_entry || !s->peak_entry->pattern)) {
-        s->peak_limited = true;
-        s->peak_limit = v->settings.peak_limit;
-        s->peak_entry = NULL;
-    }
+    if (v->settings.peak_limited && !v->settings.peak_entry)
+        leakgate_policy__apply_peak_option(s, v->settings.peak_limit);
     w->peak_over = w->judged && v->peak_known && s->peak_limited &&
                    v->peak_bytes > s->peak_limit;
 }

@@ -124,6 +124,12 @@ leakgate_verdict_allocations(const leakgate_verdict *v)
     return v->peak_known ? v->allocations : 0;
 }
 
+bool
+leakgate_verdict__peak_only(const struct leakgate_verdict *v)
+{
+    return v->peak_over && v->policy.nover == 0 && !v->policy.total_over;
+}
+
 void
 leakgate_verdict__set_peak(struct leakgate_verdict *v,
                            bool known,
@@ -167,6 +173,20 @@ leakgate_verdict__steal_entry(struct leakgate_vstack *s,
 }
 
 const char *
+leakgate_verdict__peak_from(const struct leakgate_verdict *v)
+{
+    const struct leakgate_config_entry *e = v->settings.peak_entry;
+
+    if (!v->settings.peak_limited)
+        return NULL;
+    if (!e)
+        return "option";
+    if (!e->pattern)
+        return "defaults";
+    return e == v->settings.test_entry ? "tests" : "suites";
+}
+
+const char *
 leakgate_verdict__peak_source(const struct leakgate_verdict *v,
                               const char *thresholds_path,
                               char *buf,
@@ -174,6 +194,7 @@ leakgate_verdict__peak_source(const struct leakgate_verdict *v,
 {
     const struct leakgate_config_entry *e = v->settings.peak_entry;
     const char *file = thresholds_path ? thresholds_path : "thresholds file";
+    const char *from = leakgate_verdict__peak_from(v);
 
     if (!e)
         snprintf(buf, size, "--peak-limit/LEAKGATE_PEAK_LIMIT");
@@ -181,8 +202,7 @@ leakgate_verdict__peak_source(const struct leakgate_verdict *v,
         snprintf(buf, size, "defaults.peak_limit, %s:%u", file, e->line);
     else
         snprintf(buf, size, "%s \"%s\" peak_limit, %s:%u",
-                 e == v->settings.test_entry ? "tests" : "suites", e->pattern,
-                 file, e->line);
+                 from ? from : "tests", e->pattern, file, e->line);
     return buf;
 }
 

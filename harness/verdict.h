@@ -121,6 +121,10 @@ struct leakgate_verdict {
 void leakgate_verdict__steal_entry(struct leakgate_vstack *s,
                                    struct leakgate_diff_entry *e);
 
+/* True when v is over its peak limit and over no other: it fails, if it
+ * fails, on its peak alone.  Cannot fail. */
+bool leakgate_verdict__peak_only(const struct leakgate_verdict *v);
+
 /* Set v's peak figures and judge them against v->settings: peak_over,
  * the policy's failed (stacks, total or peak), and a passing verdict over
  * its peak limit fails.  Cannot fail. */
@@ -136,6 +140,11 @@ void leakgate_verdict__move_peak_stacks(struct leakgate_verdict *dst,
 
 /* At most this many peak stacks are kept (the largest). */
 #define LEAKGATE_PEAK_STACKS_MAX 10
+
+/* Where v's peak_limit came from: "option", "defaults", "tests" or
+ * "suites"; NULL when no limit applies (results JSON `peak_limit_from`).
+ * Cannot fail. */
+const char *leakgate_verdict__peak_from(const struct leakgate_verdict *v);
 
 /* The text that names where v's peak_limit came from, as the report names
  * a stack_limit's: `tests "PATTERN" peak_limit, FILE:LINE`, `suites ...`,
