@@ -396,6 +396,8 @@ leakgate_gate__write_index(const char *dir,
     return rc;
 }
 
+/* What this process said about call graphs (NULL: nothing, none was
+ * drawn). */
 static const char *
 pictures_said(const struct leakgate_gate *gate)
 {
@@ -407,7 +409,7 @@ pictures_said(const struct leakgate_gate *gate)
     case -2:
         return "Graphviz dot failed: call graphs as DOT text only (see "
                "the failure's note)";
-    default: return "no failure, no call graph";
+    default: return NULL;
     }
 }
 
@@ -499,8 +501,7 @@ write_shared(struct leakgate_gate *gate)
     for (size_t i = 0; rc == 0 && gate->outputs && i < gate->nverdicts; i++)
         rc = journal_verdict(gate, gate->verdicts[i]);
     if (rc == 0 && gate->outputs)
-        rc = leakgate_outputs__merge(
-            gate->outputs, gate->pictures ? pictures_said(gate) : NULL);
+        rc = leakgate_outputs__merge(gate->outputs, pictures_said(gate));
     return rc;
 }
 

@@ -23,6 +23,7 @@
 #include "error.h"
 #include "files.h"
 #include "report.h"
+#include "results.h"
 #include "run_proto.h"
 #include "util.h"
 
@@ -91,13 +92,7 @@ leakgate_outputs__alive(long pid, unsigned long long start)
 bool
 leakgate_outputs__is_shared(const char *spec)
 {
-    struct stat st;
-    size_t n = spec ? strlen(spec) : 0;
-
-    if (n == 0 || spec[n - 1] == '/' ||
-        (stat(spec, &st) == 0 && S_ISDIR(st.st_mode)))
-        return false;
-    return !strstr(spec, "%p") && !strstr(spec, "%h");
+    return spec && *spec && !leakgate_results__per_process(spec);
 }
 
 /* The process that started the run: the nearest ctest among this

@@ -4,8 +4,8 @@
  * outputs (see outputs.h).  Each journal is read up to its last newline;
  * its last record of each window is kept; an unfinished journal of a
  * process that is gone adds its running window as an error; one record
- * per window name is chosen (as leakgate_results__view() with later_wins
- * would, from the rank each record carries).  The JUnit and JSON files
+ * per window name is chosen from the rank each record carries (see
+ * choose()).  The JUnit and JSON files
  * are report.c's documents around the chosen records' pieces, with no
  * parsing; index.html loads the chosen records' JSON (results.c) and is
  * drawn by gate_results.c.
@@ -412,7 +412,7 @@ cmp_first(const void *a, const void *b)
 
 /* One record per window name, where the name first appeared: a test's
  * later record replaces an earlier one, a suite window's unless the
- * earlier ranks higher (leakgate_results__view with later_wins). */
+ * earlier ranks higher (every process measures it: a failure stays). */
 static int
 choose(struct run *r)
 {

@@ -293,8 +293,7 @@ put_verdict(struct leakgate_buf *b,
                          (unsigned int)v->status < 3 ? status[v->status]
                                                      : "not_judged",
                          failed ? 1 : 0, v->seconds > 0 ? v->seconds : 0.0);
-    leakgate_run__put_field(b, p->suite_tag ? p->suite_tag : "");
-    leakgate_buf__puts(b, "\t");
+    leakgate_buf__puts(b, "\t"); /* field 6, unused (run_proto.h) */
     leakgate_run__put_field(b, p->junit_case ? p->junit_case : "");
     leakgate_buf__puts(b, "\t");
     leakgate_run__put_field(b, p->json_test ? p->json_test : "");

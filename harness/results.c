@@ -468,22 +468,26 @@ load_stack(struct leakgate_vstack *s,
     return rc;
 }
 
+/* The array `key` of stacks into *out (the verdict's: freed with it). */
 static int
-load_stacks(struct leakgate_verdict *v,
+load_stacks(struct leakgate_vstack **out,
+            size_t *n,
             struct loader *ld,
-            const struct leakgate_json *rec)
+            const struct leakgate_json *rec,
+            const char *key,
+            bool required)
 {
     const struct leakgate_json *arr;
-    int rc = get_array(&arr, ld, rec, "stacks", true);
+    int rc = get_array(&arr, ld, rec, key, required);
 
     if (rc < 0 || !arr || arr->n == 0)
         return rc;
-    v->stacks = leakgate_util__calloc(arr->n, sizeof *v->stacks);
-    if (!v->stacks)
+    *out = leakgate_util__calloc(arr->n, sizeof **out);
+    if (!*out)
         return no_memory(ld);
     for (size_t i = 0; i < arr->n && rc == 0; i++) {
-        v->nstacks = i + 1;
-        rc = load_stack(&v->stacks[i], ld, &arr->items[i]);
+        *n = i + 1;
+        rc = load_stack(&(*out)[i], ld, &arr->items[i]);
     }
     return rc;
 }
@@ -642,7 +646,6 @@ load_peak(struct leakgate_verdict *v,
     int64_t peak = 0, allocs = 0, limit = 0, line = 0, level = 0;
     bool no_peak = true, no_limit = true;
     const char *from = NULL;
-    const struct leakgate_json *arr = NULL;
     int rc = get_int(&peak, &no_peak, ld, rec, "peak_bytes");
 
     if (rc == 0)
@@ -664,8 +667,6 @@ load_peak(struct leakgate_verdict *v,
         else if (f && f->type != LEAKGATE_JSON_NULL)
             rc = wrong_type(ld, f, "peak_limit_from", "a string or null");
     }
-    if (rc == 0)
-        rc = get_array(&arr, ld, rec, "peak_stacks", false);
     v->peak_known = !no_peak;
     v->peak_bytes = peak > 0 ? (uint64_t)peak : 0;
     v->allocations = allocs > 0 ? (uint64_t)allocs : 0;
@@ -685,15 +686,9 @@ load_peak(struct leakgate_verdict *v,
         e->line = line > 0 && line <= UINT32_MAX ? (unsigned int)line : 0;
         s->peak_entry = e;
     }
-    if (rc < 0 || !arr || arr->n == 0)
-        return rc;
-    v->peak_stacks = leakgate_util__calloc(arr->n, sizeof *v->peak_stacks);
-    if (!v->peak_stacks)
-        return no_memory(ld);
-    for (size_t i = 0; i < arr->n && rc == 0; i++) {
-        v->npeak_stacks = i + 1;
-        rc = load_stack(&v->peak_stacks[i], ld, &arr->items[i]);
-    }
+    if (rc == 0)
+        rc = load_stacks(&v->peak_stacks, &v->npeak_stacks, ld, rec,
+                         "peak_stacks", false);
     return rc;
 }
 
@@ -847,7 +842,7 @@ load_record(struct leakgate_verdict *v,
     if (rc == 0)
         rc = load_artifacts(v, ld, rec);
     if (rc == 0)
-        rc = load_stacks(v, ld, rec);
+        rc = load_stacks(&v->stacks, &v->nstacks, ld, rec, "stacks", true);
     return rc;
 }
 

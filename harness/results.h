@@ -30,11 +30,7 @@ struct leakgate_results {
     size_t nowned, capowned;
     struct leakgate_report_env env; /* of the first file (strings owned) */
     bool has_env;
-    bool filtered;   /* every file came from a run with the same --filter */
-    bool later_wins; /* view: a test's later record replaces an earlier
-                        one (a test run again in one run); a suite
-                        window's too unless the earlier ranks higher
-                        (every process measures it: a failure stays) */
+    bool filtered; /* every file came from a run with the same --filter */
     size_t nfiles;
     const struct leakgate_verdict **view; /* one per name: see summary */
     size_t nview;
@@ -55,12 +51,20 @@ int leakgate_results__load_text(struct leakgate_results *r,
  * measured-only beats unmeasured; among judged, a failure beats a pass;
  * with notes beats without.  0..5.  Cannot fail. */
 int leakgate_results__rank(const struct leakgate_verdict *v);
+/* The same from a record's fields (a `leakgate run` record: measured,
+ * its status, whether it has notes).  Cannot fail. */
+int
+leakgate_results__rank_of(bool measured, leakgate_status status, bool notes);
 
 /* Fill r->view: one verdict per window name (judged over measured-only,
- * fail over pass-with-notes over pass; see later_wins), in first-seen
+ * fail over pass-with-notes over pass), in first-seen
  * order.  Returns 0
  * or LEAKGATE_ENOMEM. */
 int leakgate_results__view(struct leakgate_results *r);
+
+/* spec names one file per process: a directory (DIR/, or one that
+ * exists) or a name with %p or %h.  Cannot fail. */
+bool leakgate_results__per_process(const char *spec);
 
 /*
  * The file a process writes for --json/--junit SPEC (extension ext, e.g.

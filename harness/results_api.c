@@ -176,15 +176,21 @@ leakgate_results_update_thresholds(
  * --------------------------------------------------- */
 
 int
+leakgate_results__rank_of(bool measured, leakgate_status status, bool notes)
+{
+    if (!measured)
+        return 0;
+    if (status == LEAKGATE_STATUS_NOT_JUDGED)
+        return 1 + notes;
+    if (status == LEAKGATE_STATUS_PASS)
+        return 3 + notes;
+    return 5;
+}
+
+int
 leakgate_results__rank(const struct leakgate_verdict *v)
 {
-    if (!v->measured)
-        return 0;
-    if (v->status == LEAKGATE_STATUS_NOT_JUDGED)
-        return 1 + (v->nnotes > 0);
-    if (v->status == LEAKGATE_STATUS_PASS)
-        return 3 + (v->nnotes > 0);
-    return 5;
+    return leakgate_results__rank_of(v->measured, v->status, v->nnotes > 0);
 }
 
 struct pick {
@@ -230,12 +236,8 @@ leakgate_results__view(struct leakgate_results *r)
     /* Per name: the best record, listed where the name first appeared. */
     for (size_t i = 0; i < r->n; i++) {
         if (n > 0 && strcmp(p[n - 1].v->name, p[i].v->name) == 0) {
-            int now = leakgate_results__rank(p[i].v),
-                kept = leakgate_results__rank(p[n - 1].v);
-            bool suite_window =
-                p[i].v->test && strcmp(p[i].v->test, "[suite]") == 0;
-
-            if (now > kept || (r->later_wins && (now == kept || !suite_window)))
+            if (leakgate_results__rank(p[i].v) >
+                leakgate_results__rank(p[n - 1].v))
                 p[n - 1].v = p[i].v;
             continue;
         }
@@ -532,6 +534,12 @@ is_dir_spec(const char *spec)
 
     return (n > 0 && spec[n - 1] == '/') ||
            (stat(spec, &st) == 0 && S_ISDIR(st.st_mode));
+}
+
+bool
+leakgate_results__per_process(const char *spec)
+{
+    return is_dir_spec(spec) || strstr(spec, "%p") || strstr(spec, "%h");
 }
 
 /* "%p" pid, "%h" host, "%%" '%'; other '%' sequences stay as written. */

@@ -69,7 +69,6 @@ fill_case(struct leakgate_run_case *c, char **f)
     c->failed = strcmp(f[4], "1") == 0;
     c->seconds = strtod(f[5], NULL);
     if (replace(&c->suite, f[1]) < 0 || replace(&c->test, f[2]) < 0 ||
-        replace(&c->pieces.suite_tag, f[6]) < 0 ||
         replace(&c->pieces.junit_case, f[7]) < 0 ||
         replace(&c->pieces.json_test, f[8]) < 0) {
         leakgate_run__case_dispose(c);
@@ -78,14 +77,19 @@ fill_case(struct leakgate_run_case *c, char **f)
     return 0;
 }
 
+/* Record f as a case (*out: the case filled). */
 static int
-take_case(struct leakgate_run *r, char **f, bool revised)
+take_case(struct leakgate_run *r,
+          char **f,
+          bool revised,
+          const struct leakgate_run_case **out)
 {
     struct leakgate_run_case *c = revised ? earlier_case(r, f[1], f[2]) : NULL;
     int rc;
 
     if (c) { /* in its place: JUnit and JSON keep the run's order */
         leakgate_run__case_dispose(c);
+        *out = c;
         return fill_case(c, f);
     }
     if (r->ncases == r->cap) {
@@ -102,6 +106,7 @@ take_case(struct leakgate_run *r, char **f, bool revised)
     rc = fill_case(c, f);
     if (rc < 0)
         return rc;
+    *out = c;
     r->ncases++;
     if (r->running[0] && strcmp(r->running[0], f[1]) == 0 &&
         strcmp(r->running[1], f[2]) == 0)
@@ -149,20 +154,12 @@ leakgate_run__take_record(struct leakgate_run *r, char *line)
         if (rc == 0 && r->outputs)
             rc = leakgate_outputs__env(r->outputs, f[2], f[1]);
     } else if (type == 'V' && n >= 9) {
-        struct leakgate_run_case c;
+        const struct leakgate_run_case *c = NULL;
 
-        rc = take_case(r, f, n >= 10 && strcmp(f[9], "r") == 0);
+        rc = take_case(r, f, n >= 10 && strcmp(f[9], "r") == 0, &c);
         /* The shared outputs' journals: what a linked binary journals. */
-        memset(&c, 0, sizeof c);
-        c.suite = f[1];
-        c.test = f[2];
-        c.status = parse_status(f[3]);
-        c.failed = strcmp(f[4], "1") == 0;
-        c.seconds = strtod(f[5], NULL);
-        c.pieces.junit_case = f[7];
-        c.pieces.json_test = f[8];
         if (rc == 0 && r->outputs)
-            rc = leakgate_run__journal_case(r->outputs, &c);
+            rc = leakgate_run__journal_case(r->outputs, c);
     } else if (type == 'E' && n >= 3) {
         rc = take_error(r, f);
     }

@@ -107,45 +107,27 @@ leakgate_run__send(int fd, const char *data, size_t len)
     return 0;
 }
 
-static char *
-take_or_null(struct leakgate_buf *b)
-{
-    if (b->failed) {
-        leakgate_buf__dispose(b);
-        return NULL;
-    }
-    if (!b->ptr)
-        leakgate_buf__puts(b, "");
-    return leakgate_buf__take(b);
-}
-
 int
 leakgate_run__pieces(struct leakgate_run_pieces *out,
                      const struct leakgate_verdict *v,
                      const struct leakgate_report_env *env)
 {
-    struct leakgate_buf tag = LEAKGATE_BUF_INIT, jc = LEAKGATE_BUF_INIT,
-                        jt = LEAKGATE_BUF_INIT, je = LEAKGATE_BUF_INIT,
-                        se = LEAKGATE_BUF_INIT;
+    struct leakgate_buf jc = LEAKGATE_BUF_INIT, jt = LEAKGATE_BUF_INIT,
+                        je = LEAKGATE_BUF_INIT, se = LEAKGATE_BUF_INIT;
     bool ok;
 
     memset(out, 0, sizeof *out);
     leakgate_report__junit_env(&je, env);
     leakgate_report__json_env(&se, env);
-    out->junit_env = take_or_null(&je);
-    out->json_env = take_or_null(&se);
+    out->junit_env = leakgate_buf__take(&je);
+    out->json_env = leakgate_buf__take(&se);
     ok = out->junit_env && out->json_env;
     if (v) {
-        leakgate_buf__puts(&tag, "  <testsuite name=\"");
-        leakgate_report__put_escaped(&tag, v->suite ? v->suite : "",
-                                     LEAKGATE_REPORT_ESC_XML_ATTR);
-        leakgate_buf__puts(&tag, "\"");
         leakgate_report__junit_case(&jc, v, env);
         leakgate_report__json_test(&jt, v);
-        out->suite_tag = take_or_null(&tag);
-        out->junit_case = take_or_null(&jc);
-        out->json_test = take_or_null(&jt);
-        ok = ok && out->suite_tag && out->junit_case && out->json_test;
+        out->junit_case = leakgate_buf__take(&jc);
+        out->json_test = leakgate_buf__take(&jt);
+        ok = ok && out->junit_case && out->json_test;
     }
     if (!ok) {
         leakgate_run__pieces_dispose(out);
@@ -157,7 +139,6 @@ leakgate_run__pieces(struct leakgate_run_pieces *out,
 void
 leakgate_run__pieces_dispose(struct leakgate_run_pieces *p)
 {
-    leakgate_util__free(p->suite_tag);
     leakgate_util__free(p->junit_case);
     leakgate_util__free(p->json_test);
     leakgate_util__free(p->junit_env);

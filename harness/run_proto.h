@@ -13,8 +13,10 @@
  *   B function                   a CUnit run began (outermost run call)
  *   S suite test phase           a test / suite init / cleanup starts
  *   N junit_env json_env         the report environment (rendered)
- *   V suite test status failed seconds suite_tag junit_case json_test [r]
- *                                a finished record, rendered by report.c;
+ *   V suite test status failed seconds - junit_case json_test [r]
+ *                                a finished record, rendered by report.c
+ *                                (field 6 is empty: it was the suite's
+ *                                JUnit tag, which nothing reads now);
  *                                with "r", it replaces the earlier record
  *                                of suite/test (a verdict a replay made)
  *   L                            --list printed the tests
@@ -52,7 +54,6 @@
 
 /* The pieces of one verdict's JUnit and JSON, each owned. */
 struct leakgate_run_pieces {
-    char *suite_tag;  /* `  <testsuite name="..."` (escaped, no counts) */
     char *junit_case; /* `    <testcase ...>...</testcase>\n` */
     char *json_test;  /* `    {...}` (no trailing newline) */
     char *junit_env;  /* `  <properties>...</properties>\n` */

@@ -158,11 +158,8 @@ leakgate_run__journal_case(struct leakgate_outputs *os,
                            const struct leakgate_run_case *c)
 {
     struct leakgate_report_piece piece;
-    /* leakgate_results__rank() from what the record says: failed is a
-     * gate failure or notes. */
-    int rank = c->status == LEAKGATE_STATUS_FAIL   ? 5
-               : c->status == LEAKGATE_STATUS_PASS ? 3 + c->failed
-                                                   : 1 + c->failed;
+    /* What the record says: failed is a gate failure or notes. */
+    int rank = leakgate_results__rank_of(true, c->status, c->failed);
 
     if (!c->pieces.json_test || !*c->pieces.json_test ||
         !c->pieces.junit_case || !*c->pieces.junit_case)
