@@ -515,7 +515,6 @@ leakgate_outputs__window(struct leakgate_outputs *os,
                          const struct leakgate_report_piece *piece,
                          int rank)
 {
-    static const char *const status[] = {"pass", "fail", "not_judged"};
     struct leakgate_buf b = LEAKGATE_BUF_INIT;
 
     if (sent_before(os, suite, test, piece->json_test))
@@ -526,9 +525,8 @@ leakgate_outputs__window(struct leakgate_outputs *os,
     leakgate_run__put_field(&b, test);
     /* %.17g: the merge sums the same doubles report.c would. */
     leakgate_buf__printf(&b, "\t%s\t%d\t%d\t%d\t%.17g\t",
-                         (unsigned int)piece->status < 3 ? status[piece->status]
-                                                         : "not_judged",
-                         rank, piece->failed ? 1 : 0, piece->error ? 1 : 0,
+                         leakgate_run__status_name(piece->status), rank,
+                         piece->failed ? 1 : 0, piece->error ? 1 : 0,
                          piece->seconds > 0 ? piece->seconds : 0.0);
     leakgate_run__put_field(&b, piece->json_test);
     leakgate_buf__puts(&b, "\t");

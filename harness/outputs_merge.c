@@ -86,15 +86,6 @@ keep_record(struct journal *j, const struct record *rec)
     return 0;
 }
 
-static leakgate_status
-status_of(const char *s)
-{
-    if (strcmp(s, "pass") == 0)
-        return LEAKGATE_STATUS_PASS;
-    return strcmp(s, "fail") == 0 ? LEAKGATE_STATUS_FAIL
-                                  : LEAKGATE_STATUS_NOT_JUDGED;
-}
-
 /* "V suite test status rank failed error seconds json junit". */
 static int
 take_window(struct journal *j, char **f)
@@ -105,7 +96,7 @@ take_window(struct journal *j, char **f)
     rec.suite = f[1];
     rec.test = f[2];
     rec.piece.suite = f[1];
-    rec.piece.status = status_of(f[3]);
+    rec.piece.status = leakgate_run__status_parse(f[3]);
     rec.rank = (int)strtol(f[4], NULL, 10);
     rec.piece.failed = strcmp(f[5], "1") == 0;
     rec.piece.error = strcmp(f[6], "1") == 0;

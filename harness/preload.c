@@ -281,7 +281,6 @@ put_verdict(struct leakgate_buf *b,
             const struct leakgate_verdict *v,
             const struct leakgate_run_pieces *p)
 {
-    static const char *const status[] = {"pass", "fail", "not_judged"};
     bool failed = v->status == LEAKGATE_STATUS_FAIL || v->nnotes > 0;
 
     leakgate_buf__puts(b, "V\t");
@@ -290,9 +289,8 @@ put_verdict(struct leakgate_buf *b,
     leakgate_run__put_field(b, v->test);
     /* %.17g: the parent sums the same doubles report.c would. */
     leakgate_buf__printf(b, "\t%s\t%d\t%.17g\t",
-                         (unsigned int)v->status < 3 ? status[v->status]
-                                                     : "not_judged",
-                         failed ? 1 : 0, v->seconds > 0 ? v->seconds : 0.0);
+                         leakgate_run__status_name(v->status), failed ? 1 : 0,
+                         v->seconds > 0 ? v->seconds : 0.0);
     leakgate_buf__puts(b, "\t"); /* field 6, unused (run_proto.h) */
     leakgate_run__put_field(b, p->junit_case ? p->junit_case : "");
     leakgate_buf__puts(b, "\t");

@@ -38,15 +38,6 @@ clear_running(struct leakgate_run *r)
         replace(&r->running[i], NULL);
 }
 
-static leakgate_status
-parse_status(const char *s)
-{
-    if (strcmp(s, "fail") == 0)
-        return LEAKGATE_STATUS_FAIL;
-    return strcmp(s, "pass") == 0 ? LEAKGATE_STATUS_PASS
-                                  : LEAKGATE_STATUS_NOT_JUDGED;
-}
-
 /* The earlier record of suite/test, which a revised record replaces. */
 static struct leakgate_run_case *
 earlier_case(struct leakgate_run *r, const char *suite, const char *test)
@@ -65,7 +56,7 @@ static int
 fill_case(struct leakgate_run_case *c, char **f)
 {
     memset(c, 0, sizeof *c);
-    c->status = parse_status(f[3]);
+    c->status = leakgate_run__status_parse(f[3]);
     c->failed = strcmp(f[4], "1") == 0;
     c->seconds = strtod(f[5], NULL);
     if (replace(&c->suite, f[1]) < 0 || replace(&c->test, f[2]) < 0 ||

@@ -107,6 +107,23 @@ leakgate_run__send(int fd, const char *data, size_t len)
     return 0;
 }
 
+const char *
+leakgate_run__status_name(leakgate_status status)
+{
+    static const char *const names[] = {"pass", "fail", "not_judged"};
+
+    return (unsigned int)status < 3 ? names[status] : "not_judged";
+}
+
+leakgate_status
+leakgate_run__status_parse(const char *field)
+{
+    if (strcmp(field, "pass") == 0)
+        return LEAKGATE_STATUS_PASS;
+    return strcmp(field, "fail") == 0 ? LEAKGATE_STATUS_FAIL
+                                      : LEAKGATE_STATUS_NOT_JUDGED;
+}
+
 int
 leakgate_run__pieces(struct leakgate_run_pieces *out,
                      const struct leakgate_verdict *v,

@@ -106,6 +106,11 @@ struct leakgate_run {
 /* Append s escaped for one field.  Never fails (b->failed on ENOMEM). */
 void leakgate_run__put_field(struct leakgate_buf *b, const char *s);
 
+/* A record's status field: "pass", "fail", "not_judged" (anything else
+ * is written and read as not judged).  Cannot fail. */
+const char *leakgate_run__status_name(leakgate_status status);
+leakgate_status leakgate_run__status_parse(const char *field);
+
 /* Append s escaped to dst[*len], truncated to leave room for "\n" and the
  * NUL within cap; never allocates (for records sent while recording). */
 void leakgate_run__put_field_fixed(char *dst,
