@@ -377,29 +377,19 @@ others_match(const struct leakgate_tstate *st,
     return false;
 }
 
-/* A peak_limit is compared with what the ratchet would write for the
- * largest peak it governed (the peak plus headroom), not with the peak
- * itself: a limit it just wrote is never loose, and one lowered here
- * keeps the headroom. */
+/* The entry's `key` (limit) lowered to want when it is loose. */
 static void
-tighten_peak(const struct ctx *c,
-             const struct leakgate_config_entry *en,
-             const struct estate *s,
-             const struct leakgate_ynode *val)
+tighten_key(const struct ctx *c,
+            const struct leakgate_config_entry *en,
+            const struct leakgate_ynode *val,
+            const char *key,
+            uint64_t limit,
+            uint64_t want,
+            const char *note)
 {
-    uint64_t want;
-    char note[80], a[32];
-
-    if (!en->has_peak_limit || en->peak_unlimited || !s->peak.used ||
-        s->peak_unknown)
-        return;
-    want = leakgate_thresholds__peak_allowance(s->peak.max);
-    if (!loose(c->o, en->peak_limit, want))
-        return;
-    snprintf(note, sizeof note, "largest measured peak %s + headroom",
-             leakgate_thresholds__bytes(a, 32, s->peak.max));
-    lower_to(c, leakgate_yamledit__get(val, "peak_limit", NULL), en,
-             "peak_limit", en->peak_limit, want, note);
+    if (loose(c->o, limit, want))
+        lower_to(c, leakgate_yamledit__get(val, key, NULL), en, key, limit,
+                 want, note);
 }
 
 static void
@@ -408,15 +398,25 @@ tighten_limits(const struct ctx *c,
                const struct estate *s,
                const struct leakgate_ynode *val)
 {
-    if (en->has_stack_limit && s->stack.used &&
-        loose(c->o, en->stack_limit, s->stack.max))
-        lower(c, leakgate_yamledit__get(val, "stack_limit", NULL), en,
-              "stack_limit", en->stack_limit, s->stack.max);
-    if (en->has_total_limit && !en->total_unlimited && s->total.used &&
-        loose(c->o, en->total_limit, s->total.max))
-        lower(c, leakgate_yamledit__get(val, "total_limit", NULL), en,
-              "total_limit", en->total_limit, s->total.max);
-    tighten_peak(c, en, s, val);
+    char note[80], a[32];
+
+    if (en->has_stack_limit && s->stack.used)
+        tighten_key(c, en, val, "stack_limit", en->stack_limit, s->stack.max,
+                    "largest measured");
+    if (en->has_total_limit && !en->total_unlimited && s->total.used)
+        tighten_key(c, en, val, "total_limit", en->total_limit, s->total.max,
+                    "largest measured");
+    /* A peak_limit is compared with what the ratchet would write for the
+     * largest peak it governed (the peak plus headroom), not with the
+     * peak itself: a limit it just wrote is never loose, and one lowered
+     * here keeps the headroom. */
+    if (en->has_peak_limit && !en->peak_unlimited && s->peak.used &&
+        !s->peak_unknown) {
+        snprintf(note, sizeof note, "largest measured peak %s + headroom",
+                 leakgate_thresholds__bytes(a, 32, s->peak.max));
+        tighten_key(c, en, val, "peak_limit", en->peak_limit,
+                    leakgate_thresholds__peak_allowance(s->peak.max), note);
+    }
 }
 
 /* Stale rules: remove them, their `stacks` key or their entry. */
