@@ -456,15 +456,10 @@ journal_verdict(struct leakgate_gate *gate, const struct leakgate_verdict *v)
     struct leakgate_report_piece piece;
     int rc;
 
-    leakgate_report__json_test(&json, v);
-    leakgate_report__junit_case(&junit, v, &gate->env);
-    leakgate_report__piece_of(&piece, v);
-    piece.json_test = json.ptr;
-    piece.junit_case = junit.ptr;
-    rc = json.failed || !json.ptr || junit.failed || !junit.ptr
-             ? leakgate_error__set(LEAKGATE_ENOMEM, "record")
-             : leakgate_outputs__window(gate->outputs, v->suite, v->test,
-                                        &piece, leakgate_results__rank(v));
+    rc = leakgate_report__render_piece(&piece, &json, &junit, v, &gate->env)
+             ? leakgate_outputs__window(gate->outputs, v->suite, v->test,
+                                        &piece, leakgate_results__rank(v))
+             : leakgate_error__set(LEAKGATE_ENOMEM, "record");
     leakgate_buf__dispose(&json);
     leakgate_buf__dispose(&junit);
     return rc;

@@ -272,9 +272,8 @@ static const char *
 own(struct run *r, struct leakgate_buf *b)
 {
     char **more;
-    char *text = b->failed ? NULL : leakgate_buf__take(b);
+    char *text = leakgate_buf__take(b); /* NULL when b failed */
 
-    leakgate_buf__dispose(b);
     more =
         text ? leakgate_util__realloc(r->owned, (r->nowned + 1) * sizeof *more)
              : NULL;
@@ -338,10 +337,8 @@ add_unfinished(struct run *r, const struct journal *j, bool *failed)
     rec.suite = j->open[0];
     rec.test = j->open[1];
     rec.rank = leakgate_results__rank(&v);
-    if (why.ptr && name.ptr) {
-        leakgate_report__json_test(&json, &v);
-        leakgate_report__junit_case(&junit, &v, &no_env);
-        leakgate_report__piece_of(&rec.piece, &v);
+    if (why.ptr && name.ptr &&
+        leakgate_report__render_piece(&rec.piece, &json, &junit, &v, &no_env)) {
         rec.piece.json_test = own(r, &json);
         rec.piece.junit_case = own(r, &junit);
     }

@@ -1565,6 +1565,17 @@ leakgate_report__junit_env(struct leakgate_buf *b,
     junit_env(b, 2, env);
 }
 
+static void
+dispose_pieces(struct leakgate_report_piece *p,
+               struct leakgate_buf *bufs,
+               size_t n)
+{
+    for (size_t i = 0; bufs && i < n; i++)
+        leakgate_buf__dispose(&bufs[i]);
+    leakgate_util__free(bufs);
+    leakgate_util__free(p);
+}
+
 /* The pieces of n verdicts (strings owned by *bufs, n of them). */
 static struct leakgate_report_piece *
 render_pieces(struct leakgate_buf **bufs_out,
@@ -1588,10 +1599,7 @@ render_pieces(struct leakgate_buf **bufs_out,
         p[i].junit_case = p[i].json_test = bufs[i].ptr;
     }
     if (failed) {
-        for (size_t i = 0; bufs && i < n; i++)
-            leakgate_buf__dispose(&bufs[i]);
-        leakgate_util__free(bufs);
-        leakgate_util__free(p);
+        dispose_pieces(p, bufs, n);
         bufs = NULL;
         p = NULL;
     }
@@ -1599,15 +1607,19 @@ render_pieces(struct leakgate_buf **bufs_out,
     return p;
 }
 
-static void
-dispose_pieces(struct leakgate_report_piece *p,
-               struct leakgate_buf *bufs,
-               size_t n)
+bool
+leakgate_report__render_piece(struct leakgate_report_piece *out,
+                              struct leakgate_buf *json,
+                              struct leakgate_buf *junit,
+                              const struct leakgate_verdict *v,
+                              const struct leakgate_report_env *env)
 {
-    for (size_t i = 0; bufs && i < n; i++)
-        leakgate_buf__dispose(&bufs[i]);
-    leakgate_util__free(bufs);
-    leakgate_util__free(p);
+    leakgate_report__json_test(json, v);
+    leakgate_report__junit_case(junit, v, env);
+    leakgate_report__piece_of(out, v);
+    out->json_test = json->ptr;
+    out->junit_case = junit->ptr;
+    return !json->failed && json->ptr && !junit->failed && junit->ptr;
 }
 
 void

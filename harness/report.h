@@ -71,6 +71,17 @@ struct leakgate_report_piece {
     double seconds; /* wall time of the window */
 };
 
+/*
+ * Render v's JSON test object into *json and its JUnit testcase into
+ * *junit (the caller's buffers, which own the text), and fill *out with
+ * both and with leakgate_report__piece_of()'s fields.  False when out of
+ * memory.
+ */
+bool leakgate_report__render_piece(struct leakgate_report_piece *out,
+                                   struct leakgate_buf *json,
+                                   struct leakgate_buf *junit,
+                                   const struct leakgate_verdict *v,
+                                   const struct leakgate_report_env *env);
 /* Fill out's counts from v (the texts stay NULL).  Cannot fail. */
 void leakgate_report__piece_of(struct leakgate_report_piece *out,
                                const struct leakgate_verdict *v);
