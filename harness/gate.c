@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <limits.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -18,6 +19,7 @@
 #include "outputs.h"
 #include "policy.h"
 #include "replay.h"
+#include "stackwalk.h"
 #include "util.h"
 
 #define SUITE_WINDOW "[suite]"
@@ -91,11 +93,45 @@ add_wrapper_range(struct leakgate_gate *gate)
     return 0;
 }
 
+/*
+ * The stacks of exact windows: stackwalk.c's walk (the default), libgcc's
+ * through jemalloc's own backtrace (LEAKGATE_UNWIND=libgcc), or the walk
+ * checked against libgcc at every allocation, aborting at the first
+ * difference (LEAKGATE_UNWIND=check: what ctest runs the corpus with).
+ */
+static int
+choose_stackwalk(void)
+{
+    const char *env = getenv("LEAKGATE_UNWIND");
+
+    if (env && strcmp(env, "libgcc") == 0) {
+        leakgate_stackwalk__set_mode(LEAKGATE_STACKWALK_LIBGCC);
+        return 0;
+    }
+    if (env && *env && strcmp(env, "fast") != 0 && strcmp(env, "check") != 0)
+        return leakgate_error__set(LEAKGATE_EUSAGE,
+                                   "LEAKGATE_UNWIND: '%s' is not fast, check "
+                                   "or libgcc",
+                                   env);
+    if (!leakgate_stackwalk__fast_available())
+        return 0;
+    leakgate_stackwalk__set_mode(env && strcmp(env, "check") == 0
+                                     ? LEAKGATE_STACKWALK_CHECK_ABORT
+                                     : LEAKGATE_STACKWALK_FAST);
+    /* A jemalloc without the hook keeps its own backtrace. */
+    (void)leakgate_profile__set_backtrace(leakgate_stackwalk__backtrace);
+    leakgate_error__clear();
+    return 0;
+}
+
 static int
 prepare_profiling(struct leakgate_gate *gate)
 {
     int rc = leakgate_profile__check(&gate->prof);
 
+    if (rc < 0)
+        return rc;
+    rc = choose_stackwalk();
     if (rc < 0)
         return rc;
     describe_sampling(gate);
@@ -195,11 +231,30 @@ stop_recording(struct leakgate_gate *gate)
         leakgate_profile__set_active(false);
 }
 
+/* LEAKGATE_UNWIND=check: what was compared (a difference aborted). */
+static void
+say_stackwalk_check(void)
+{
+    const char *env = getenv("LEAKGATE_UNWIND");
+    struct leakgate_stackwalk_stats st;
+
+    if (!env || strcmp(env, "check") != 0)
+        return;
+    leakgate_stackwalk__stats(&st);
+    fprintf(stderr,
+            "leakgate: stackwalk check: %llu backtraces walked and compared "
+            "with libgcc's, %llu differed; %llu from libgcc alone; %llu "
+            "rules\n",
+            (unsigned long long)st.checked, (unsigned long long)st.differ,
+            (unsigned long long)st.fallback, (unsigned long long)st.rules);
+}
+
 void
 leakgate_gate_free(leakgate_gate *gate)
 {
     if (!gate)
         return;
+    say_stackwalk_check();
     stop_recording(gate);
     leakgate_gate__grew_clear(gate);
     scope_reset(&gate->cur);

@@ -155,6 +155,19 @@ leakgate_profile__check(struct leakgate_profile_info *out)
 }
 
 int
+leakgate_profile__set_backtrace(void (*fn)(void **, unsigned *, unsigned))
+{
+    int rc = mallctl("experimental.hooks.prof_backtrace", NULL, NULL, &fn,
+                     sizeof fn);
+
+    if (rc != 0)
+        return leakgate_error__set(
+            LEAKGATE_ENOPROF,
+            "mallctl(\"experimental.hooks.prof_backtrace\"): %s", strerror(rc));
+    return 0;
+}
+
+int
 leakgate_profile__set_active(bool on)
 {
     int rc = mallctl("prof.active", NULL, NULL, &on, sizeof on);

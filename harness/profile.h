@@ -35,6 +35,12 @@ struct leakgate_profile_info {
  */
 int leakgate_profile__check(struct leakgate_profile_info *out);
 
+/* Record every allocation's stack with fn instead of jemalloc's own
+ * libgcc backtrace (mallctl experimental.hooks.prof_backtrace; stackwalk.h
+ * has the one leakgate installs).  Returns 0, or LEAKGATE_ENOPROF when
+ * this jemalloc has no such hook (its own backtrace stays). */
+int leakgate_profile__set_backtrace(void (*fn)(void **, unsigned *, unsigned));
+
 /* Turn recording on or off for all threads (mallctl prof.active).
  * Returns 0 or LEAKGATE_ENOPROF. */
 int leakgate_profile__set_active(bool on);

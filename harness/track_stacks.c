@@ -10,9 +10,10 @@
  * those whose immediate caller is the C library or the dynamic linker
  * (LEAKGATE_TRACK_STACKS_RUNTIME: a thread's descriptor, stdio buffers,
  * time-zone data, which the built-in ignore list covers).  The stack is
- * unwound with libgcc's _Unwind_Backtrace, as jemalloc's profiler does,
- * and the leading frames inside leakgate's own allocation section are
- * dropped, as exact windows drop them: the same pcs exact mode records.
+ * unwound by stackwalk.c (libgcc's frames, from a table), as exact
+ * windows unwind it, and the leading frames inside leakgate's own
+ * allocation section are dropped, as exact windows drop them: the same
+ * pcs exact mode records.
  *
  * Invariant: the objects of a window that are still live at its end are
  * exactly the tracker's bits; when every one of them has a stack here, the
@@ -31,11 +32,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <unwind.h>
 
 #include "diff.h"
 #include "error.h"
 #include "intercept.h"
+#include "stackwalk.h"
 #include "track_hot.h"
 #include "util.h"
 
@@ -185,23 +186,28 @@ struct unwound {
     size_t n;
 };
 
-static _Unwind_Reason_Code
-one_frame(struct _Unwind_Context *ctx, void *payload)
+/* The allocation's stack as jemalloc's profiler records it, from the
+ * table walk (stackwalk.h): the leading frames in leakgate's allocation
+ * section are dropped, and the walk ends at the runner's frame (above it
+ * the stack is the same for every allocation of the window). */
+static ALLOC_PATH void
+unwind(struct unwound *u)
 {
-    struct unwound *u = payload;
-    uintptr_t pc = (uintptr_t)_Unwind_GetIP(ctx);
+    void *raw[MAX_FRAMES + 16];
+    unsigned n = 0, i = 0;
 
-    if (pc == 0)
-        return _URC_END_OF_STACK;
-    /* Leading frames in leakgate's allocation section are dropped. */
-    if (u->n == 0 && pc >= st.own[0] && pc < st.own[1])
-        return _URC_NO_REASON;
-    u->pcs[u->n++] = pc;
-    /* Above the runner's frame the stack is the same for every
-     * allocation of the window: unwinding it again is wasted. */
-    if (pc >= st.runner[0] && pc < st.runner[1])
-        return _URC_END_OF_STACK;
-    return u->n == MAX_FRAMES ? _URC_END_OF_STACK : _URC_NO_REASON;
+    leakgate_stackwalk__backtrace(raw, &n, MAX_FRAMES + 16);
+    while (i < n && (uintptr_t)raw[i] >= st.own[0] &&
+           (uintptr_t)raw[i] < st.own[1])
+        i++;
+    u->n = 0;
+    for (; i < n && u->n < MAX_FRAMES; i++) {
+        uintptr_t pc = (uintptr_t)raw[i];
+
+        u->pcs[u->n++] = pc;
+        if (pc >= st.runner[0] && pc < st.runner[1])
+            break;
+    }
 }
 
 static uint64_t
@@ -328,8 +334,7 @@ leakgate_track__stack_note(uintptr_t a, uintptr_t caller)
     if (m == LEAKGATE_TRACK_STACKS_NONE ||
         (m == LEAKGATE_TRACK_STACKS_RUNTIME && !in_runtime(caller)))
         return;
-    u.n = 0;
-    _Unwind_Backtrace(one_frame, &u);
+    unwind(&u);
     lock_tables();
     stack = intern(u.pcs, u.n);
     o = find_obj(a);

@@ -1,0 +1,717 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * stackwalk: backtraces for exact windows (stackwalk.h says why).
+ *
+ * A frame's rule is what libgcc's uw_frame_state_for() derives from the
+ * call-frame information at an address: the CFA (rsp or rbp plus an
+ * offset), where the return address and the caller's rbp are saved
+ * relative to it (the caller's rsp is the CFA on x86-64).  Found the same
+ * way libgcc finds it — _Unwind_Find_FDE(), then the CIE's and the FDE's
+ * CFA programs run up to the address — and kept in a table keyed by that
+ * address, so each return address is interpreted once per process.
+ *
+ * What the table cannot hold makes the rule "complex" and the backtrace
+ * libgcc's: a signal frame ('S' augmentation), a CFA that is an expression
+ * or based on another register, a return address or rsp that is not saved
+ * at an offset from the CFA, a frame base the walk does not know (rbp
+ * after a frame whose rule leaves it undefined).  CHECK mode compares every
+ * backtrace with libgcc's: ctest runs the corpus that way.
+ */
+#include "stackwalk.h"
+
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <unwind.h>
+
+#define MAX_FRAMES 256
+
+/* ------------------------------------------------------------------ */
+/* libgcc's reference walk                                              */
+
+struct gcc_walk {
+    void **vec;
+    unsigned n;
+    unsigned max;
+    unsigned skip;
+};
+
+static _Unwind_Reason_Code
+gcc_frame(struct _Unwind_Context *ctx, void *arg)
+{
+    struct gcc_walk *w = arg;
+    void *ip = (void *)_Unwind_GetIP(ctx);
+
+    if (w->skip > 0) {
+        w->skip--;
+        return _URC_NO_REASON;
+    }
+    if (!ip)
+        return _URC_END_OF_STACK;
+    w->vec[w->n++] = ip;
+    return w->n == w->max ? _URC_END_OF_STACK : _URC_NO_REASON;
+}
+
+/* The stack above `skip` frames above this function's caller, exactly as
+ * jemalloc's own libgcc backtrace records it. */
+static __attribute__((noinline)) unsigned
+gcc_backtrace(void **vec, unsigned max, unsigned skip)
+{
+    struct gcc_walk w = {vec, 0, max, skip + 1}; /* + this function */
+
+    if (max > 0)
+        _Unwind_Backtrace(gcc_frame, &w);
+    return w.n;
+}
+
+static atomic_uint_fast64_t n_fast, n_fallback, n_checked, n_differ, n_rules;
+static enum leakgate_stackwalk_mode mode = LEAKGATE_STACKWALK_FAST;
+static unsigned skew_frame;
+
+void
+leakgate_stackwalk__set_mode(enum leakgate_stackwalk_mode m)
+{
+    mode = m;
+}
+
+void
+leakgate_stackwalk__test_skew(unsigned frame)
+{
+    skew_frame = frame;
+}
+
+void
+leakgate_stackwalk__stats(struct leakgate_stackwalk_stats *out)
+{
+    out->fast = atomic_load_explicit(&n_fast, memory_order_relaxed);
+    out->fallback = atomic_load_explicit(&n_fallback, memory_order_relaxed);
+    out->checked = atomic_load_explicit(&n_checked, memory_order_relaxed);
+    out->differ = atomic_load_explicit(&n_differ, memory_order_relaxed);
+    out->rules = atomic_load_explicit(&n_rules, memory_order_relaxed);
+}
+
+static void
+count(atomic_uint_fast64_t *c)
+{
+    atomic_fetch_add_explicit(c, 1, memory_order_relaxed);
+}
+
+#if defined(__x86_64__)
+
+bool
+leakgate_stackwalk__fast_available(void)
+{
+    return true;
+}
+
+/* libgcc's FDE lookup (unwind-dw2-fde.h), exported by libgcc_s. */
+struct dwarf_eh_bases {
+    void *tbase;
+    void *dbase;
+    void *func;
+};
+extern const void *_Unwind_Find_FDE(void *pc, struct dwarf_eh_bases *bases);
+
+/* x86-64 DWARF register numbers. */
+#define REG_RBP 6
+#define REG_RSP 7
+
+/* ------------------------------------------------------------------ */
+/* Rules                                                                */
+
+enum kind { K_NONE, K_RULE, K_END, K_COMPLEX };
+enum how { H_SAME, H_OFFSET, H_UNDEF, H_OTHER };
+
+struct rule {
+    enum kind kind;
+    bool cfa_bp;     /* CFA = rbp + cfa_off, else rsp + cfa_off */
+    enum how bp_how; /* the caller's rbp: same, at CFA + bp_off, unknown */
+    int32_t cfa_off;
+    int16_t bp_off;
+    int8_t ra_off; /* the return address is at CFA + ra_off */
+};
+
+/* Packed in one word for the table: 0 is "no rule yet". */
+static uint64_t
+pack(const struct rule *r)
+{
+    return (uint64_t)r->kind | (uint64_t)r->cfa_bp << 2 |
+           (uint64_t)r->bp_how << 3 | (uint64_t)(uint8_t)r->ra_off << 8 |
+           (uint64_t)(uint16_t)r->bp_off << 16 |
+           (uint64_t)(uint32_t)r->cfa_off << 32;
+}
+
+static struct rule
+unpack(uint64_t w)
+{
+    struct rule r;
+
+    r.kind = (enum kind)(w & 3);
+    r.cfa_bp = (w >> 2) & 1;
+    r.bp_how = (enum how)((w >> 3) & 3);
+    r.ra_off = (int8_t)(uint8_t)(w >> 8);
+    r.bp_off = (int16_t)(uint16_t)(w >> 16);
+    r.cfa_off = (int32_t)(uint32_t)(w >> 32);
+    return r;
+}
+
+/* ------------------------------------------------------------------ */
+/* Reading .eh_frame                                                    */
+
+struct reader {
+    const uint8_t *p;
+    const uint8_t *end;
+    bool bad;
+};
+
+static uint64_t
+uleb(struct reader *r)
+{
+    uint64_t v = 0;
+    unsigned shift = 0;
+
+    for (;;) {
+        uint8_t b;
+
+        if (r->p >= r->end || shift > 63) {
+            r->bad = true;
+            return 0;
+        }
+        b = *r->p++;
+        v |= (uint64_t)(b & 0x7f) << shift;
+        shift += 7;
+        if (!(b & 0x80))
+            return v;
+    }
+}
+
+static int64_t
+sleb(struct reader *r)
+{
+    uint64_t v = 0;
+    unsigned shift = 0;
+    uint8_t b;
+
+    do {
+        if (r->p >= r->end || shift > 63) {
+            r->bad = true;
+            return 0;
+        }
+        b = *r->p++;
+        v |= (uint64_t)(b & 0x7f) << shift;
+        shift += 7;
+    } while (b & 0x80);
+    if (shift < 64 && (b & 0x40))
+        v |= ~(uint64_t)0 << shift;
+    return (int64_t)v;
+}
+
+static uint64_t
+fixed(struct reader *r, size_t n)
+{
+    uint64_t v = 0;
+
+    if ((size_t)(r->end - r->p) < n) {
+        r->bad = true;
+        return 0;
+    }
+    for (size_t i = 0; i < n; i++) /* little-endian */
+        v |= (uint64_t)r->p[i] << (8 * i);
+    r->p += n;
+    return v;
+}
+
+static void
+skip(struct reader *r, uint64_t n)
+{
+    if ((uint64_t)(r->end - r->p) < n)
+        r->bad = true;
+    else
+        r->p += n;
+}
+
+/* Skip one pointer in DW_EH_PE encoding `enc` (its value is not needed:
+ * libgcc gives the FDE's start).  False for encodings libgcc's x86-64
+ * output never uses here (aligned, omit). */
+static bool
+skip_encoded(struct reader *r, uint8_t enc)
+{
+    switch (enc & 0x0f) {
+    case 0x00: /* absptr */
+    case 0x04: /* udata8 */
+    case 0x0c: /* sdata8 */ skip(r, 8); return true;
+    case 0x02: /* udata2 */
+    case 0x0a: /* sdata2 */ skip(r, 2); return true;
+    case 0x03: /* udata4 */
+    case 0x0b: /* sdata4 */ skip(r, 4); return true;
+    case 0x01: /* uleb128 */ uleb(r); return true;
+    case 0x09: /* sleb128 */ sleb(r); return true;
+    default: return false;
+    }
+}
+
+/* One row of the CFA table, for the registers the walk uses. */
+struct row {
+    uint64_t cfa_reg;
+    int64_t cfa_off;
+    bool cfa_expr;
+    enum how bp_how, ra_how;
+    int64_t bp_off, ra_off;
+    bool sp_set; /* rsp has a rule of its own (never in GCC's output) */
+};
+
+struct program {
+    uint64_t code_align;
+    int64_t data_align;
+    uint64_t ra_reg;
+    struct row init; /* after the CIE's instructions: DW_CFA_restore */
+    uintptr_t loc;
+    uintptr_t target;
+};
+
+static void
+set_reg(struct row *row,
+        const struct program *pg,
+        uint64_t reg,
+        enum how how,
+        int64_t off)
+{
+    if (reg == REG_RBP) {
+        row->bp_how = how;
+        row->bp_off = off;
+    } else if (reg == pg->ra_reg) {
+        row->ra_how = how;
+        row->ra_off = off;
+    } else if (reg == REG_RSP) {
+        row->sp_set = how != H_SAME;
+    }
+}
+
+static void
+restore_reg(struct row *row, const struct program *pg, uint64_t reg)
+{
+    if (reg == REG_RBP) {
+        row->bp_how = pg->init.bp_how;
+        row->bp_off = pg->init.bp_off;
+    } else if (reg == pg->ra_reg) {
+        row->ra_how = pg->init.ra_how;
+        row->ra_off = pg->init.ra_off;
+    } else if (reg == REG_RSP) {
+        row->sp_set = pg->init.sp_set;
+    }
+}
+
+#define STATE_DEPTH 8
+
+/*
+ * Run a CFA program over row until the location passes pg->target (the
+ * row at target is then in row).  Returns 1 when it stopped there, 0 at
+ * the program's end, -1 for an instruction it does not know.
+ */
+static int
+run_program(struct reader *r, struct row *row, struct program *pg)
+{
+    struct row saved[STATE_DEPTH];
+    unsigned depth = 0;
+
+    while (r->p < r->end && !r->bad) {
+        uint8_t op = *r->p++;
+        uint64_t reg, delta;
+        int64_t off;
+
+        switch (op & 0xc0) {
+        case 0x40: /* advance_loc */ delta = op & 0x3f; goto advance;
+        case 0x80: /* offset */
+            off = (int64_t)uleb(r) * pg->data_align;
+            set_reg(row, pg, op & 0x3f, H_OFFSET, off);
+            continue;
+        case 0xc0: /* restore */ restore_reg(row, pg, op & 0x3f); continue;
+        default: break;
+        }
+        switch (op) {
+        case 0x00: /* nop */ continue;
+        case 0x02: /* advance_loc1 */ delta = fixed(r, 1); goto advance;
+        case 0x03: /* advance_loc2 */ delta = fixed(r, 2); goto advance;
+        case 0x04: /* advance_loc4 */ delta = fixed(r, 4); goto advance;
+        case 0x05: /* offset_extended */
+            reg = uleb(r);
+            off = (int64_t)uleb(r) * pg->data_align;
+            set_reg(row, pg, reg, H_OFFSET, off);
+            continue;
+        case 0x06: /* restore_extended */
+            restore_reg(row, pg, uleb(r));
+            continue;
+        case 0x07: /* undefined */
+            set_reg(row, pg, uleb(r), H_UNDEF, 0);
+            continue;
+        case 0x08: /* same_value */
+            set_reg(row, pg, uleb(r), H_SAME, 0);
+            continue;
+        case 0x09: /* register */
+            reg = uleb(r);
+            uleb(r);
+            set_reg(row, pg, reg, H_OTHER, 0);
+            continue;
+        case 0x0a: /* remember_state (the CFA too, as libgcc does) */
+            if (depth == STATE_DEPTH)
+                return -1;
+            saved[depth++] = *row;
+            continue;
+        case 0x0b: /* restore_state */
+            if (depth == 0)
+                return -1;
+            *row = saved[--depth];
+            continue;
+        case 0x0c: /* def_cfa */
+            row->cfa_reg = uleb(r);
+            row->cfa_off = (int64_t)uleb(r);
+            row->cfa_expr = false;
+            continue;
+        case 0x0d: /* def_cfa_register */
+            row->cfa_reg = uleb(r);
+            row->cfa_expr = false;
+            continue;
+        case 0x0e: /* def_cfa_offset */
+            row->cfa_off = (int64_t)uleb(r);
+            row->cfa_expr = false;
+            continue;
+        case 0x0f: /* def_cfa_expression */
+            skip(r, uleb(r));
+            row->cfa_expr = true;
+            continue;
+        case 0x10: /* expression */
+        case 0x16: /* val_expression */
+            reg = uleb(r);
+            skip(r, uleb(r));
+            set_reg(row, pg, reg, H_OTHER, 0);
+            continue;
+        case 0x11: /* offset_extended_sf */
+            reg = uleb(r);
+            off = sleb(r) * pg->data_align;
+            set_reg(row, pg, reg, H_OFFSET, off);
+            continue;
+        case 0x12: /* def_cfa_sf */
+            row->cfa_reg = uleb(r);
+            row->cfa_off = sleb(r) * pg->data_align;
+            row->cfa_expr = false;
+            continue;
+        case 0x13: /* def_cfa_offset_sf */
+            row->cfa_off = sleb(r) * pg->data_align;
+            row->cfa_expr = false;
+            continue;
+        case 0x14: /* val_offset */
+            reg = uleb(r);
+            uleb(r);
+            set_reg(row, pg, reg, H_OTHER, 0);
+            continue;
+        case 0x15: /* val_offset_sf */
+            reg = uleb(r);
+            sleb(r);
+            set_reg(row, pg, reg, H_OTHER, 0);
+            continue;
+        case 0x2e: /* GNU_args_size */ uleb(r); continue;
+        case 0x2f: /* GNU_negative_offset_extended */
+            reg = uleb(r);
+            off = -(int64_t)uleb(r) * pg->data_align;
+            set_reg(row, pg, reg, H_OFFSET, off);
+            continue;
+        default: /* set_loc and anything newer */ return -1;
+        }
+    advance:
+        pg->loc += delta * pg->code_align;
+        if (pg->loc > pg->target)
+            return 1;
+    }
+    return r->bad ? -1 : 0;
+}
+
+/* A CIE's fields and initial instructions, then the FDE's instructions up
+ * to target: the row libgcc would use there. */
+static struct rule
+derive(uintptr_t target)
+{
+    struct rule out = {K_COMPLEX, false, H_SAME, 0, 0, 0};
+    struct dwarf_eh_bases bases;
+    const uint8_t *fde = _Unwind_Find_FDE((void *)target, &bases);
+    struct reader f, c;
+    struct program pg;
+    struct row row;
+    const char *aug;
+    uint8_t fde_enc = 0x00, version;
+    uint32_t len, cie_off;
+    bool z = false;
+
+    if (!fde) {
+        out.kind = K_END;
+        return out;
+    }
+    memset(&row, 0, sizeof row);
+    memset(&pg, 0, sizeof pg);
+    /* The FDE: length, CIE pointer, start, range, augmentation data. */
+    f.p = fde;
+    f.end = fde + 8;
+    f.bad = false;
+    len = (uint32_t)fixed(&f, 4);
+    if (len == 0 || len == 0xffffffffu)
+        return out;
+    f.end = fde + 4 + len;
+    cie_off = (uint32_t)fixed(&f, 4);
+    /* The CIE: length, id, version, augmentation, alignments, RA reg. */
+    c.p = f.p - 4 - cie_off;
+    c.end = c.p + 4;
+    c.bad = false;
+    len = (uint32_t)fixed(&c, 4);
+    if (len == 0 || len == 0xffffffffu)
+        return out;
+    c.end = c.p + len;
+    if (fixed(&c, 4) != 0)
+        return out;
+    version = (uint8_t)fixed(&c, 1);
+    aug = (const char *)c.p;
+    skip(&c, strnlen(aug, (size_t)(c.end - c.p)) + 1);
+    if (c.bad || (aug[0] && aug[0] != 'z'))
+        return out;
+    pg.code_align = uleb(&c);
+    pg.data_align = sleb(&c);
+    pg.ra_reg = version == 1 ? fixed(&c, 1) : uleb(&c);
+    if (aug[0] == 'z') {
+        uint64_t n = uleb(&c);
+        const uint8_t *data_end = c.p + n;
+
+        z = true;
+        for (const char *a = aug + 1; *a && !c.bad; a++) {
+            if (*a == 'R')
+                fde_enc = (uint8_t)fixed(&c, 1);
+            else if (*a == 'L')
+                fixed(&c, 1);
+            else if (*a == 'P') {
+                uint8_t enc = (uint8_t)fixed(&c, 1);
+
+                if (!skip_encoded(&c, enc))
+                    return out;
+            } else /* 'S' (a signal frame) and anything unknown */
+                return out;
+        }
+        if (c.bad || data_end > c.end)
+            return out;
+        c.p = data_end;
+    }
+    pg.target = target;
+    pg.loc = (uintptr_t)bases.func;
+    row.ra_how = H_SAME;
+    row.bp_how = H_SAME;
+    if (run_program(&c, &row, &pg) != 0)
+        return out;
+    pg.init = row;
+    if (!skip_encoded(&f, fde_enc) || !skip_encoded(&f, fde_enc & 0x0f))
+        return out;
+    if (z)
+        skip(&f, uleb(&f));
+    if (f.bad || run_program(&f, &row, &pg) < 0)
+        return out;
+
+    if (row.ra_how == H_UNDEF) {
+        out.kind = K_END; /* the outermost frame (_start, clone) */
+        return out;
+    }
+    if (row.cfa_expr || (row.cfa_reg != REG_RSP && row.cfa_reg != REG_RBP) ||
+        row.sp_set || row.ra_how != H_OFFSET || row.cfa_off < INT32_MIN ||
+        row.cfa_off > INT32_MAX || row.ra_off < INT8_MIN ||
+        row.ra_off > INT8_MAX)
+        return out;
+    if (row.bp_how == H_OFFSET &&
+        (row.bp_off < INT16_MIN || row.bp_off > INT16_MAX))
+        return out;
+    out.kind = K_RULE;
+    out.cfa_bp = row.cfa_reg == REG_RBP;
+    out.cfa_off = (int32_t)row.cfa_off;
+    out.ra_off = (int8_t)row.ra_off;
+    out.bp_how = row.bp_how == H_OFFSET ? H_OFFSET
+                 : row.bp_how == H_SAME ? H_SAME
+                                        : H_UNDEF;
+    out.bp_off = (int16_t)row.bp_off;
+    return out;
+}
+
+/* ------------------------------------------------------------------ */
+/* The table                                                            */
+
+#define SLOTS 8192 /* a power of two; 128 KiB, touched as it fills */
+#define PROBES 16
+
+static struct slot {
+    _Atomic uintptr_t key;
+    _Atomic uint64_t rule;
+} table[SLOTS];
+
+static size_t
+slot_of(uintptr_t addr)
+{
+    return (size_t)((addr * UINT64_C(0x9e3779b97f4a7c15)) >> 51) & (SLOTS - 1);
+}
+
+static struct rule
+rule_at(uintptr_t target)
+{
+    size_t h = slot_of(target);
+    struct rule r;
+
+    for (unsigned i = 0; i < PROBES; i++) {
+        struct slot *s = &table[(h + i) & (SLOTS - 1)];
+        uintptr_t k = atomic_load_explicit(&s->key, memory_order_acquire);
+
+        if (k == target) {
+            uint64_t w = atomic_load_explicit(&s->rule, memory_order_acquire);
+
+            if (w)
+                return unpack(w);
+            break; /* another thread is filling it in */
+        }
+        if (k == 0)
+            break;
+    }
+    r = derive(target);
+    for (unsigned i = 0; i < PROBES; i++) {
+        struct slot *s = &table[(h + i) & (SLOTS - 1)];
+        uintptr_t k = 0;
+
+        if (atomic_compare_exchange_strong(&s->key, &k, target) ||
+            k == target) {
+            if (k == 0)
+                count(&n_rules);
+            atomic_store_explicit(&s->rule, pack(&r), memory_order_release);
+            break;
+        }
+    }
+    return r; /* table full around here: derived again next time */
+}
+
+/* ------------------------------------------------------------------ */
+/* The walk                                                             */
+
+/* Frames this large are not a stack the walk should trust. */
+#define MAX_FRAME ((uintptr_t)1 << 30)
+
+static bool
+in_frame(uintptr_t addr, uintptr_t sp, uintptr_t cfa)
+{
+    return addr >= sp && addr + sizeof(uintptr_t) <= cfa &&
+           addr % sizeof(uintptr_t) == 0;
+}
+
+/* The stack above the frame at (ip, sp, bp), return addresses only.
+ * Returns the count, or -1 when a frame needs libgcc. */
+static __attribute__((no_sanitize("address"))) int
+walk(uintptr_t ip, uintptr_t sp, uintptr_t bp, void **vec, unsigned max)
+{
+    uintptr_t target = ip;
+    bool bp_known = true;
+    unsigned n = 0;
+
+    while (n < max) {
+        struct rule r = rule_at(target);
+        uintptr_t cfa, ra;
+
+        if (r.kind == K_END)
+            break;
+        if (r.kind != K_RULE || (r.cfa_bp && !bp_known))
+            return -1;
+        cfa = (r.cfa_bp ? bp : sp) + (uintptr_t)(intptr_t)r.cfa_off;
+        if (cfa <= sp || cfa - sp > MAX_FRAME ||
+            !in_frame(cfa + (uintptr_t)(intptr_t)r.ra_off, sp, cfa))
+            return -1;
+        ra = *(const uintptr_t *)(cfa + (uintptr_t)(intptr_t)r.ra_off);
+        if (r.bp_how == H_OFFSET) {
+            uintptr_t at = cfa + (uintptr_t)(intptr_t)r.bp_off;
+
+            if (!in_frame(at, sp, cfa))
+                return -1;
+            bp = *(const uintptr_t *)at;
+            bp_known = true;
+        } else if (r.bp_how != H_SAME) {
+            bp_known = false;
+        }
+        sp = cfa;
+        if (ra == 0)
+            break;
+        vec[n++] = (void *)ra;
+        target = ra - 1; /* the call, as libgcc looks it up */
+    }
+    return (int)n;
+}
+
+static void
+report_difference(void *const *fast, unsigned nf, void *const *ref, unsigned nr)
+{
+    char line[256];
+    unsigned i = 0;
+    int n;
+
+    while (i < nf && i < nr && fast[i] == ref[i])
+        i++;
+    n = snprintf(line, sizeof line,
+                 "leakgate: stackwalk check: the fast walk gave %u frames, "
+                 "libgcc %u; frame %u: %p against %p\n",
+                 nf, nr, i, i < nf ? fast[i] : NULL, i < nr ? ref[i] : NULL);
+    if (n > 0 && write(STDERR_FILENO, line, (size_t)n) < 0)
+        return;
+}
+
+__attribute__((noinline)) void
+leakgate_stackwalk__backtrace(void **vec, unsigned *len, unsigned max_len)
+{
+    uintptr_t ip, sp, bp;
+    void *ref[MAX_FRAMES];
+    unsigned nr;
+    int n;
+
+    /* This frame's registers; ip is the instruction after the asm, whose
+     * row describes the same rsp. */
+    __asm__ volatile("movq %%rbp, %0\n\t"
+                     "movq %%rsp, %1\n\t"
+                     "leaq 0(%%rip), %2"
+                     : "=r"(bp), "=r"(sp), "=r"(ip));
+    n = mode == LEAKGATE_STACKWALK_LIBGCC ? -1 : walk(ip, sp, bp, vec, max_len);
+    if (n < 0) {
+        *len = gcc_backtrace(vec, max_len, 1);
+        count(&n_fallback);
+        return;
+    }
+    count(&n_fast);
+    if (skew_frame && (unsigned)n > skew_frame)
+        vec[skew_frame] = (char *)vec[skew_frame] + 1;
+    *len = (unsigned)n;
+    if (mode == LEAKGATE_STACKWALK_FAST)
+        return;
+    nr = gcc_backtrace(ref, max_len < MAX_FRAMES ? max_len : MAX_FRAMES, 1);
+    count(&n_checked);
+    if (nr == (unsigned)n && memcmp(ref, vec, nr * sizeof *ref) == 0)
+        return;
+    count(&n_differ);
+    report_difference(vec, (unsigned)n, ref, nr);
+    if (mode == LEAKGATE_STACKWALK_CHECK_ABORT)
+        abort();
+    memcpy(vec, ref, nr * sizeof *ref);
+    *len = nr;
+}
+
+#else /* not x86-64: libgcc's walk */
+
+bool
+leakgate_stackwalk__fast_available(void)
+{
+    return false;
+}
+
+__attribute__((noinline)) void
+leakgate_stackwalk__backtrace(void **vec, unsigned *len, unsigned max_len)
+{
+    *len = gcc_backtrace(vec, max_len, 1);
+    count(&n_fallback);
+}
+
+#endif
