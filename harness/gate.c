@@ -93,6 +93,23 @@ add_wrapper_range(struct leakgate_gate *gate)
     return 0;
 }
 
+/* LEAKGATE_UNWIND=check, at exit: what was compared (a difference
+ * aborted).  Every process says it: a linked binary, a `leakgate run`
+ * child, a replay. */
+static void
+say_stackwalk_check(void)
+{
+    struct leakgate_stackwalk_stats st;
+
+    leakgate_stackwalk__stats(&st);
+    fprintf(stderr,
+            "leakgate: stackwalk check: %llu backtraces walked and compared "
+            "with libgcc's, %llu differed; %llu from libgcc alone; %llu "
+            "rules\n",
+            (unsigned long long)st.checked, (unsigned long long)st.differ,
+            (unsigned long long)st.fallback, (unsigned long long)st.rules);
+}
+
 /*
  * The stacks of exact windows: stackwalk.c's walk (the default), libgcc's
  * through jemalloc's own backtrace (LEAKGATE_UNWIND=libgcc), or the walk
@@ -115,9 +132,10 @@ choose_stackwalk(void)
                                    env);
     if (!leakgate_stackwalk__fast_available())
         return 0;
-    leakgate_stackwalk__set_mode(env && strcmp(env, "check") == 0
-                                     ? LEAKGATE_STACKWALK_CHECK_ABORT
-                                     : LEAKGATE_STACKWALK_FAST);
+    if (env && strcmp(env, "check") == 0) {
+        leakgate_stackwalk__set_mode(LEAKGATE_STACKWALK_CHECK_ABORT);
+        atexit(say_stackwalk_check);
+    }
     /* A jemalloc without the hook keeps its own backtrace. */
     (void)leakgate_profile__set_backtrace(leakgate_stackwalk__backtrace);
     leakgate_error__clear();
@@ -231,30 +249,11 @@ stop_recording(struct leakgate_gate *gate)
         leakgate_profile__set_active(false);
 }
 
-/* LEAKGATE_UNWIND=check: what was compared (a difference aborted). */
-static void
-say_stackwalk_check(void)
-{
-    const char *env = getenv("LEAKGATE_UNWIND");
-    struct leakgate_stackwalk_stats st;
-
-    if (!env || strcmp(env, "check") != 0)
-        return;
-    leakgate_stackwalk__stats(&st);
-    fprintf(stderr,
-            "leakgate: stackwalk check: %llu backtraces walked and compared "
-            "with libgcc's, %llu differed; %llu from libgcc alone; %llu "
-            "rules\n",
-            (unsigned long long)st.checked, (unsigned long long)st.differ,
-            (unsigned long long)st.fallback, (unsigned long long)st.rules);
-}
-
 void
 leakgate_gate_free(leakgate_gate *gate)
 {
     if (!gate)
         return;
-    say_stackwalk_check();
     stop_recording(gate);
     leakgate_gate__grew_clear(gate);
     scope_reset(&gate->cur);
