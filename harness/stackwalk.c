@@ -168,29 +168,9 @@ struct reader {
     bool bad;
 };
 
+/* A LEB128 number's bits; *bits is how many it had, *sign its sign bit. */
 static uint64_t
-uleb(struct reader *r)
-{
-    uint64_t v = 0;
-    unsigned shift = 0;
-
-    for (;;) {
-        uint8_t b;
-
-        if (r->p >= r->end || shift > 63) {
-            r->bad = true;
-            return 0;
-        }
-        b = *r->p++;
-        v |= (uint64_t)(b & 0x7f) << shift;
-        shift += 7;
-        if (!(b & 0x80))
-            return v;
-    }
-}
-
-static int64_t
-sleb(struct reader *r)
+leb(struct reader *r, unsigned *bits, bool *sign)
 {
     uint64_t v = 0;
     unsigned shift = 0;
@@ -199,14 +179,37 @@ sleb(struct reader *r)
     do {
         if (r->p >= r->end || shift > 63) {
             r->bad = true;
+            *bits = 64;
+            *sign = false;
             return 0;
         }
         b = *r->p++;
         v |= (uint64_t)(b & 0x7f) << shift;
         shift += 7;
     } while (b & 0x80);
-    if (shift < 64 && (b & 0x40))
-        v |= ~(uint64_t)0 << shift;
+    *bits = shift;
+    *sign = (b & 0x40) != 0;
+    return v;
+}
+
+static uint64_t
+uleb(struct reader *r)
+{
+    unsigned bits;
+    bool sign;
+
+    return leb(r, &bits, &sign);
+}
+
+static int64_t
+sleb(struct reader *r)
+{
+    unsigned bits;
+    bool sign;
+    uint64_t v = leb(r, &bits, &sign);
+
+    if (sign && bits < 64)
+        v |= ~(uint64_t)0 << bits;
     return (int64_t)v;
 }
 
