@@ -19,6 +19,7 @@
  */
 #include "stackwalk.h"
 
+#include <link.h>
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -130,32 +131,46 @@ struct rule {
     enum kind kind;
     bool cfa_bp;     /* CFA = rbp + cfa_off, else rsp + cfa_off */
     enum how bp_how; /* the caller's rbp: same, at CFA + bp_off, unknown */
-    int32_t cfa_off;
+    int32_t cfa_off; /* 24 bits in the table */
     int16_t bp_off;
     int8_t ra_off; /* the return address is at CFA + ra_off */
 };
 
-/* Packed in one word for the table: 0 is "no rule yet". */
+#define CFA_OFF_MAX ((1 << 23) - 1)
+#define CFA_OFF_MIN (-(1 << 23))
+#define GEN_MASK 0x7ffu /* 11 bits of the modules' generation */
+
+/* Packed in one word for the table with the generation of the modules it
+ * was derived in (a library unloaded since may have left its address to
+ * another): 0 is "no rule yet". */
 static uint64_t
-pack(const struct rule *r)
+pack(const struct rule *r, unsigned gen)
 {
     return (uint64_t)r->kind | (uint64_t)r->cfa_bp << 2 |
-           (uint64_t)r->bp_how << 3 | (uint64_t)(uint8_t)r->ra_off << 8 |
-           (uint64_t)(uint16_t)r->bp_off << 16 |
-           (uint64_t)(uint32_t)r->cfa_off << 32;
+           (uint64_t)r->bp_how << 3 | (uint64_t)(gen & GEN_MASK) << 5 |
+           (uint64_t)(uint8_t)r->ra_off << 16 |
+           (uint64_t)(uint16_t)r->bp_off << 24 |
+           (uint64_t)((uint32_t)r->cfa_off & 0xffffffu) << 40;
+}
+
+static unsigned
+packed_gen(uint64_t w)
+{
+    return (unsigned)(w >> 5) & GEN_MASK;
 }
 
 static struct rule
 unpack(uint64_t w)
 {
     struct rule r;
+    uint32_t off = (uint32_t)(w >> 40) & 0xffffffu;
 
     r.kind = (enum kind)(w & 3);
     r.cfa_bp = (w >> 2) & 1;
     r.bp_how = (enum how)((w >> 3) & 3);
-    r.ra_off = (int8_t)(uint8_t)(w >> 8);
-    r.bp_off = (int16_t)(uint16_t)(w >> 16);
-    r.cfa_off = (int32_t)(uint32_t)(w >> 32);
+    r.ra_off = (int8_t)(uint8_t)(w >> 16);
+    r.bp_off = (int16_t)(uint16_t)(w >> 24);
+    r.cfa_off = (int32_t)(off ^ 0x800000u) - 0x800000; /* sign-extend */
     return r;
 }
 
@@ -243,6 +258,8 @@ skip(struct reader *r, uint64_t n)
 static bool
 skip_encoded(struct reader *r, uint8_t enc)
 {
+    if ((enc & 0x70) == 0x50) /* DW_EH_PE_aligned */
+        return false;
     switch (enc & 0x0f) {
     case 0x00: /* absptr */
     case 0x04: /* udata8 */
@@ -271,7 +288,6 @@ struct program {
     uint64_t code_align;
     int64_t data_align;
     uint64_t ra_reg;
-    struct row init; /* after the CIE's instructions: DW_CFA_restore */
     uintptr_t loc;
     uintptr_t target;
 };
@@ -291,20 +307,6 @@ set_reg(struct row *row,
         row->ra_off = off;
     } else if (reg == REG_RSP) {
         row->sp_set = how != H_SAME;
-    }
-}
-
-static void
-restore_reg(struct row *row, const struct program *pg, uint64_t reg)
-{
-    if (reg == REG_RBP) {
-        row->bp_how = pg->init.bp_how;
-        row->bp_off = pg->init.bp_off;
-    } else if (reg == pg->ra_reg) {
-        row->ra_how = pg->init.ra_how;
-        row->ra_off = pg->init.ra_off;
-    } else if (reg == REG_RSP) {
-        row->sp_set = pg->init.sp_set;
     }
 }
 
@@ -332,7 +334,9 @@ run_program(struct reader *r, struct row *row, struct program *pg)
             off = (int64_t)uleb(r) * pg->data_align;
             set_reg(row, pg, op & 0x3f, H_OFFSET, off);
             continue;
-        case 0xc0: /* restore */ restore_reg(row, pg, op & 0x3f); continue;
+        case 0xc0: /* restore: unsaved, as libgcc has it */
+            set_reg(row, pg, op & 0x3f, H_SAME, 0);
+            continue;
         default: break;
         }
         switch (op) {
@@ -346,7 +350,7 @@ run_program(struct reader *r, struct row *row, struct program *pg)
             set_reg(row, pg, reg, H_OFFSET, off);
             continue;
         case 0x06: /* restore_extended */
-            restore_reg(row, pg, uleb(r));
+            set_reg(row, pg, uleb(r), H_SAME, 0);
             continue;
         case 0x07: /* undefined */
             set_reg(row, pg, uleb(r), H_UNDEF, 0);
@@ -378,9 +382,8 @@ run_program(struct reader *r, struct row *row, struct program *pg)
             row->cfa_reg = uleb(r);
             row->cfa_expr = false;
             continue;
-        case 0x0e: /* def_cfa_offset */
+        case 0x0e: /* def_cfa_offset (an expression stays, as in libgcc) */
             row->cfa_off = (int64_t)uleb(r);
-            row->cfa_expr = false;
             continue;
         case 0x0f: /* def_cfa_expression */
             skip(r, uleb(r));
@@ -402,9 +405,8 @@ run_program(struct reader *r, struct row *row, struct program *pg)
             row->cfa_off = sleb(r) * pg->data_align;
             row->cfa_expr = false;
             continue;
-        case 0x13: /* def_cfa_offset_sf */
+        case 0x13: /* def_cfa_offset_sf (an expression stays) */
             row->cfa_off = sleb(r) * pg->data_align;
-            row->cfa_expr = false;
             continue;
         case 0x14: /* val_offset */
             reg = uleb(r);
@@ -449,7 +451,15 @@ derive(uintptr_t target)
     bool z = false;
 
     if (!fde) {
-        out.kind = K_END;
+        /* libgcc's x86-64 Linux fallback: code without an FDE that is a
+         * rt_sigreturn trampoline (mov $15,%rax; syscall) is a signal
+         * frame, and the walk goes on through it there. */
+        static const uint8_t sigreturn[9] = {0x48, 0xc7, 0xc0, 0x0f, 0x00,
+                                             0x00, 0x00, 0x0f, 0x05};
+
+        if (memcmp((const void *)(target + 1), sigreturn, sizeof sigreturn) !=
+            0)
+            out.kind = K_END;
         return out;
     }
     memset(&row, 0, sizeof row);
@@ -474,6 +484,8 @@ derive(uintptr_t target)
     if (fixed(&c, 4) != 0)
         return out;
     version = (uint8_t)fixed(&c, 1);
+    if (version != 1 && version != 3) /* 4 adds fields libgcc reads */
+        return out;
     aug = (const char *)c.p;
     skip(&c, strnlen(aug, (size_t)(c.end - c.p)) + 1);
     if (c.bad || (aug[0] && aug[0] != 'z'))
@@ -509,7 +521,6 @@ derive(uintptr_t target)
     row.bp_how = H_SAME;
     if (run_program(&c, &row, &pg) != 0)
         return out;
-    pg.init = row;
     if (!skip_encoded(&f, fde_enc) || !skip_encoded(&f, fde_enc & 0x0f))
         return out;
     if (z)
@@ -522,8 +533,8 @@ derive(uintptr_t target)
         return out;
     }
     if (row.cfa_expr || (row.cfa_reg != REG_RSP && row.cfa_reg != REG_RBP) ||
-        row.sp_set || row.ra_how != H_OFFSET || row.cfa_off < INT32_MIN ||
-        row.cfa_off > INT32_MAX || row.ra_off < INT8_MIN ||
+        row.sp_set || row.ra_how != H_OFFSET || row.cfa_off < CFA_OFF_MIN ||
+        row.cfa_off > CFA_OFF_MAX || row.ra_off < INT8_MIN ||
         row.ra_off > INT8_MAX)
         return out;
     if (row.bp_how == H_OFFSET &&
@@ -558,7 +569,7 @@ slot_of(uintptr_t addr)
 }
 
 static struct rule
-rule_at(uintptr_t target)
+rule_at(uintptr_t target, unsigned gen)
 {
     size_t h = slot_of(target);
     struct rule r;
@@ -570,9 +581,9 @@ rule_at(uintptr_t target)
         if (k == target) {
             uint64_t w = atomic_load_explicit(&s->rule, memory_order_acquire);
 
-            if (w)
+            if (w && packed_gen(w) == gen)
                 return unpack(w);
-            break; /* another thread is filling it in */
+            break; /* being filled in, or from modules since unloaded */
         }
         if (k == 0)
             break;
@@ -586,7 +597,8 @@ rule_at(uintptr_t target)
             k == target) {
             if (k == 0)
                 count(&n_rules);
-            atomic_store_explicit(&s->rule, pack(&r), memory_order_release);
+            atomic_store_explicit(&s->rule, pack(&r, gen),
+                                  memory_order_release);
             break;
         }
     }
@@ -606,6 +618,25 @@ in_frame(uintptr_t addr, uintptr_t sp, uintptr_t cfa)
            addr % sizeof(uintptr_t) == 0;
 }
 
+static int
+note_subs(struct dl_phdr_info *info, size_t size, void *payload)
+{
+    (void)size;
+    *(unsigned long long *)payload = info->dlpi_subs;
+    return 1; /* the first module says it */
+}
+
+/* The generation of the loaded modules: how many were unloaded so far
+ * (dl_iterate_phdr's dlpi_subs; ~8 ns, the loader's lock uncontended). */
+static unsigned
+modules_gen(void)
+{
+    unsigned long long subs = 0;
+
+    dl_iterate_phdr(note_subs, &subs);
+    return (unsigned)subs & GEN_MASK;
+}
+
 /* The stack above the frame at (ip, sp, bp), return addresses only.
  * Returns the count, or -1 when a frame needs libgcc. */
 static __attribute__((no_sanitize("address"))) int
@@ -613,10 +644,10 @@ walk(uintptr_t ip, uintptr_t sp, uintptr_t bp, void **vec, unsigned max)
 {
     uintptr_t target = ip;
     bool bp_known = true;
-    unsigned n = 0;
+    unsigned n = 0, gen = modules_gen();
 
     while (n < max) {
-        struct rule r = rule_at(target);
+        struct rule r = rule_at(target, gen);
         uintptr_t cfa, ra;
 
         if (r.kind == K_END)
@@ -644,6 +675,10 @@ walk(uintptr_t ip, uintptr_t sp, uintptr_t bp, void **vec, unsigned max)
         vec[n++] = (void *)ra;
         target = ra - 1; /* the call, as libgcc looks it up */
     }
+    /* libgcc reads a frame's rule before it reports the frame: a last
+     * frame whose rule it cannot read is not in its backtrace. */
+    if (n == max && n > 0 && rule_at(target, gen).kind == K_COMPLEX)
+        return -1;
     return (int)n;
 }
 
@@ -688,9 +723,9 @@ leakgate_stackwalk__backtrace(void **vec, unsigned *len, unsigned max_len)
     if (skew_frame && (unsigned)n > skew_frame)
         vec[skew_frame] = (char *)vec[skew_frame] + 1;
     *len = (unsigned)n;
-    if (mode == LEAKGATE_STACKWALK_FAST)
-        return;
-    nr = gcc_backtrace(ref, max_len < MAX_FRAMES ? max_len : MAX_FRAMES, 1);
+    if (mode == LEAKGATE_STACKWALK_FAST || max_len > MAX_FRAMES)
+        return; /* (a reference that long would not fit here) */
+    nr = gcc_backtrace(ref, max_len, 1);
     count(&n_checked);
     if (nr == (unsigned)n && memcmp(ref, vec, nr * sizeof *ref) == 0)
         return;

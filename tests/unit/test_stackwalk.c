@@ -8,10 +8,13 @@
 #include "unit.h"
 
 #include <alloca.h>
+#include <dlfcn.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include "stackwalk.h"
 
@@ -261,6 +264,170 @@ test_stackwalk__table_keeps_rules(void)
     }
 }
 
+/* The rules of a module unloaded since are not used for the module that
+ * took its address: f() has a 300-byte frame in one build, 3,000 in the
+ * other, at the same offset. */
+static struct shot in_module;
+
+static void
+module_callback(void)
+{
+    take(&in_module);
+}
+
+static void *
+call_module(const char *path)
+{
+    void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    void (*f)(void (*)(void));
+    void *sym;
+
+    CU_ASSERT_PTR_NOT_NULL_FATAL(h);
+    sym = dlsym(h, "stackwalk_fixture_f");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(sym);
+    memcpy(&f, &sym, sizeof f);
+    f(module_callback);
+    f(module_callback);
+    dlclose(h);
+    return sym;
+}
+
+static void
+test_stackwalk__unloaded_module_rules_are_not_reused(void)
+{
+    struct leakgate_stackwalk_stats before, after;
+    void *first, *second;
+
+    leakgate_stackwalk__set_mode(LEAKGATE_STACKWALK_CHECK);
+    stats(&before);
+    first = call_module(STACKWALK_FIXTURE_SMALL);
+    second = call_module(STACKWALK_FIXTURE_LARGE);
+    stats(&after);
+    leakgate_stackwalk__set_mode(LEAKGATE_STACKWALK_FAST);
+    /* the case only exists when the second build took the first's place */
+    CU_ASSERT_PTR_EQUAL(first, second);
+    CU_ASSERT_EQUAL(after.differ, before.differ);
+    if (leakgate_stackwalk__fast_available())
+        CU_ASSERT_EQUAL(after.fast - before.fast, 4);
+}
+
+#if defined(__x86_64__)
+/*
+ * Call-frame information GCC does not write but libgcc reads its own way;
+ * the walk must leave each to libgcc.  expr_then_offset: a CFA expression,
+ * then def_cfa_offset (libgcc keeps the expression).  restore_ra: the
+ * return address's rule restored (libgcc: unsaved, not the CIE's).
+ * bare_restorer: a rt_sigreturn trampoline without an FDE (libgcc's
+ * fallback knows it by its code).
+ */
+void stackwalk_expr_then_offset(void (*cb)(void));
+void stackwalk_restore_ra(void (*cb)(void));
+void stackwalk_bare_restorer(void);
+__asm__(".text\n"
+        ".globl stackwalk_expr_then_offset\n"
+        ".type stackwalk_expr_then_offset,@function\n"
+        "stackwalk_expr_then_offset:\n"
+        ".cfi_startproc\n"
+        "subq $8, %rsp\n"
+        ".cfi_def_cfa_offset 16\n"
+        ".cfi_escape 0x0f, 0x02, 0x77, 0x10\n" /* CFA = rsp + 16, an expr */
+        ".cfi_def_cfa_offset 64\n"
+        "call *%rdi\n"
+        "addq $8, %rsp\n"
+        ".cfi_def_cfa 7, 8\n"
+        "ret\n"
+        ".cfi_endproc\n"
+        ".size stackwalk_expr_then_offset, .-stackwalk_expr_then_offset\n"
+        ".globl stackwalk_restore_ra\n"
+        ".type stackwalk_restore_ra,@function\n"
+        "stackwalk_restore_ra:\n"
+        ".cfi_startproc\n"
+        "subq $8, %rsp\n"
+        ".cfi_def_cfa_offset 16\n"
+        ".cfi_restore 16\n"
+        "call *%rdi\n"
+        "addq $8, %rsp\n"
+        ".cfi_def_cfa_offset 8\n"
+        "ret\n"
+        ".cfi_endproc\n"
+        ".size stackwalk_restore_ra, .-stackwalk_restore_ra\n"
+        "nop\n"
+        ".globl stackwalk_bare_restorer\n"
+        "stackwalk_bare_restorer:\n"
+        "movq $15, %rax\n"
+        "syscall\n"
+        "hlt\n");
+
+static struct shot in_asm;
+
+static void
+asm_callback(void)
+{
+    take(&in_asm);
+}
+
+static void
+on_bare_signal(int sig)
+{
+    (void)sig;
+    take(&in_asm);
+}
+
+/* Run fn in CHECK mode: libgcc's answer and no fast walk. */
+static void
+expect_fallback(void (*fn)(void))
+{
+    struct leakgate_stackwalk_stats before, after;
+
+    leakgate_stackwalk__set_mode(LEAKGATE_STACKWALK_CHECK);
+    stats(&before);
+    fn();
+    stats(&after);
+    leakgate_stackwalk__set_mode(LEAKGATE_STACKWALK_FAST);
+    CU_ASSERT_EQUAL(after.differ, before.differ);
+    CU_ASSERT_EQUAL(after.fallback - before.fallback, 1);
+    CU_ASSERT_EQUAL(after.fast, before.fast);
+    CU_ASSERT_TRUE(in_asm.n > 2);
+}
+
+static void
+expr_then_offset(void)
+{
+    stackwalk_expr_then_offset(asm_callback);
+}
+
+static void
+restore_ra(void)
+{
+    stackwalk_restore_ra(asm_callback);
+}
+
+static void
+bare_restorer(void)
+{
+    /* the kernel's struct sigaction: handler, flags, restorer, mask */
+    struct {
+        void (*handler)(int);
+        unsigned long flags;
+        void (*restorer)(void);
+        unsigned long mask;
+    } act = {on_bare_signal, 0x04000000UL /* SA_RESTORER */,
+             stackwalk_bare_restorer, 0};
+
+    CU_ASSERT_EQUAL_FATAL(syscall(SYS_rt_sigaction, SIGUSR2, &act, NULL, 8), 0);
+    raise(SIGUSR2);
+    signal(SIGUSR2, SIG_DFL);
+}
+
+static void
+test_stackwalk__cfi_libgcc_reads_its_own_way_falls_back(void)
+{
+    expect_fallback(expr_then_offset);
+    expect_fallback(restore_ra);
+    expect_fallback(bare_restorer);
+}
+#endif
+
 const struct unit_case unit_cases[] = {
     {"plain calls agree with libgcc", test_stackwalk__plain_calls_agree},
     {"deep recursion agrees", test_stackwalk__deep_recursion_agrees},
@@ -274,5 +441,11 @@ const struct unit_case unit_cases[] = {
     {"the check fires on a wrong frame",
      test_stackwalk__check_fires_on_a_wrong_frame},
     {"the table keeps rules", test_stackwalk__table_keeps_rules},
+    {"an unloaded module's rules are not reused",
+     test_stackwalk__unloaded_module_rules_are_not_reused},
+#if defined(__x86_64__)
+    {"CFI libgcc reads its own way falls back",
+     test_stackwalk__cfi_libgcc_reads_its_own_way_falls_back},
+#endif
     {NULL, NULL},
 };
