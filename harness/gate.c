@@ -94,8 +94,8 @@ add_wrapper_range(struct leakgate_gate *gate)
 }
 
 /* LEAKGATE_UNWIND=check, at exit: what was compared (a difference
- * aborted).  Every process says it: a linked binary, a `leakgate run`
- * child, a replay. */
+ * aborted).  A linked binary and a `leakgate run` child say it; a replay
+ * does not (its last line is what its parent quotes when it fails). */
 static void
 say_stackwalk_check(void)
 {
@@ -117,7 +117,7 @@ say_stackwalk_check(void)
  * difference (LEAKGATE_UNWIND=check: what ctest runs the corpus with).
  */
 static int
-choose_stackwalk(void)
+choose_stackwalk(bool replay_child)
 {
     const char *env = getenv("LEAKGATE_UNWIND");
 
@@ -134,7 +134,8 @@ choose_stackwalk(void)
         return 0;
     if (env && strcmp(env, "check") == 0) {
         leakgate_stackwalk__set_mode(LEAKGATE_STACKWALK_CHECK_ABORT);
-        atexit(say_stackwalk_check);
+        if (!replay_child)
+            atexit(say_stackwalk_check);
     }
     /* A jemalloc without the hook keeps its own backtrace. */
     (void)leakgate_profile__set_backtrace(leakgate_stackwalk__backtrace);
@@ -149,7 +150,7 @@ prepare_profiling(struct leakgate_gate *gate)
 
     if (rc < 0)
         return rc;
-    rc = choose_stackwalk();
+    rc = choose_stackwalk(gate->replay.child);
     if (rc < 0)
         return rc;
     describe_sampling(gate);
