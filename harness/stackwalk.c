@@ -8,7 +8,10 @@
  * relative to it (the caller's rsp is the CFA on x86-64).  Found the same
  * way libgcc finds it — _Unwind_Find_FDE(), then the CIE's and the FDE's
  * CFA programs run up to the address — and kept in a table keyed by that
- * address, so each return address is interpreted once per process.
+ * address, so each return address is interpreted once per process.  A
+ * rule carries the generation of the loaded modules it was derived in
+ * (how many were unloaded, dl_iterate_phdr's dlpi_subs): after a dlclose
+ * another library may sit at the same address.
  *
  * What the table cannot hold makes the rule "complex" and the backtrace
  * libgcc's: a signal frame ('S' augmentation), a CFA that is an expression
