@@ -439,24 +439,22 @@ leakgate_gate__meter_stop(struct leakgate_gate *gate)
         leakgate_track__meter_stop(&gate->cur.meter);
 }
 
-/* The piece's last trigger dump against its "before": the peak stacks. */
+/* The piece's last trigger dump against its "before" (parsed by
+ * piece_add()): the peak stacks. */
 static int
-peak_piece_add(struct leakgate_gate *gate)
+peak_piece_add(struct leakgate_gate *gate,
+               const struct leakgate_heap *before,
+               const struct leakgate_diff_opts *dopts)
 {
-    struct leakgate_heap *before = NULL, *at = NULL;
+    struct leakgate_heap *at = NULL;
     struct leakgate_diff *d = NULL;
-    struct leakgate_diff_opts dopts = {gate->strip, gate->nstrip, gate->exclude,
-                                       gate->nexclude};
     int rc = leakgate_profile__dumpfile_read(&gate->peak);
 
-    if (rc == 0)
-        rc = leakgate_heapfile__parse(&before, gate->before.text,
-                                      gate->before.len, "<before dump>", NULL);
     if (rc == 0)
         rc = leakgate_heapfile__parse(&at, gate->peak.text, gate->peak.len,
                                       "<peak dump>", NULL);
     if (rc == 0)
-        rc = leakgate_diff__compute(&d, before, at, &dopts);
+        rc = leakgate_diff__compute(&d, before, at, dopts);
     if (rc == 0) {
         leakgate_diff__free(gate->cur.peak_diff);
         gate->cur.peak_diff = d;
@@ -466,7 +464,6 @@ peak_piece_add(struct leakgate_gate *gate)
     gate->peak_dumped = 0;
     leakgate_diff__free(d);
     leakgate_heapfile__free(at);
-    leakgate_heapfile__free(before);
     return rc;
 }
 
@@ -539,6 +536,8 @@ piece_add(struct leakgate_gate *gate)
         rc = leakgate_diff__accumulate(gate->cur.acc, piece);
     if (rc == 0)
         rc = leakgate_diff__accumulate(gate->cur.run_acc, piece);
+    if (rc == 0 && gate->peak_dumped > 0)
+        rc = peak_piece_add(gate, before, &dopts);
     leakgate_diff__free(piece);
     leakgate_heapfile__free(after);
     leakgate_heapfile__free(before);
@@ -599,8 +598,6 @@ piece_stop(struct leakgate_gate *gate)
         rc = leakgate_profile__dump(&gate->after);
     if (rc == 0)
         rc = piece_add(gate);
-    if (rc == 0 && gate->peak_dumped > 0)
-        rc = peak_piece_add(gate);
     return rc;
 }
 

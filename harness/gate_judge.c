@@ -61,14 +61,17 @@ take_stacks(struct leakgate_verdict *v, struct leakgate_diff *acc)
     return 0;
 }
 
+/* Symbolize and trim each stack that grew (the leak's and the peak's). */
 static int
-symbolize_grown(struct leakgate_gate *gate, struct leakgate_verdict *v)
+symbolize_grown(struct leakgate_gate *gate,
+                struct leakgate_vstack *stacks,
+                size_t n)
 {
     struct leakgate_symbolizer *sym = NULL;
     int rc;
 
-    for (size_t i = 0; i < v->nstacks; i++) {
-        struct leakgate_vstack *s = &v->stacks[i];
+    for (size_t i = 0; i < n; i++) {
+        struct leakgate_vstack *s = &stacks[i];
 
         if (s->bytes <= 0)
             continue;
@@ -241,9 +244,7 @@ take_peak(struct leakgate_gate *gate,
           const struct gate_scope *s)
 {
     struct leakgate_diff *d = s->peak_diff;
-    struct leakgate_symbolizer *sym = NULL;
     size_t n = 0;
-    int rc;
 
     leakgate_verdict__set_peak(v, s->metered, s->meter.peak, s->meter.allocs);
     if (!v->peak_over || !d)
@@ -257,23 +258,11 @@ take_peak(struct leakgate_gate *gate,
         return leakgate_error__set(LEAKGATE_ENOMEM, "peak stacks");
     v->peak_level = s->peak_level;
     for (size_t i = 0; i < d->nentries && v->npeak_stacks < n; i++) {
-        struct leakgate_diff_entry *e = &d->entries[i];
-        struct leakgate_vstack *p = &v->peak_stacks[v->npeak_stacks];
-
-        if (e->delta_bytes <= 0)
-            continue;
-        leakgate_verdict__steal_entry(p, e);
-        v->npeak_stacks++;
-        rc = sym ? 0 : leakgate_gate__symbolizer(&sym, gate);
-        if (rc == 0)
-            rc = leakgate_symbolize__frames(sym, &p->frames, &p->nframes,
-                                            p->pcs, p->npcs);
-        if (rc < 0)
-            return rc;
-        leakgate_verdict__trim(p);
-        leakgate_thresholds__trim_allocators(p, gate->config);
+        if (d->entries[i].delta_bytes > 0)
+            leakgate_verdict__steal_entry(&v->peak_stacks[v->npeak_stacks++],
+                                          &d->entries[i]);
     }
-    return 0;
+    return symbolize_grown(gate, v->peak_stacks, v->npeak_stacks);
 }
 
 static int
@@ -342,7 +331,7 @@ leakgate_gate__judge(struct leakgate_verdict **out,
     if (rc == 0)
         rc = take_stacks(v, s->acc);
     if (rc == 0)
-        rc = symbolize_grown(gate, v);
+        rc = symbolize_grown(gate, v->stacks, v->nstacks);
     if (rc == 0)
         rc = judge_stacks(gate, v);
     if (rc == 0)
@@ -383,31 +372,24 @@ leakgate_verdict_location(const leakgate_verdict *v,
                           const char **file_out,
                           unsigned int *line_out)
 {
+    const struct leakgate_frame *f = NULL;
+
     *file_out = NULL;
     *line_out = 0;
-    for (size_t i = 0; i < v->nstacks; i++) {
+    for (size_t i = 0; !f && i < v->nstacks; i++) {
         const struct leakgate_vstack *s = &v->stacks[i];
-        const struct leakgate_frame *f;
 
-        if (!s->frames ||
-            (!s->judgement.over && !(v->policy.total_over && s->bytes > 0)))
-            continue;
-        f = located_frame(s);
-        if (f) {
-            *file_out = f->file;
-            *line_out = f->line;
-            return;
-        }
+        if (s->frames &&
+            (s->judgement.over || (v->policy.total_over && s->bytes > 0)))
+            f = located_frame(s);
     }
     /* A failure on the peak alone: where the largest peak stack is. */
-    for (size_t i = 0; v->peak_over && i < v->npeak_stacks; i++) {
-        const struct leakgate_frame *f =
-            v->peak_stacks[i].frames ? located_frame(&v->peak_stacks[i]) : NULL;
-
-        if (f) {
-            *file_out = f->file;
-            *line_out = f->line;
-            return;
-        }
+    for (size_t i = 0; !f && v->peak_over && i < v->npeak_stacks; i++) {
+        if (v->peak_stacks[i].frames)
+            f = located_frame(&v->peak_stacks[i]);
+    }
+    if (f) {
+        *file_out = f->file;
+        *line_out = f->line;
     }
 }

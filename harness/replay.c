@@ -364,8 +364,6 @@ relocate_stacks(struct leakgate_vstack *stacks, size_t nstacks)
     }
 }
 
-/* Swap the replay's verdict into the gate; the gate's own notes (the
- * assertions of the first run) stay with the test. */
 static void
 relocate(struct leakgate_verdict *x)
 {
@@ -397,6 +395,8 @@ take_peak_stacks(struct leakgate_gate *gate,
     }
 }
 
+/* Swap the replay's verdict into the gate; the gate's own notes (the
+ * assertions of the first run) stay with the test. */
 static void
 take_verdict(struct leakgate_gate *gate,
              size_t i,
@@ -408,7 +408,7 @@ take_verdict(struct leakgate_gate *gate,
     size_t nnotes = x->nnotes;
     struct leakgate_policy_settings set;
     uint64_t bytes, objs;
-    bool watched;
+    bool watched, failed_on_peak = false;
 
     for (size_t k = 0; k < r->n; k++) {
         if (r->v[k] == x)
@@ -434,10 +434,8 @@ take_verdict(struct leakgate_gate *gate,
         bool passed = x->status == LEAKGATE_STATUS_PASS;
 
         leakgate_verdict__set_peak(x, true, v->peak_bytes, v->allocations);
-        if (passed && x->status == LEAKGATE_STATUS_FAIL) {
-            leakgate_util__free(x->report);
-            x->report = leakgate_util__strdup("-"); /* rewritten below */
-        }
+        /* its report is written below */
+        failed_on_peak = passed && x->status == LEAKGATE_STATUS_FAIL;
     }
     gate->verdicts[i] = x;
     if (x->picture_note && gate->pictures < 0) {
@@ -457,7 +455,8 @@ take_verdict(struct leakgate_gate *gate,
     }
     /* A window the replay cut to its largest stacks keeps the replay's
      * own report, which counted them all. */
-    if (x->report && *x->report && x->nstacks < LEAKGATE_REPLAY_MAX_STACKS) {
+    if ((failed_on_peak || (x->report && *x->report)) &&
+        x->nstacks < LEAKGATE_REPLAY_MAX_STACKS) {
         struct leakgate_symbolizer *sym;
         char *text;
 

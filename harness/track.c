@@ -179,7 +179,6 @@ void
 leakgate_track__meter_start(const struct leakgate_track_meter *from)
 {
     struct leakgate_track__meter_state *m = &leakgate_track__meter;
-
     unsigned long long gen = atomic_load(&m->owner) + 1;
 
     /* This thread owns the meter from now on (track_hot.h). */

@@ -164,7 +164,8 @@ void leakgate_track__watch_free(uintptr_t a);
  * threads, in jemalloc's usable sizes, and how many allocations it made.
  * The wrappers count every allocation, resize and free while it is on,
  * frees of objects older than the window too (they lower the level).
- * Global atomic counters: a few nanoseconds per call.  Cannot fail.
+ * The test's thread counts with plain stores, others atomically
+ * (track_hot.h): a few nanoseconds per call.  Cannot fail.
  */
 struct leakgate_track_meter {
     int64_t live;    /* bytes above the window's start now */
