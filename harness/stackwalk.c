@@ -722,7 +722,8 @@ leakgate_stackwalk__backtrace(void **vec, unsigned *len, unsigned max_len)
         count(&n_fallback);
         return;
     }
-    count(&n_fast);
+    if (mode != LEAKGATE_STACKWALK_FAST) /* a locked add: not per malloc */
+        count(&n_fast);
     if (skew_frame && (unsigned)n > skew_frame)
         vec[skew_frame] = (char *)vec[skew_frame] + 1;
     *len = (unsigned)n;

@@ -45,7 +45,7 @@ enum leakgate_stackwalk_mode {
 void leakgate_stackwalk__set_mode(enum leakgate_stackwalk_mode mode);
 
 struct leakgate_stackwalk_stats {
-    uint64_t fast;     /* backtraces the table walk gave */
+    uint64_t fast;     /* backtraces the table walk gave (CHECK modes) */
     uint64_t fallback; /* backtraces libgcc gave (a frame it cannot do) */
     uint64_t checked;  /* backtraces compared with libgcc (CHECK modes) */
     uint64_t differ;   /* ... that differed (libgcc's result was kept) */
