@@ -370,21 +370,6 @@ windows(struct leakgate_buf *b,
 
 /* ---- the table of peaks, biggest first ---------------------------------- */
 
-struct ranked {
-    const struct leakgate_verdict *v;
-    size_t i; /* run order: the row's id, and the tie-break */
-};
-
-static int
-cmp_peak(const void *a, const void *b)
-{
-    const struct ranked *x = a, *y = b;
-
-    if (x->v->peak_bytes != y->v->peak_bytes)
-        return x->v->peak_bytes < y->v->peak_bytes ? 1 : -1;
-    return (x->i > y->i) - (x->i < y->i);
-}
-
 static bool
 any_peak(const struct leakgate_verdict *const *v, size_t n)
 {
@@ -395,15 +380,15 @@ any_peak(const struct leakgate_verdict *const *v, size_t n)
     return false;
 }
 
+/* Window i of the run (its row's id). */
 static void
-peak_row(struct leakgate_buf *b, const struct ranked *r)
+peak_row(struct leakgate_buf *b, const struct leakgate_verdict *v, size_t i)
 {
-    const struct leakgate_verdict *v = r->v;
     char num[32];
 
     leakgate_buf__printf(b, "<tr class=\"%s\"><td><a href=\"#%s-%zu\"><code>",
                          v->peak_over ? "fail" : "pass",
-                         v->status == LEAKGATE_STATUS_FAIL ? "w" : "row", r->i);
+                         v->status == LEAKGATE_STATUS_FAIL ? "w" : "row", i);
     text(b, v->name);
     leakgate_buf__printf(b, "</code></a></td><td class=\"num%s\">",
                          v->peak_over ? " over" : "");
@@ -429,18 +414,12 @@ peaks_table(struct leakgate_buf *b,
             const struct leakgate_verdict *const *v,
             size_t n)
 {
-    struct ranked *r = leakgate_util__calloc(n ? n : 1, sizeof *r);
-    size_t m = 0;
+    size_t m, *order = leakgate_verdict__peak_order(v, n, &m);
 
-    if (!r) {
+    if (!order) {
         b->failed = true;
         return;
     }
-    for (size_t i = 0; i < n; i++) {
-        if (v[i]->peak_known)
-            r[m++] = (struct ranked){v[i], i};
-    }
-    qsort(r, m, sizeof *r, cmp_peak);
     leakgate_buf__printf(
         b,
         "<h2 id=\"peaks\">Peak memory</h2>\n<p class=\"muted\">The highest "
@@ -451,9 +430,9 @@ peaks_table(struct leakgate_buf *b,
         "<th>verdict</th></tr></thead>\n<tbody>\n",
         m, m == 1 ? "" : "s");
     for (size_t k = 0; k < m; k++)
-        peak_row(b, &r[k]);
+        peak_row(b, v[order[k]], order[k]);
     leakgate_buf__puts(b, "</tbody>\n</table>\n");
-    leakgate_util__free(r);
+    leakgate_util__free(order);
 }
 
 /* ---- one failing window ------------------------------------------------- */

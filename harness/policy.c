@@ -112,6 +112,14 @@ apply(struct leakgate_policy_settings *out,
         out->suite_scope = e->scope == LEAKGATE_CONFIG_SCOPE_SUITE;
 }
 
+bool
+leakgate_policy__peak_over(const struct leakgate_policy_settings *s,
+                           bool known,
+                           uint64_t peak)
+{
+    return known && s->peak_limited && peak > s->peak_limit;
+}
+
 void
 leakgate_policy__apply_peak_option(struct leakgate_policy_settings *s,
                                    uint64_t limit)

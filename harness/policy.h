@@ -54,6 +54,11 @@ void leakgate_policy__resolve(struct leakgate_policy_settings *out,
                               const char *suite,
                               const char *test);
 
+/* A measured peak (known) over the peak_limit that s resolved. */
+bool leakgate_policy__peak_over(const struct leakgate_policy_settings *s,
+                                bool known,
+                                uint64_t peak);
+
 /*
  * --peak-limit: `limit` is the defaults' peak_limit of the run; an entry
  * of the file that sets peak_limit (a suites or tests entry) wins.

@@ -1089,7 +1089,8 @@ yaml_peak(struct leakgate_buf *b, const struct suggestion *sg)
 
     if (sg->need.set_peak) {
         leakgate_buf__puts(b, "    peak_limit: ");
-        leakgate_yamledit__put_size(b, sg->need.peak_limit);
+        leakgate_yamledit__put_size(
+            b, leakgate_thresholds__peak_allowance(sg->need.peak_bytes));
         leakgate_buf__printf(b, "   # peak %s B + headroom\n",
                              group_u(num, sg->need.peak_bytes, false));
     } else if (w && w->has_peak_limit && w->peak_unlimited) {

@@ -359,17 +359,6 @@ summary_failure(struct leakgate_buf *b, const struct leakgate_verdict *v)
     leakgate_buf__puts(b, "\n");
 }
 
-/* Largest peak first; equal peaks in the order the windows are listed. */
-static int
-cmp_peak(const void *a, const void *b)
-{
-    const struct pick *x = a, *y = b;
-
-    if (x->v->peak_bytes != y->v->peak_bytes)
-        return x->v->peak_bytes < y->v->peak_bytes ? 1 : -1;
-    return (x->index > y->index) - (x->index < y->index);
-}
-
 /* Column widths of the peak lines. */
 struct peak_widths {
     int name, bytes, allocs;
@@ -425,28 +414,23 @@ peak_line(struct leakgate_buf *b,
 static int
 summary_peaks(struct leakgate_buf *b, const struct leakgate_results *r)
 {
-    struct pick *p = leakgate_util__calloc(r->nview ? r->nview : 1, sizeof *p);
     struct peak_widths w = {0, 0, 0};
-    size_t m = 0, shown;
+    size_t m, shown,
+        *order = leakgate_verdict__peak_order(r->view, r->nview, &m);
 
-    if (!p)
-        return leakgate_error__set(LEAKGATE_ENOMEM, "summary");
-    for (size_t i = 0; i < r->nview; i++) {
-        if (r->view[i]->peak_known)
-            p[m++] = (struct pick){r->view[i], i};
-    }
-    qsort(p, m, sizeof *p, cmp_peak);
+    if (!order)
+        return LEAKGATE_ENOMEM;
     shown = m < PEAKS_LISTED ? m : PEAKS_LISTED;
     for (size_t k = 0; k < shown; k++)
-        widen(&w, p[k].v);
+        widen(&w, r->view[order[k]]);
     if (m > 0)
         leakgate_buf__printf(b,
                              "leakgate: largest peaks (heap above each "
                              "window's start), %zu of %zu measured %s:\n",
                              shown, m, m == 1 ? "window" : "windows");
     for (size_t k = 0; k < shown; k++)
-        peak_line(b, p[k].v, &w);
-    leakgate_util__free(p);
+        peak_line(b, r->view[order[k]], &w);
+    leakgate_util__free(order);
     return 0;
 }
 

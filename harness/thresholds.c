@@ -364,7 +364,8 @@ emit_existing(struct leakgate_yedits *e,
 
         set_limit(e, rep, st, en, val, "peak_limit",
                   en->has_peak_limit && !en->peak_unlimited, en->peak_limit,
-                  t->need.peak_limit, peak_note(note, sizeof note, t));
+                  leakgate_thresholds__peak_allowance(t->need.peak_bytes),
+                  peak_note(note, sizeof note, t));
     }
     if (t->need.nrules == 0)
         return;
@@ -485,8 +486,9 @@ new_entry_frag(const struct leakgate_tstate *st, const struct target *t)
         leakgate_yamledit__frag_put(map, "total_limit",
                                     size_frag(t->need.total_limit));
     if (t->need.set_peak)
-        leakgate_yamledit__frag_put(map, "peak_limit",
-                                    size_frag(t->need.peak_limit));
+        leakgate_yamledit__frag_put(
+            map, "peak_limit",
+            size_frag(leakgate_thresholds__peak_allowance(t->need.peak_bytes)));
     rules = entry_rules(t);
     if (rules && rules->n == 0)
         leakgate_yamledit__frag_free(rules);
@@ -504,12 +506,29 @@ new_entry_line(struct leakgate_treport *rep, const struct target *t)
     leakgate_buf__puts(&rep->lines, " (new entry): ");
 }
 
+/* "added tests 'X' (new entry): KEY SIZE[ NOTE]" */
+static void
+new_limit_line(struct leakgate_treport *rep,
+               const struct target *t,
+               const char *key,
+               uint64_t bytes,
+               const char *note)
+{
+    char a[32];
+
+    new_entry_line(rep, t);
+    leakgate_buf__printf(&rep->lines, "%s %s%s%s\n", key,
+                         leakgate_thresholds__bytes(a, sizeof a, bytes),
+                         note ? " " : "", note ? note : "");
+    rep->changes++;
+}
+
 static void
 report_new_entry(struct leakgate_treport *rep,
                  const struct leakgate_tstate *st,
                  const struct target *t)
 {
-    char a[32];
+    char note[64];
 
     if (t->carry) {
         new_entry_line(rep, t);
@@ -518,30 +537,14 @@ report_new_entry(struct leakgate_treport *rep,
         leakgate_buf__puts(&rep->lines, ", which it replaces for this "
                                         "window\n");
     }
-    if (t->need.set_stack) {
-        new_entry_line(rep, t);
-        leakgate_buf__printf(
-            &rep->lines, "stack_limit %s\n",
-            leakgate_thresholds__bytes(a, 32, t->need.stack_limit));
-        rep->changes++;
-    }
-    if (t->need.set_total) {
-        new_entry_line(rep, t);
-        leakgate_buf__printf(
-            &rep->lines, "total_limit %s\n",
-            leakgate_thresholds__bytes(a, 32, t->need.total_limit));
-        rep->changes++;
-    }
-    if (t->need.set_peak) {
-        char note[64];
-
-        new_entry_line(rep, t);
-        leakgate_buf__printf(
-            &rep->lines, "peak_limit %s %s\n",
-            leakgate_thresholds__bytes(a, 32, t->need.peak_limit),
-            peak_note(note, sizeof note, t));
-        rep->changes++;
-    }
+    if (t->need.set_stack)
+        new_limit_line(rep, t, "stack_limit", t->need.stack_limit, NULL);
+    if (t->need.set_total)
+        new_limit_line(rep, t, "total_limit", t->need.total_limit, NULL);
+    if (t->need.set_peak)
+        new_limit_line(rep, t, "peak_limit",
+                       leakgate_thresholds__peak_allowance(t->need.peak_bytes),
+                       peak_note(note, sizeof note, t));
     report_new_rules(rep, st, t);
 }
 

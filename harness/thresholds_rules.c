@@ -317,10 +317,7 @@ leakgate_thresholds__peak_allowance(uint64_t peak)
 void
 leakgate_thresholds__need_peak(struct leakgate_tneed *t, uint64_t peak_bytes)
 {
-    uint64_t want = leakgate_thresholds__peak_allowance(peak_bytes);
-
     t->set_peak = true;
-    t->peak_limit = max_u64(t->peak_limit, want);
     t->peak_bytes = max_u64(t->peak_bytes, peak_bytes);
 }
 

@@ -69,8 +69,8 @@ struct leakgate_tneed {
     uint64_t *raise; /* per rule of entry: new limit, 0 = unchanged */
     bool set_stack, set_total, set_peak;
     uint64_t stack_limit, total_limit; /* bytes, when set_* */
-    uint64_t peak_limit; /* bytes, when set_peak: the allowance of ... */
-    uint64_t peak_bytes; /* ... the largest peak over its limit */
+    uint64_t peak_bytes; /* when set_peak: the largest peak over its limit
+                            (its limit: peak_allowance() of it) */
 };
 
 /* Start a need for `entry` (NULL: a new entry).  Returns false on
@@ -106,7 +106,8 @@ bool leakgate_thresholds__need_window(
 uint64_t leakgate_thresholds__peak_allowance(uint64_t peak);
 
 /* Window v's peak is over its peak_limit: the target entry gets
- * peak_limit = the allowance of the largest such peak.  Cannot fail. */
+ * peak_limit = the allowance of the largest such peak (monotonic: of the
+ * largest peak).  Cannot fail. */
 void leakgate_thresholds__need_peak(struct leakgate_tneed *t,
                                     uint64_t peak_bytes);
 

@@ -167,8 +167,8 @@ judge_peak(struct leakgate_twin *w, const struct leakgate_verdict *v)
 
     if (v->settings.peak_limited && !v->settings.peak_entry)
         leakgate_policy__apply_peak_option(s, v->settings.peak_limit);
-    w->peak_over = w->judged && v->peak_known && s->peak_limited &&
-                   v->peak_bytes > s->peak_limit;
+    w->peak_over = w->judged &&
+                   leakgate_policy__peak_over(s, v->peak_known, v->peak_bytes);
 }
 
 bool

@@ -9,8 +9,10 @@
 #include "verdict.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "error.h"
 #include "util.h"
 
 static void
@@ -130,6 +132,48 @@ leakgate_verdict__peak_only(const struct leakgate_verdict *v)
     return v->peak_over && v->policy.nover == 0 && !v->policy.total_over;
 }
 
+/* A window's peak and index, for sorting. */
+struct peak_pick {
+    uint64_t peak;
+    size_t i;
+};
+
+static int
+cmp_peak_pick(const void *a, const void *b)
+{
+    const struct peak_pick *x = a, *y = b;
+
+    if (x->peak != y->peak)
+        return x->peak < y->peak ? 1 : -1;
+    return (x->i > y->i) - (x->i < y->i);
+}
+
+size_t *
+leakgate_verdict__peak_order(const struct leakgate_verdict *const *v,
+                             size_t n,
+                             size_t *m)
+{
+    struct peak_pick *p = leakgate_util__calloc(n ? n : 1, sizeof *p);
+    size_t *out = leakgate_util__calloc(n ? n : 1, sizeof *out);
+
+    *m = 0;
+    if (!p || !out) {
+        leakgate_util__free(p);
+        leakgate_util__free(out);
+        leakgate_error__set(LEAKGATE_ENOMEM, "peak order");
+        return NULL;
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (v[i]->peak_known)
+            p[(*m)++] = (struct peak_pick){v[i]->peak_bytes, i};
+    }
+    qsort(p, *m, sizeof *p, cmp_peak_pick);
+    for (size_t k = 0; k < *m; k++)
+        out[k] = p[k].i;
+    leakgate_util__free(p);
+    return out;
+}
+
 void
 leakgate_verdict__set_peak(struct leakgate_verdict *v,
                            bool known,
@@ -139,8 +183,7 @@ leakgate_verdict__set_peak(struct leakgate_verdict *v,
     v->peak_known = known;
     v->peak_bytes = bytes;
     v->allocations = allocations;
-    v->peak_over =
-        known && v->settings.peak_limited && bytes > v->settings.peak_limit;
+    v->peak_over = leakgate_policy__peak_over(&v->settings, known, bytes);
     v->policy.failed =
         v->policy.nover > 0 || v->policy.total_over || v->peak_over;
     if (v->peak_over && v->status == LEAKGATE_STATUS_PASS)

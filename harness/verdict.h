@@ -125,6 +125,13 @@ void leakgate_verdict__steal_entry(struct leakgate_vstack *s,
  * fails, on its peak alone.  Cannot fail. */
 bool leakgate_verdict__peak_only(const struct leakgate_verdict *v);
 
+/* The indices of the windows of v[0..n) whose peak was measured, largest
+ * peak first, equal peaks in index order; *m of them.  Caller frees; NULL
+ * on ENOMEM (error set). */
+size_t *leakgate_verdict__peak_order(const struct leakgate_verdict *const *v,
+                                     size_t n,
+                                     size_t *m);
+
 /* Set v's peak figures and judge them against v->settings: peak_over,
  * the policy's failed (stacks, total or peak), and a passing verdict over
  * its peak limit fails.  Cannot fail. */
