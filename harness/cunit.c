@@ -216,6 +216,8 @@ take_verdict(struct wtest *wt, const leakgate_verdict *v)
     return report_verdict(v);
 }
 
+static void replay_awaiting(bool in_cunit);
+
 /* Close the open window; returns true when its verdict failed. */
 static bool
 end_window(int judged, struct wtest *wt)
@@ -225,6 +227,30 @@ end_window(int judged, struct wtest *wt)
 
     gate_error(rc, "closing a window");
     return take_verdict(wt, v);
+}
+
+/* Close a suite's window (cleanup has run); returns true when its verdict
+ * failed.  A lean process's suite window whose init or cleanup left
+ * memory (LEAKGATE_GATE_RERUN) is measured by a replay now: its verdict
+ * decides what CUnit records for the cleanup. */
+static bool
+end_suite_window(struct wsuite *ws)
+{
+    const leakgate_verdict *v = NULL;
+    int rc = leakgate_gate_end(run.gate, ws->window_selected, &v);
+
+    if (rc == LEAKGATE_GATE_RERUN) {
+        gate_error(leakgate_gate_decline_rerun(
+                       run.gate, "its init or cleanup left it; a replay in a "
+                                 "fresh process measures the suite's window "
+                                 "exactly"),
+                   "recording a suite window");
+        replay_awaiting(true);
+        v = leakgate_gate_verdict(run.gate, ws->suite->pName, SUITE_WINDOW);
+        rc = 0;
+    }
+    gate_error(rc, "closing a window");
+    return take_verdict(NULL, v);
 }
 
 /* The test or suite window running now, for the exit and crash guards of
@@ -595,11 +621,17 @@ leakgate_cunit_cleanup(void)
         result = ws->cleanup();
     if (ws->window_open) {
         ws->window_open = false;
-        if (end_window(ws->window_selected, NULL) && result == 0) {
+        if (end_suite_window(ws) && result == 0) {
             result = 1; /* CUnit records "Suite cleanup failed." */
             run.gate_cleanups++;
         }
         push_pending(ws, NULL);
+        if (leakgate_gate_replay_done(run.gate)) {
+            /* A replay of a suite window stops after it. */
+            leakgate_gate_write_results(run.gate);
+            fflush(NULL);
+            _exit(0);
+        }
     }
     if (ws->suite_scope && !ws->whole)
         judge_held(ws);
@@ -745,17 +777,42 @@ finish_run(void)
     }
 }
 
-/* The names of the tests waiting for the replay, for its message: at most
- * five, then how many more. */
+/* Add "suite/test" to the list in out; false once it is full (five names
+ * and "and N more"). */
+static bool
+add_awaiting_name(char *out,
+                  size_t size,
+                  size_t *used,
+                  size_t *shown,
+                  size_t n,
+                  const char *suite,
+                  const char *test)
+{
+    int k;
+
+    if (*used >= size)
+        return false;
+    if (*shown == 5) {
+        snprintf(out + *used, size - *used, " and %zu more", n - *shown);
+        return false;
+    }
+    k = snprintf(out + *used, size - *used, "%s%s/%s", *shown ? ", " : "",
+                 suite, test);
+    *used += k > 0 ? (size_t)k : 0;
+    (*shown)++;
+    return true;
+}
+
+/* The names of the windows waiting for the replay, for its message: at
+ * most five, then how many more. */
 static void
 awaiting_names(char *out, size_t size, size_t n)
 {
     size_t shown = 0, used = 0;
 
     out[0] = '\0';
-    for (size_t i = 0; i < run.ntests && used < size; i++) {
+    for (size_t i = 0; i < run.ntests; i++) {
         const struct wtest *wt = &run.tests[i];
-        int k;
 
         /* A test of the last `scope: suite` suite waits for its suite's
          * end and may wait for the replay too (its peak's stacks). */
@@ -764,14 +821,19 @@ awaiting_names(char *out, size_t size, size_t n)
               leakgate_verdict_waits_for_replay(leakgate_gate_verdict(
                   run.gate, wt->ws->suite->pName, wt->test->pName))))
             continue;
-        if (shown == 5) {
-            snprintf(out + used, size - used, " and %zu more", n - shown);
+        if (!add_awaiting_name(out, size, &used, &shown, n,
+                               wt->ws->suite->pName, wt->test->pName))
             return;
-        }
-        k = snprintf(out + used, size - used, "%s%s/%s", shown ? ", " : "",
-                     wt->ws->suite->pName, wt->test->pName);
-        used += k > 0 ? (size_t)k : 0;
-        shown++;
+    }
+    /* A lean process's suite window (end_suite_window). */
+    for (size_t i = 0; i < run.nsuites; i++) {
+        const char *suite = run.suites[i].suite->pName;
+
+        if (leakgate_verdict_waits_for_replay(
+                leakgate_gate_verdict(run.gate, suite, SUITE_WINDOW)) &&
+            !add_awaiting_name(out, size, &used, &shown, n, suite,
+                               SUITE_WINDOW))
+            return;
     }
 }
 

@@ -173,6 +173,21 @@ prepare_profiling(struct leakgate_gate *gate)
     return rc;
 }
 
+/* A lean process: the stacks and the test framework's segments; no
+ * jemalloc to prepare (gate_lean.c). */
+static int
+prepare_lean(struct leakgate_gate *gate)
+{
+    int rc = choose_stackwalk(gate->replay.child);
+
+    if (rc == 0)
+        rc = add_wrapper_range(gate);
+    if (rc == 0)
+        rc = leakgate_profile__module_ranges(&gate->exclude, &gate->nexclude,
+                                             "libcunit.", NULL);
+    return rc;
+}
+
 int
 leakgate_gate_new(leakgate_gate **out, const struct leakgate_gate_options *opts)
 {
@@ -201,7 +216,9 @@ leakgate_gate_new(leakgate_gate **out, const struct leakgate_gate_options *opts)
     if (rc == 0)
         rc = leakgate_replay__child_setup(gate);
     if (rc == 0)
-        rc = prepare_profiling(gate);
+        rc = leakgate_gate__lean_init(gate);
+    if (rc == 0)
+        rc = gate->lean ? prepare_lean(gate) : prepare_profiling(gate);
     if (rc < 0) {
         leakgate_gate_free(gate);
         return rc;
@@ -244,9 +261,10 @@ stop_recording(struct leakgate_gate *gate)
         return;
     if (gate->cur.metered)
         leakgate_gate__meter_stop(gate);
-    if (gate->cur.fast || gate->cur.tracking)
+    if (gate->cur.fast || gate->cur.tracking ||
+        (gate->cur.lean && !gate->cur.paused))
         leakgate_track__end(&r);
-    if (!gate->cur.fast && !gate->cur.paused)
+    if (!gate->cur.fast && !gate->cur.paused && !gate->lean)
         leakgate_profile__set_active(false);
 }
 
@@ -665,7 +683,8 @@ leakgate_gate_begin(leakgate_gate *gate, const char *suite, const char *test)
     if (rc < 0)
         return rc;
     leakgate_gate__fast_rerun_claim(gate);
-    rc = note_broken(gate, piece_start(gate));
+    rc = gate->lean ? leakgate_gate__lean_piece_start(gate)
+                    : note_broken(gate, piece_start(gate));
     if (rc < 0) {
         leakgate_gate__scope_close(gate);
         return rc;
@@ -682,6 +701,11 @@ leakgate_gate_pause(leakgate_gate *gate)
     if (!gate->cur.open || gate->cur.paused || gate->cur.fast)
         return leakgate_error__set(LEAKGATE_ESTATE,
                                    "pause: no running exact scope");
+    if (gate->cur.lean) {
+        leakgate_gate__lean_piece_stop(gate);
+        gate->cur.paused = true;
+        return 0;
+    }
     rc = note_broken(gate, piece_stop(gate));
     gate->cur.paused = true;
     return rc;
@@ -694,7 +718,8 @@ leakgate_gate_resume(leakgate_gate *gate)
 
     if (!gate->cur.open || !gate->cur.paused)
         return leakgate_error__set(LEAKGATE_ESTATE, "resume: not paused");
-    rc = note_broken(gate, piece_start(gate));
+    rc = gate->cur.lean ? leakgate_gate__lean_piece_start(gate)
+                        : note_broken(gate, piece_start(gate));
     if (rc == 0)
         gate->cur.paused = false;
     return rc;
@@ -1000,7 +1025,13 @@ leakgate_gate_end(leakgate_gate *gate, int judged, const leakgate_verdict **out)
         *out = NULL;
     if (!gate->cur.open)
         return leakgate_error__set(LEAKGATE_ESTATE, "end: no open scope");
-    if (gate->cur.fast) {
+    if (gate->cur.lean) {
+        rc = leakgate_gate__lean_end(gate, judged != 0);
+        if (rc != 0) {
+            leakgate_gate__scope_close(gate);
+            return rc; /* LEAKGATE_GATE_RERUN, or an error */
+        }
+    } else if (gate->cur.fast) {
         rc = leakgate_gate__fast_stop(gate);
         if (rc == LEAKGATE_GATE__HOLD) {
             rc = leakgate_gate__hold(gate, &v, judged != 0);
@@ -1035,6 +1066,8 @@ leakgate_gate_end(leakgate_gate *gate, int judged, const leakgate_verdict **out)
     }
     if (rc == 0)
         rc = leakgate_gate__fast_annotate(gate, v);
+    if (rc == 0 && gate->cur.lean)
+        v->how = LEAKGATE_MEASURED_FAST;
     if (rc == 0 && gate->opts.exact && gate->cur.watched &&
         v->status == LEAKGATE_STATUS_FAIL && !gate->replay.child)
         rc = watch_failed(gate, v);
@@ -1051,7 +1084,7 @@ leakgate_gate_end(leakgate_gate *gate, int judged, const leakgate_verdict **out)
         rc = push_verdict(gate, v);
     /* A replay counts the listed tests it has measured (it stops after
      * the last: leakgate_gate_replay_done). */
-    if (rc == 0 && gate->replay.child && strcmp(v->test, "[suite]") != 0 &&
+    if (rc == 0 && gate->replay.child &&
         leakgate_gate_measures(gate, v->suite, v->test))
         gate->replay.measured++;
     if (rc < 0)

@@ -63,6 +63,9 @@ struct gate_scope {
                                             peak_level (a dump the meter's
                                             trigger took), or NULL */
     uint64_t peak_level;
+    bool lean;           /* a lean process's window in pieces of tracker
+                            windows (gate_lean.c); first sums them */
+    uint32_t lean_owner; /* what its pieces left is watched for it */
 };
 
 /* The last fast window that grew, until its exact re-run begins. */
@@ -107,6 +110,7 @@ struct leakgate_gate {
     size_t cap;
     int pictures; /* Graphviz: 0 not tried, 1 drawn, -1 no dot, -2 failed */
     bool fast;    /* begin_fast opens tracker windows */
+    bool lean;    /* no jemalloc in this process (gate_lean.c) */
     char fast_off[256]; /* why not ("" when fast) */
     struct gate_grew grew;
     uint32_t watch_next; /* the last watch id handed out */
@@ -130,6 +134,33 @@ struct leakgate_gate {
 /* gate_fast.c: set up the tracker at leakgate_gate_new().  Cannot fail:
  * without it every window is exact (gate->fast_off says why). */
 void leakgate_gate__fast_init(struct leakgate_gate *gate);
+
+/* gate_fast.c: a new owner id for the tracker's watch (track.h).  Cannot
+ * fail. */
+uint32_t leakgate_gate__watch_id(struct leakgate_gate *gate);
+
+/* gate_lean.c: at leakgate_gate_new(), after the thresholds are loaded: a
+ * process without jemalloc is lean (gate->lean); one whose run needs
+ * exact windows from the start is started again with jemalloc preloaded
+ * (no return).  Returns 0 or an error (LEAKGATE_ENOPROF: jemalloc could
+ * not be preloaded; LEAKGATE_EIO; LEAKGATE_ENOMEM). */
+int leakgate_gate__lean_init(struct leakgate_gate *gate);
+/* gate_lean.c: what a replay of a lean process preloads: jemalloc before
+ * the current LD_PRELOAD (preload, when given, as it is).  Cannot fail. */
+const char *leakgate_gate__lean_preload(const struct leakgate_gate *gate,
+                                        const char *preload);
+/* gate_lean.c: MALLOC_CONF for a lean program's jemalloc (exact
+ * profiling; the user's keys after it).  Returns 0 or LEAKGATE_ENOMEM. */
+int leakgate_gate__lean_conf(void);
+/* gate_lean.c: a piece of a lean window: start (returns 0 or the
+ * tracker's error) and stop (what it left is watched). */
+int leakgate_gate__lean_piece_start(struct leakgate_gate *gate);
+void leakgate_gate__lean_piece_stop(struct leakgate_gate *gate);
+/* gate_lean.c: end the lean window gate->cur: 0 when every object its
+ * pieces allocated is gone or it is not judged (judge it as an empty
+ * diff), else
+ * LEAKGATE_GATE_RERUN (gate->grew says what is left) or an error. */
+int leakgate_gate__lean_end(struct leakgate_gate *gate, bool judged);
 
 /* gate_fast.c: end the fast window `gate->cur`.  Returns 0 when nothing
  * it allocated is live (cur.acc stays empty: judge it as exact mode

@@ -136,6 +136,14 @@ leakgate_gate__grew_clear(struct leakgate_gate *gate)
     memset(&gate->grew, 0, sizeof gate->grew);
 }
 
+uint32_t
+leakgate_gate__watch_id(struct leakgate_gate *gate)
+{
+    uint32_t id = ++gate->watch_next % 4096;
+
+    return id ? id : ++gate->watch_next % 4096;
+}
+
 static int
 remember_growth(struct leakgate_gate *gate,
                 bool unknown,
@@ -153,9 +161,7 @@ remember_growth(struct leakgate_gate *gate,
     g->settings = gate->cur.settings;
     /* Does the rest of the suite free it?  (a shared fixture: gate.c) */
     if (!unknown) {
-        g->watch_id = ++gate->watch_next % 4096;
-        if (g->watch_id == 0)
-            g->watch_id = ++gate->watch_next % 4096;
+        g->watch_id = leakgate_gate__watch_id(gate);
         (void)leakgate_track__watch_left(g->watch_id);
     }
     if (!g->suite || !g->test)
@@ -213,7 +219,7 @@ leakgate_gate__fast_stop(struct leakgate_gate *gate)
 int
 leakgate_gate__fast_untrusted(struct leakgate_gate *gate)
 {
-    return remember_growth(gate, false, &gate->cur.first);
+    return remember_growth(gate, gate->cur.first_unknown, &gate->cur.first);
 }
 
 void

@@ -16,6 +16,13 @@
  * (leakgate_intercept__range()).  Until the next definitions are known, a
  * few early allocations (dlsym's own) come from a small static arena.
  *
+ * A lean process (the test binary links leakgate without jemalloc) has
+ * the C library's malloc as the next definition: no sallocx there.  Its
+ * wrappers note each object's jemalloc size class (jesize.h) as they hand
+ * it out, so that the tracker and the peak meter count what jemalloc
+ * would; C++'s operators allocate with the C library's malloc directly
+ * (libstdc++'s do the same), so that no object is counted twice.
+ *
  * Not built with sanitizers: their runtime owns malloc, and the tracker
  * then reports that the fast pass is unavailable (exact windows only).
  */
@@ -31,6 +38,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "jesize.h"
 #include "track.h"
 #include "track_hot.h"
 
@@ -88,6 +96,7 @@ struct next_fns {
 
 static struct next_fns next;
 static atomic_int state; /* 0 not resolved, 1 resolving, 2 resolved */
+static bool lean;        /* no jemalloc after us: the C library's malloc */
 static __thread bool resolving __attribute__((tls_model("initial-exec")));
 
 /* The early arena: what dlsym allocates while the next definitions are
@@ -183,12 +192,32 @@ resolve(void)
          * makes them the same size. */
         memcpy((char *)&next + lookups[i].offset, &sym, sizeof sym);
     }
+    if (!next.sallocx) {
+        lean = true;
+        leakgate_jesize__set_lean();
+    }
     resolving = false;
     atomic_store_explicit(&state, 2, memory_order_release);
 }
 
 /* The next definition of a function, looked up on first use. */
 #define NEXT(field) (next.field ? next.field : (resolve(), next.field))
+
+/* jemalloc's usable size of the live object p. */
+static inline size_t
+usable(const void *p)
+{
+    return lean ? leakgate_jesize__usable(p) : next.sallocx(p, 0);
+}
+
+/* A lean process: p was handed out with jemalloc's size usize. */
+static inline ALLOC_PATH void *
+classed(void *p, size_t usize)
+{
+    if (lean && p)
+        leakgate_jesize__note(p, usize);
+    return p;
+}
 
 /* Note p as allocated in the open window; caller is the wrapper's return
  * address (the code that called malloc), for track_stacks.c.  In the
@@ -197,7 +226,7 @@ static inline ALLOC_PATH void *
 noted_from(void *p, uintptr_t caller)
 {
     if (p && leakgate_track__metering_now())
-        leakgate_track__meter_add((long long)NEXT(sallocx)(p, 0), true);
+        leakgate_track__meter_add((long long)usable(p), true);
     if (p && leakgate_track__recording()) {
         leakgate_track__record((uintptr_t)p);
         leakgate_track__stack_note((uintptr_t)p, caller);
@@ -212,7 +241,7 @@ noted_from(void *p, uintptr_t caller)
 static inline size_t
 metered_size(const void *p)
 {
-    return p && leakgate_track__metering_now() ? NEXT(sallocx)(p, 0) : 0;
+    return p && leakgate_track__metering_now() ? usable(p) : 0;
 }
 
 static inline void
@@ -242,7 +271,7 @@ malloc(size_t n)
 {
     if (!next.malloc && resolving)
         return arena_alloc(n, 16);
-    return noted(NEXT(malloc)(n));
+    return noted(classed(NEXT(malloc)(n), lean ? leakgate_jesize__s2u(n) : 0));
 }
 
 WRAP void
@@ -259,7 +288,8 @@ calloc(size_t k, size_t n)
 {
     if (!next.calloc && resolving)
         return n && k > SIZE_MAX / n ? NULL : arena_alloc(k * n, 16);
-    return noted(NEXT(calloc)(k, n));
+    return noted(
+        classed(NEXT(calloc)(k, n), lean ? leakgate_jesize__s2u(k * n) : 0));
 }
 
 /* A resized object is noted anew, even in place: exact profiling samples
@@ -303,7 +333,10 @@ realloc(void *p, size_t n)
           leakgate_track__erase((uintptr_t)p);
     if (p && leakgate_track__watching_now())
         leakgate_track__watch_free((uintptr_t)p);
-    return resized(p, old, NEXT(realloc)(p, n), n, was, CALLER);
+    return resized(
+        p, old,
+        classed(NEXT(realloc)(p, n), lean ? leakgate_jesize__s2u(n) : 0), n,
+        was, CALLER);
 }
 
 WRAP int
@@ -317,32 +350,37 @@ posix_memalign(void **out, size_t align, size_t n)
     }
     rc = NEXT(posix_memalign)(out, align, n);
     if (rc == 0)
-        noted(*out);
+        noted(classed(*out, lean ? leakgate_jesize__sa2u(n, align) : 0));
     return rc;
 }
 
 WRAP void *
 aligned_alloc(size_t align, size_t n)
 {
-    return noted(NEXT(aligned_alloc)(align, n));
+    return noted(classed(NEXT(aligned_alloc)(align, n),
+                         lean ? leakgate_jesize__sa2u(n, align) : 0));
 }
 
 WRAP void *
 memalign(size_t align, size_t n)
 {
-    return noted(NEXT(memalign)(align, n));
+    return noted(classed(NEXT(memalign)(align, n),
+                         lean ? leakgate_jesize__sa2u(n, align) : 0));
 }
 
 WRAP void *
 valloc(size_t n)
 {
-    return noted(NEXT(valloc)(n));
+    return noted(
+        classed(NEXT(valloc)(n), lean ? leakgate_jesize__sa2u(n, 4096) : 0));
 }
 
+/* jemalloc's own API: only a process with jemalloc has it (a lean
+ * process's program cannot have called it: it would not link). */
 WRAP void *
 mallocx(size_t n, int flags)
 {
-    return noted(NEXT(mallocx)(n, flags));
+    return NEXT(mallocx) ? noted(next.mallocx(n, flags)) : none();
 }
 
 WRAP void *
@@ -354,14 +392,20 @@ rallocx(void *p, size_t n, int flags)
 
     if (p && leakgate_track__watching_now())
         leakgate_track__watch_free((uintptr_t)p);
-    return resized(p, old, NEXT(rallocx)(p, n, flags), n, was, CALLER);
+    if (!NEXT(rallocx))
+        return none();
+    return resized(p, old, next.rallocx(p, n, flags), n, was, CALLER);
 }
 
 WRAP size_t
 xallocx(void *p, size_t n, size_t extra, int flags)
 {
-    size_t before = NEXT(sallocx)(p, 0);
-    size_t after = NEXT(xallocx)(p, n, extra, flags);
+    size_t before, after;
+
+    if (!NEXT(xallocx))
+        return 0;
+    before = next.sallocx(p, 0);
+    after = next.xallocx(p, n, extra, flags);
 
     if (after != before) {
         /* In place: noted anew (as exact profiling samples it), its new
@@ -377,47 +421,80 @@ WRAP void
 dallocx(void *p, int flags)
 {
     forget(p);
-    NEXT(dallocx)(p, flags);
+    if (NEXT(dallocx))
+        next.dallocx(p, flags);
 }
 
 WRAP void
 sdallocx(void *p, size_t n, int flags)
 {
     forget(p);
-    NEXT(sdallocx)(p, n, flags);
+    if (NEXT(sdallocx))
+        next.sdallocx(p, n, flags);
 }
 
-/* C++'s operators, by their mangled names.  A throwing new's exception
- * passes through these frames (C has unwind tables on this platform). */
-#define NEW_WRAPPER(name, field, params, args)                                 \
+/*
+ * C++'s operators, by their mangled names.  A throwing new's exception
+ * passes through these frames (C has unwind tables on this platform).
+ *
+ * A lean process allocates as libstdc++ does, with the C library's malloc
+ * (aligned: memalign), noted here once; only a failed allocation goes to
+ * the next operator new (its new_handler, its exception), whose malloc
+ * comes back through the wrapper and is noted there.  Its delete is free.
+ */
+static ALLOC_PATH void *
+lean_new(size_t n, size_t align, uintptr_t caller)
+{
+    void *p = align ? next.memalign(align, n) : next.malloc(n);
+
+    return noted_from(classed(p, align ? leakgate_jesize__sa2u(n, align)
+                                       : leakgate_jesize__s2u(n)),
+                      caller);
+}
+
+#define NEW_WRAPPER(name, field, params, args, align)                          \
     WRAP void *name params;                                                    \
     WRAP void *name params                                                     \
     {                                                                          \
-        return NEXT(field) ? noted(next.field args) : none();                  \
+        void *p;                                                               \
+                                                                               \
+        resolve();                                                             \
+        if (lean && (p = lean_new(n, align, CALLER)) != NULL)                  \
+            return p;                                                          \
+        if (!next.field)                                                       \
+            return none();                                                     \
+        return lean ? next.field args : noted(next.field args);                \
     }
 #define DELETE_WRAPPER(name, field, params, args)                              \
     WRAP void name params;                                                     \
     WRAP void name params                                                      \
     {                                                                          \
+        resolve();                                                             \
+        if (lean) {                                                            \
+            free(p);                                                           \
+            return;                                                            \
+        }                                                                      \
         forget(p);                                                             \
-        if (NEXT(field))                                                       \
+        if (next.field)                                                        \
             next.field args;                                                   \
     }
 
-NEW_WRAPPER(_Znwm, nw, (size_t n), (n))
-NEW_WRAPPER(_Znam, na, (size_t n), (n))
-NEW_WRAPPER(_ZnwmRKSt9nothrow_t, nw_nt, (size_t n, const void *t), (n, t))
-NEW_WRAPPER(_ZnamRKSt9nothrow_t, na_nt, (size_t n, const void *t), (n, t))
-NEW_WRAPPER(_ZnwmSt11align_val_t, nw_al, (size_t n, size_t a), (n, a))
-NEW_WRAPPER(_ZnamSt11align_val_t, na_al, (size_t n, size_t a), (n, a))
+NEW_WRAPPER(_Znwm, nw, (size_t n), (n), 0)
+NEW_WRAPPER(_Znam, na, (size_t n), (n), 0)
+NEW_WRAPPER(_ZnwmRKSt9nothrow_t, nw_nt, (size_t n, const void *t), (n, t), 0)
+NEW_WRAPPER(_ZnamRKSt9nothrow_t, na_nt, (size_t n, const void *t), (n, t), 0)
+NEW_WRAPPER(_ZnwmSt11align_val_t, nw_al, (size_t n, size_t a), (n, a), a)
+NEW_WRAPPER(_ZnamSt11align_val_t, na_al, (size_t n, size_t a), (n, a), a)
 NEW_WRAPPER(_ZnwmSt11align_val_tRKSt9nothrow_t,
             nw_al_nt,
             (size_t n, size_t a, const void *t),
-            (n, a, t))
+            (n, a, t),
+            a)
 NEW_WRAPPER(_ZnamSt11align_val_tRKSt9nothrow_t,
             na_al_nt,
             (size_t n, size_t a, const void *t),
-            (n, a, t))
+            (n, a, t),
+            a)
 DELETE_WRAPPER(_ZdlPv, dl, (void *p), (p))
 DELETE_WRAPPER(_ZdaPv, da, (void *p), (p))
 DELETE_WRAPPER(_ZdlPvRKSt9nothrow_t, dl_nt, (void *p, const void *t), (p, t))

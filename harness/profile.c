@@ -1,14 +1,16 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * profile: jemalloc control through mallctl.  Translates mallctl's errno
- * convention into leakgate codes at each call site.
+ * convention into leakgate codes at each call site.  mallctl is looked up
+ * in the process (dlsym), not linked: a lean process (the test binary
+ * links leakgate without jemalloc) has none, and says so
+ * (leakgate_profile__jemalloc()).
  */
 #include "profile.h"
 
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <jemalloc/jemalloc.h>
 #include <limits.h>
 #include <link.h>
 #include <stdio.h>
@@ -30,6 +32,50 @@
 LEAKGATE_API const char *malloc_conf =
     "prof:true,prof_active:false,lg_prof_sample:0,prof_unbias:false";
 
+typedef int (*mallctl_fn)(const char *, void *, size_t *, void *, size_t);
+typedef int (*nametomib_fn)(const char *, size_t *, size_t *);
+
+static mallctl_fn ctl_fn;
+static nametomib_fn nametomib;
+
+/* jemalloc's mallctl and mallctlnametomib, as the process resolves them
+ * (NULL: no jemalloc in this process). */
+static void
+find_mallctl(void)
+{
+    void *f, *g;
+
+    if (ctl_fn)
+        return;
+    f = dlsym(RTLD_DEFAULT, "mallctl");
+    g = dlsym(RTLD_DEFAULT, "mallctlnametomib");
+    if (!f || !g)
+        return;
+    memcpy(&nametomib, &g, sizeof g);
+    memcpy(&ctl_fn, &f, sizeof f);
+}
+
+bool
+leakgate_profile__jemalloc(void)
+{
+    find_mallctl();
+    return ctl_fn != NULL;
+}
+
+static int
+mallctl(const char *name, void *old, size_t *oldlen, void *new, size_t newlen)
+{
+    find_mallctl();
+    return ctl_fn ? ctl_fn(name, old, oldlen, new, newlen) : ENOENT;
+}
+
+static int
+mallctlnametomib(const char *name, size_t *mib, size_t *miblen)
+{
+    find_mallctl();
+    return nametomib ? nametomib(name, mib, miblen) : ENOENT;
+}
+
 static int
 read_bool(const char *name, bool *out)
 {
@@ -42,10 +88,10 @@ read_bool(const char *name, bool *out)
 static const void *
 mallctl_addr(void)
 {
-    int (*fn)(const char *, void *, size_t *, void *, size_t) = mallctl;
     const void *p;
 
-    memcpy(&p, &fn, sizeof p);
+    find_mallctl();
+    memcpy(&p, &ctl_fn, sizeof p);
     return p;
 }
 

@@ -21,6 +21,10 @@
 
 #include "util.h"
 
+/* Is jemalloc in this process (its mallctl resolves)?  A lean process
+ * (docs/architecture.md "Lean processes") has none.  Cannot fail. */
+bool leakgate_profile__jemalloc(void);
+
 /* What jemalloc says about profiling in this process. */
 struct leakgate_profile_info {
     unsigned int lg_sample; /* opt.lg_prof_sample: 0 = every allocation */

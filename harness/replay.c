@@ -205,7 +205,8 @@ exec_replay(char *const *argv,
             const char *list,
             const char *log,
             const char *preload,
-            bool probe)
+            bool probe,
+            bool lean)
 {
     int null = open("/dev/null", O_RDWR);
     /* The log is new in a directory only this user can write: a name
@@ -222,7 +223,8 @@ exec_replay(char *const *argv,
         dup2(fd, STDERR_FILENO);
     if (setenv(LEAKGATE_REPLAY_ENV, list, 1) != 0 ||
         (probe && setenv(LEAKGATE_REPLAY_WARMUP_ENV, "1", 1) != 0) ||
-        (preload && setenv("LD_PRELOAD", preload, 1) != 0))
+        (preload && setenv("LD_PRELOAD", preload, 1) != 0) ||
+        (lean && leakgate_gate__lean_conf() < 0))
         _exit(127);
     execv("/proc/self/exe", argv);
     fprintf(stderr, "cannot start /proc/self/exe: %s\n", strerror(errno));
@@ -235,6 +237,7 @@ start_and_wait(char *const *argv,
                const char *log,
                const char *preload,
                bool probe,
+               bool lean,
                int *status_out)
 {
     pid_t pid;
@@ -245,7 +248,7 @@ start_and_wait(char *const *argv,
         return leakgate_error__set(LEAKGATE_EIO, "cannot fork the replay: %s",
                                    strerror(errno));
     if (pid == 0)
-        exec_replay(argv, list, log, preload, probe);
+        exec_replay(argv, list, log, preload, probe, lean);
     while (waitpid(pid, status_out, 0) < 0) {
         if (errno != EINTR)
             return leakgate_error__set(LEAKGATE_EIO,
@@ -663,8 +666,10 @@ run_child(struct leakgate_gate *gate,
     if (rc == 0 && argc == 0)
         rc = leakgate_error__set(LEAKGATE_EIO, "/proc/self/cmdline is empty");
     if (rc == 0)
-        rc = start_and_wait(argv, f->list.ptr, f->log.ptr, preload,
-                            pick == may_warm_up, status);
+        /* A lean process's replay runs with jemalloc (gate_lean.c). */
+        rc = start_and_wait(argv, f->list.ptr, f->log.ptr,
+                            leakgate_gate__lean_preload(gate, preload),
+                            pick == may_warm_up, gate->lean, status);
     return rc;
 }
 

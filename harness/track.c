@@ -23,6 +23,7 @@
 
 #include "error.h"
 #include "intercept.h"
+#include "jesize.h"
 #include "track_hot.h"
 
 /*
@@ -506,7 +507,7 @@ add_left(uintptr_t a, void *payload)
     struct leakgate_track_result *out = payload;
 
     out->live_objs++;
-    out->live_bytes += malloc_usable_size((void *)a);
+    out->live_bytes += leakgate_jesize__usable((void *)a);
     return 0;
 }
 
@@ -567,7 +568,8 @@ call_each(uintptr_t a, void *payload)
 {
     const struct each_call *c = payload;
 
-    return c->fn((const void *)a, malloc_usable_size((void *)a), c->payload);
+    return c->fn((const void *)a, leakgate_jesize__usable((void *)a),
+                 c->payload);
 }
 
 int

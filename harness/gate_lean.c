@@ -1,0 +1,243 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * gate_lean: a lean process (docs/architecture.md "Lean processes").  The
+ * test binary links leakgate without jemalloc (leakgate::cunit_lean): it
+ * starts as fast as a plain one and allocates with the C library's malloc,
+ * under leakgate's wrappers.  Every window is a fast one:
+ *
+ *   a test            the fast first pass, as in any process (gate_fast.c);
+ *                     what it left is measured by the replay, which runs
+ *                     with jemalloc preloaded (exact windows)
+ *   a suite window    its pieces (init, cleanup) are tracker windows: what
+ *                     a piece left is watched until the suite's cleanup has
+ *                     run; when every object of its pieces was freed by
+ *                     then, exact mode would find no growth (no stack of
+ *                     its pieces can have grown: each object they added is
+ *                     gone) and the window passes; else
+ *                     leakgate_gate_end() returns LEAKGATE_GATE_RERUN and
+ *                     the glue has it replayed at once
+ *
+ * A run that needs exact windows from the start (--exact, `rerun: false`,
+ * `repeat:`, `settle:`) starts the program again at leakgate_gate_new(),
+ * before any test has run, with jemalloc preloaded.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "error.h"
+#include "gate.h"
+#include "options.h"
+#include "profile.h"
+#include "track.h"
+#include "util.h"
+
+#ifndef LEAKGATE_JEMALLOC_PATH
+#define LEAKGATE_JEMALLOC_PATH "libjemalloc.so.2"
+#endif
+
+/* Set in the environment of a lean program started again with jemalloc. */
+#define LEAN_EXEC_ENV "LEAKGATE_LEAN_EXEC"
+
+/* What profile.c's malloc_conf asks for: a program linked without
+ * jemalloc does not export that symbol to a preloaded jemalloc. */
+#define EXACT_CONF                                                             \
+    "prof:true,prof_active:false,lg_prof_sample:0,prof_unbias:false"
+
+static const char *
+entry_needs_exact(const struct leakgate_config_entry *e)
+{
+    if (e->has_rerun && !e->rerun)
+        return "rerun: false";
+    if (e->has_repeat && e->repeat > 1)
+        return "repeat:";
+    if (e->has_settle && e->settle_ms > 0)
+        return "settle:";
+    return NULL;
+}
+
+/* Why this run needs exact windows in its own process, or NULL. */
+static const char *
+needs_exact(const struct leakgate_gate *gate)
+{
+    const struct leakgate_config *c = gate->config;
+    const char *why;
+
+    if (gate->opts.exact)
+        return "--exact";
+    if (!c)
+        return NULL;
+    if ((why = entry_needs_exact(&c->defaults)) != NULL)
+        return why;
+    for (size_t i = 0; i < c->nsuites; i++) {
+        if ((why = entry_needs_exact(&c->suites[i])) != NULL)
+            return why;
+    }
+    for (size_t i = 0; i < c->ntests; i++) {
+        if ((why = entry_needs_exact(&c->tests[i])) != NULL)
+            return why;
+    }
+    return NULL;
+}
+
+const char *
+leakgate_gate__lean_preload(const struct leakgate_gate *gate,
+                            const char *preload)
+{
+    static char buf[4096];
+    const char *old = getenv("LD_PRELOAD");
+
+    if (!gate->lean || preload)
+        return preload;
+    if (!old || !*old)
+        return LEAKGATE_JEMALLOC_PATH;
+    if (snprintf(buf, sizeof buf, "%s:%s", LEAKGATE_JEMALLOC_PATH, old) >=
+        (int)sizeof buf)
+        return LEAKGATE_JEMALLOC_PATH;
+    return buf;
+}
+
+int
+leakgate_gate__lean_conf(void)
+{
+    const char *user = getenv("MALLOC_CONF");
+    struct leakgate_buf b = LEAKGATE_BUF_INIT;
+    int rc = 0;
+
+    /* jemalloc reads MALLOC_CONF last: the user's keys still win. */
+    leakgate_buf__printf(&b, "%s%s%s", EXACT_CONF, user && *user ? "," : "",
+                         user ? user : "");
+    if (b.failed || setenv("MALLOC_CONF", b.ptr, 1) != 0)
+        rc = leakgate_error__set(LEAKGATE_ENOMEM, "MALLOC_CONF");
+    leakgate_buf__dispose(&b);
+    return rc;
+}
+
+/* Start this program again with jemalloc preloaded; returns only on
+ * failure. */
+static int
+restart_with_jemalloc(const struct leakgate_gate *gate, const char *why)
+{
+    char *const *argv = NULL;
+    int argc = 0, rc;
+
+    if (getenv(LEAN_EXEC_ENV))
+        return leakgate_error__set(
+            LEAKGATE_ENOPROF,
+            "%s needs exact windows, and this program still has no jemalloc "
+            "after it started again with LD_PRELOAD=%s: link the test with "
+            "leakgate::cunit (which links jemalloc) instead of "
+            "leakgate::cunit_lean",
+            why, LEAKGATE_JEMALLOC_PATH);
+    rc = leakgate_options__own_argv(&argc, &argv);
+    if (rc == 0 && argc == 0)
+        rc = leakgate_error__set(LEAKGATE_EIO, "/proc/self/cmdline is empty");
+    if (rc == 0)
+        rc = leakgate_gate__lean_conf();
+    if (rc < 0)
+        return rc;
+    if (setenv("LD_PRELOAD", leakgate_gate__lean_preload(gate, NULL), 1) != 0 ||
+        setenv(LEAN_EXEC_ENV, why, 1) != 0)
+        return leakgate_error__set(LEAKGATE_ENOMEM, "environment");
+    /* Nothing is flushed: what the program printed before is printed
+     * again by the new start, once. */
+    execv("/proc/self/exe", argv);
+    return leakgate_error__set(LEAKGATE_EIO,
+                               "%s needs exact windows: cannot start "
+                               "/proc/self/exe again with jemalloc: %s",
+                               why, strerror(errno));
+}
+
+int
+leakgate_gate__lean_init(struct leakgate_gate *gate)
+{
+    const char *why;
+
+    if (leakgate_profile__jemalloc())
+        return 0;
+    gate->lean = true;
+    if (leakgate_track__install() < 0)
+        return leakgate_error__set(
+            LEAKGATE_ENOPROF,
+            "this program links leakgate without jemalloc "
+            "(leakgate::cunit_lean), and leakgate's allocation wrappers do "
+            "not see its allocations (a sanitizer, or another allocator "
+            "preloaded): link it with leakgate::cunit");
+    why = needs_exact(gate);
+    if (why)
+        return restart_with_jemalloc(gate, why);
+    snprintf(gate->sampling, sizeof gate->sampling,
+             "exact (lean process: the fast first pass counts every "
+             "allocation; exact windows run in a replay with jemalloc)");
+    gate->prof.version = "none in this process (lean: exact windows in a "
+                         "replay)";
+    return 0;
+}
+
+int
+leakgate_gate__lean_piece_start(struct leakgate_gate *gate)
+{
+    struct gate_scope *s = &gate->cur;
+    int rc;
+
+    (void)leakgate_track__stacks(LEAKGATE_TRACK_STACKS_NONE);
+    rc = leakgate_track__begin();
+    if (rc < 0)
+        return rc;
+    leakgate_track__meter_start(s->metered ? &s->meter : NULL);
+    s->metered = true;
+    s->lean = true;
+    return 0;
+}
+
+void
+leakgate_gate__lean_piece_stop(struct leakgate_gate *gate)
+{
+    struct gate_scope *s = &gate->cur;
+    struct leakgate_track_result r;
+    int rc;
+
+    leakgate_gate__meter_stop(gate);
+    rc = leakgate_track__end(&r);
+    if (rc == LEAKGATE_ESTATE)
+        return;
+    s->first.allocs += r.allocs;
+    if (rc < 0) {
+        s->first_unknown = true;
+        return;
+    }
+    s->first.live_objs += r.live_objs;
+    s->first.live_bytes += r.live_bytes;
+    if (r.live_objs == 0)
+        return;
+    if (!s->lean_owner)
+        s->lean_owner = leakgate_gate__watch_id(gate);
+    if (leakgate_track__watch_left(s->lean_owner) < 0)
+        s->first_unknown = true;
+}
+
+int
+leakgate_gate__lean_end(struct leakgate_gate *gate, bool judged)
+{
+    struct gate_scope *s = &gate->cur;
+    uint64_t bytes = 0, objs = 0, left;
+    bool unwatched = false;
+
+    if (!s->paused)
+        leakgate_gate__lean_piece_stop(gate);
+    if (s->lean_owner)
+        leakgate_track__watch_freed(s->lean_owner, &bytes, &objs, &unwatched);
+    /* The objects its pieces left and nothing freed since. */
+    left = s->first.live_objs > objs ? s->first.live_objs - objs : 0;
+    if (s->aborted || !judged)
+        return 0; /* NOT_JUDGED, as in exact mode */
+    if (!s->first_unknown && !unwatched && left == 0 &&
+        !(s->settings.peak_limited && s->meter.peak > s->settings.peak_limit))
+        return 0;
+    s->first.live_objs = left;
+    s->first.live_bytes =
+        s->first.live_bytes > bytes ? s->first.live_bytes - bytes : 0;
+    return leakgate_gate__fast_untrusted(gate);
+}

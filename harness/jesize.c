@@ -1,0 +1,190 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * jesize: jemalloc's size classes, and the class map of a lean process
+ * (jesize.h).
+ *
+ * The map: one byte per 16 bytes of address space (the C library's
+ * objects are 16-byte aligned), in leaves of 1 MiB covering 16 MiB each,
+ * mapped without backing on first use and found through a top-level array
+ * of 2^23 pointers (64 MiB reserved, only touched pages cost memory).  A
+ * byte holds a class as m << 5 | (d - 3) for usize = m * 2^d (m odd, at
+ * most 7; d from 3 to 34: up to 112 GiB); 0 is unknown.  Writes are plain
+ * byte stores: an object's byte is written by the thread that allocated
+ * it, before the pointer is handed out.  Nothing here calls malloc.
+ */
+#include "jesize.h"
+
+#include <malloc.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/mman.h>
+
+/* jemalloc 5.3 on x86-64 Linux: LG_QUANTUM 4, SC_LG_NGROUP 2, tiny
+ * classes down to 8 bytes, 4 KiB pages, small classes up to 14 KiB. */
+#define LG_QUANTUM 4
+#define LG_NGROUP 2
+#define TINY_MIN 8
+#define PAGE ((size_t)4096)
+#define SMALL_MAXCLASS ((size_t)14336)
+#define LARGE_MINCLASS ((size_t)16384)
+#define LARGE_MAXCLASS ((size_t)7 << 60)
+
+static unsigned int
+lg_floor(size_t x)
+{
+    return (unsigned int)(sizeof(unsigned long long) * 8 - 1) -
+           (unsigned int)__builtin_clzll((unsigned long long)x);
+}
+
+size_t
+leakgate_jesize__s2u(size_t n)
+{
+    unsigned int x, lg_delta;
+    size_t delta;
+
+    if (n > LARGE_MAXCLASS)
+        return 0;
+    if (n <= TINY_MIN)
+        return TINY_MIN;
+    x = lg_floor((n << 1) - 1);
+    lg_delta = x < LG_NGROUP + LG_QUANTUM + 1 ? LG_QUANTUM : x - LG_NGROUP - 1;
+    delta = (size_t)1 << lg_delta;
+    return (n + delta - 1) & ~(delta - 1);
+}
+
+size_t
+leakgate_jesize__sa2u(size_t n, size_t align)
+{
+    size_t usize;
+
+    if (align == 0 || (align & (align - 1)) != 0)
+        return 0;
+    if (n <= SMALL_MAXCLASS && align <= PAGE) {
+        size_t up = (n + align - 1) & ~(align - 1);
+
+        usize = up < n ? 0 : leakgate_jesize__s2u(up);
+        if (usize != 0 && usize < LARGE_MINCLASS)
+            return usize;
+    }
+    if (align > LARGE_MAXCLASS)
+        return 0;
+    if (n <= LARGE_MINCLASS)
+        return LARGE_MINCLASS;
+    usize = leakgate_jesize__s2u(n);
+    return usize < n ? 0 : usize;
+}
+
+#define ADDR_BITS 47
+#define LEAF_SHIFT 24 /* 16 MiB of addresses per leaf */
+#define GRAIN_SHIFT 4
+#define LEAF_BYTES ((size_t)1 << (LEAF_SHIFT - GRAIN_SHIFT))
+#define NLEAVES ((size_t)1 << (ADDR_BITS - LEAF_SHIFT))
+
+static _Atomic(unsigned char *) *top;
+static atomic_bool lean;
+
+void
+leakgate_jesize__set_lean(void)
+{
+    atomic_store(&lean, true);
+}
+
+bool
+leakgate_jesize__lean(void)
+{
+    return atomic_load_explicit(&lean, memory_order_relaxed);
+}
+
+static void *
+reserve(size_t bytes)
+{
+    void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+
+    return p == MAP_FAILED ? NULL : p;
+}
+
+/* The byte of address a, its leaf mapped when create; NULL when it cannot
+ * be (or a is outside the map). */
+static unsigned char *
+byte_for(uintptr_t a, bool create)
+{
+    _Atomic(unsigned char *) *slot;
+    unsigned char *leaf, *expected = NULL;
+
+    if (a >> ADDR_BITS)
+        return NULL;
+    if (!atomic_load_explicit(&top, memory_order_acquire)) {
+        _Atomic(unsigned char *) *t, *none = NULL;
+
+        if (!create)
+            return NULL;
+        t = reserve(NLEAVES * sizeof *t);
+        if (!t)
+            return NULL;
+        if (!atomic_compare_exchange_strong(&top, &none, t))
+            munmap(t, NLEAVES * sizeof *t);
+    }
+    slot = &atomic_load_explicit(&top, memory_order_acquire)[a >> LEAF_SHIFT];
+    leaf = atomic_load_explicit(slot, memory_order_acquire);
+    if (!leaf && create) {
+        leaf = reserve(LEAF_BYTES);
+        if (!leaf)
+            return NULL;
+        if (!atomic_compare_exchange_strong(slot, &expected, leaf)) {
+            munmap(leaf, LEAF_BYTES);
+            leaf = expected;
+        }
+    }
+    if (!leaf)
+        return NULL;
+    return leaf + ((a & (((uintptr_t)1 << LEAF_SHIFT) - 1)) >> GRAIN_SHIFT);
+}
+
+static unsigned char
+encode(size_t usize)
+{
+    unsigned int d;
+    size_t m;
+
+    if (usize == 0)
+        return 0;
+    d = (unsigned int)__builtin_ctzll((unsigned long long)usize);
+    m = usize >> d;
+    if (d < 3 || d > 34 || m > 7)
+        return 0;
+    return (unsigned char)(m << 5 | (d - 3));
+}
+
+static size_t
+decode(unsigned char c)
+{
+    return c ? (size_t)(c >> 5) << ((c & 31) + 3) : 0;
+}
+
+void
+leakgate_jesize__note(const void *p, size_t usize)
+{
+    unsigned char *b = byte_for((uintptr_t)p, true);
+
+    if (b)
+        *b = encode(usize);
+}
+
+size_t
+leakgate_jesize__usable(const void *p)
+{
+    unsigned char *b;
+    size_t usize;
+    void *q;
+
+    if (!p)
+        return 0;
+    memcpy(&q, &p, sizeof q); /* malloc_usable_size takes no const */
+    if (!leakgate_jesize__lean())
+        return malloc_usable_size(q);
+    b = byte_for((uintptr_t)p, false);
+    usize = b ? decode(*b) : 0;
+    return usize ? usize : leakgate_jesize__s2u(malloc_usable_size(q));
+}
