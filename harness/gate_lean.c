@@ -169,10 +169,9 @@ leakgate_gate__lean_init(struct leakgate_gate *gate)
     if (why)
         return restart_with_jemalloc(gate, why);
     snprintf(gate->sampling, sizeof gate->sampling,
-             "exact (lean process: the fast first pass counts every "
-             "allocation; exact windows run in a replay with jemalloc)");
-    gate->prof.version = "none in this process (lean: exact windows in a "
-                         "replay)";
+             "exact (a lean process: its fast first pass counts every "
+             "allocation)");
+    gate->prof.version = "preloaded by the replay";
     return 0;
 }
 
