@@ -81,7 +81,8 @@ leakgate_jesize__sa2u(size_t n, size_t align)
 #define LEAF_BYTES ((size_t)1 << (LEAF_SHIFT - GRAIN_SHIFT))
 #define NLEAVES ((size_t)1 << (ADDR_BITS - LEAF_SHIFT))
 
-static _Atomic(unsigned char *) *top;
+typedef _Atomic(unsigned char *) leaf_slot;
+static _Atomic(leaf_slot *) top;
 static atomic_bool lean;
 
 void
@@ -110,13 +111,13 @@ reserve(size_t bytes)
 static unsigned char *
 byte_for(uintptr_t a, bool create)
 {
-    _Atomic(unsigned char *) *slot;
+    leaf_slot *slot;
     unsigned char *leaf, *expected = NULL;
 
     if (a >> ADDR_BITS)
         return NULL;
     if (!atomic_load_explicit(&top, memory_order_acquire)) {
-        _Atomic(unsigned char *) *t, *none = NULL;
+        leaf_slot *t, *none = NULL;
 
         if (!create)
             return NULL;

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * profile: control jemalloc's heap profiler.  Adapter stage 1 (snapshot);
- * the only module that includes jemalloc's header.
+ * the only module that talks to jemalloc (mallctl, looked up in the
+ * process at run time: a lean process has no jemalloc).
  *
  * Linking this module defines `malloc_conf`, which turns exact profiling
  * on at jemalloc's start-up (every allocation sampled, raw counts) with
