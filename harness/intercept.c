@@ -185,16 +185,19 @@ resolve(void)
         return;
     }
     resolving = true;
+    /* Known before any next definition is: a thread that sees one sees
+     * which allocator it is. */
+    if (!dlsym(RTLD_NEXT, "sallocx")) {
+        lean = true;
+        leakgate_jesize__set_lean();
+        atomic_thread_fence(memory_order_seq_cst);
+    }
     for (size_t i = 0; i < sizeof lookups / sizeof lookups[0]; i++) {
         void *sym = dlsym(RTLD_NEXT, lookups[i].name);
 
         /* ISO C has no cast between object and function pointers; POSIX
          * makes them the same size. */
         memcpy((char *)&next + lookups[i].offset, &sym, sizeof sym);
-    }
-    if (!next.sallocx) {
-        lean = true;
-        leakgate_jesize__set_lean();
     }
     resolving = false;
     atomic_store_explicit(&state, 2, memory_order_release);

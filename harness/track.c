@@ -45,10 +45,17 @@
 #define NLEAVES ((size_t)1 << (ADDR_BITS - LEAF_SHIFT))
 #define MAX_TOUCHED ((size_t)1 << 16) /* leaves per window (256 GiB) */
 
+/* The leaf's words in pages of 4 KiB: a window clears and scans only the
+ * pages it set bits in (a page never written is never faulted in). */
+#define PAGE_WORDS ((size_t)4096 / sizeof(uint64_t))
+#define LEAF_PAGES (LEAF_WORDS / PAGE_WORDS)
+_Static_assert(LEAF_PAGES <= 32, "a leaf's pages fit struct leaf's mask");
+
 struct leaf {
     _Atomic uint64_t word[LEAF_WORDS];
-    uintptr_t base;     /* first address covered */
-    atomic_bool listed; /* in track.touched for this window */
+    uintptr_t base;        /* first address covered */
+    atomic_bool listed;    /* in track.touched for this window */
+    _Atomic uint32_t used; /* pages of word[] with bits set: bit per page */
 };
 
 static struct {
@@ -310,6 +317,7 @@ leakgate_track__record(uintptr_t a)
     struct leaf *l = a >> ADDR_BITS ? NULL : leaf_for(a, true);
     size_t bit = (a >> 3) & (LEAF_BITS - 1);
     uint64_t mask = (uint64_t)1 << (bit & 63), old;
+    uint32_t page;
 
     /* The leaf is listed before its bit is set: a set bit is always in a
      * listed leaf, which the next window clears. */
@@ -317,6 +325,10 @@ leakgate_track__record(uintptr_t a)
         atomic_store(&track.failed, true);
         return;
     }
+    /* The page is marked before its bit is set, as the leaf is listed. */
+    page = (uint32_t)1 << ((bit >> 6) / PAGE_WORDS);
+    if (!(atomic_load_explicit(&l->used, memory_order_relaxed) & page))
+        atomic_fetch_or(&l->used, page);
     old = atomic_fetch_or_explicit(&l->word[bit >> 6], mask,
                                    memory_order_relaxed);
     if (!(old & mask)) {
@@ -448,9 +460,12 @@ leakgate_track__begin(void)
     if (track.dirty || sets != track.sets_at_end) {
         for (size_t i = 0; i < n; i++) {
             struct leaf *l = atomic_load(&track.touched[i]);
+            uint32_t used = l ? atomic_exchange(&l->used, 0) : 0;
 
-            for (size_t w = 0; l && w < LEAF_WORDS; w++)
-                atomic_store_explicit(&l->word[w], 0, memory_order_relaxed);
+            for (size_t w = 0; w < LEAF_WORDS; w++) {
+                if (used & ((uint32_t)1 << (w / PAGE_WORDS)))
+                    atomic_store_explicit(&l->word[w], 0, memory_order_relaxed);
+            }
         }
     }
     for (size_t i = 0; i < n; i++) {
@@ -482,10 +497,16 @@ each_left(int (*fn)(uintptr_t a, void *payload), void *payload)
 
     for (size_t i = 0; i < n; i++) {
         struct leaf *l = atomic_load(&track.touched[i]);
+        uint32_t used = l ? atomic_load(&l->used) : 0;
 
-        for (size_t w = 0; l && w < LEAF_WORDS; w++) {
-            uint64_t bits =
-                atomic_load_explicit(&l->word[w], memory_order_relaxed);
+        for (size_t w = 0; w < LEAF_WORDS; w++) {
+            uint64_t bits;
+
+            if (!(used & ((uint32_t)1 << (w / PAGE_WORDS)))) {
+                w += PAGE_WORDS - 1; /* the page has no bit */
+                continue;
+            }
+            bits = atomic_load_explicit(&l->word[w], memory_order_relaxed);
 
             while (bits) {
                 unsigned int b = (unsigned int)__builtin_ctzll(bits);
