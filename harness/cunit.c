@@ -106,6 +106,7 @@ static struct {
     size_t filtered_suites; /* suites --filter deactivated whole */
     size_t filtered_total;  /* tests --filter left out */
     bool probed;            /* the warm-up probe ran (probe_warmup) */
+    const leakgate_verdict *suite_replayed; /* reported by late_hints() */
 } run;
 
 static struct leakgate_cunit_hooks hooks;
@@ -216,19 +217,6 @@ take_verdict(struct wtest *wt, const leakgate_verdict *v)
     return report_verdict(v);
 }
 
-static void replay_awaiting(bool in_cunit);
-
-/* Close the open window; returns true when its verdict failed. */
-static bool
-end_window(int judged, struct wtest *wt)
-{
-    const leakgate_verdict *v = NULL;
-    int rc = leakgate_gate_end(run.gate, judged, &v);
-
-    gate_error(rc, "closing a window");
-    return take_verdict(wt, v);
-}
-
 /* Close a suite's window (cleanup has run); returns true when its verdict
  * failed.  A lean process's suite window whose init or cleanup left
  * memory (LEAKGATE_GATE_RERUN) is measured by a replay now: its verdict
@@ -245,8 +233,12 @@ end_suite_window(struct wsuite *ws)
                                  "fresh process measures the suite's window "
                                  "exactly"),
                    "recording a suite window");
+        run.suite_replayed = NULL;
         replay_awaiting(true);
         v = leakgate_gate_verdict(run.gate, ws->suite->pName, SUITE_WINDOW);
+        /* late_hints() reported it already, with its hint. */
+        if (v && v == run.suite_replayed)
+            return leakgate_verdict_status(v) == LEAKGATE_STATUS_FAIL;
         rc = 0;
     }
     gate_error(rc, "closing a window");
@@ -519,7 +511,7 @@ leakgate_cunit_init(void)
         if (result != 0) {
             /* CUnit skips the tests and the cleanup of this suite. */
             ws->window_open = false;
-            end_window(ws->window_selected, NULL);
+            end_suite_window(ws);
             push_pending(ws, NULL);
         } else {
             gate_error(leakgate_gate_pause(run.gate), "pausing a window");
@@ -878,6 +870,7 @@ late_hints(void)
         if (!v)
             continue;
         report_verdict(v);
+        run.suite_replayed = v;
         if (hooks.revised)
             hooks.revised(run.suites[i].suite->pName, SUITE_WINDOW,
                           hooks.payload);
@@ -989,6 +982,28 @@ any_selected(void)
     return false;
 }
 
+/* A test the run measures exactly from the start (`rerun: false`,
+ * `repeat:`): a lean process starts again with jemalloc first
+ * (leakgate_gate_plan()), before any test has run. */
+static int
+plan_exact(void)
+{
+    for (size_t i = 0; i < run.ntests; i++) {
+        const struct wtest *wt = &run.tests[i];
+        int rc;
+
+        if (!wt->selected || !wt->active || (wt->rerun && wt->repeat <= 1))
+            continue;
+        rc =
+            leakgate_gate_plan(run.gate, wt->ws->suite->pName, wt->test->pName);
+        if (rc < 0) {
+            gate_error(rc, "starting again with jemalloc");
+            return rc;
+        }
+    }
+    return 0;
+}
+
 int
 leakgate_cunit_run(leakgate_gate *gate, int (*fn)(void *payload), void *payload)
 {
@@ -1013,6 +1028,10 @@ leakgate_cunit_run(leakgate_gate *gate, int (*fn)(void *payload), void *payload)
         snprintf(run.error_text, sizeof run.error_text,
                  "--filter '%s' matches no test (--list shows the names)",
                  leakgate_gate_filter(gate));
+        unwrap_registry();
+        return -1;
+    }
+    if (plan_exact() < 0) {
         unwrap_registry();
         return -1;
     }

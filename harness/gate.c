@@ -499,9 +499,11 @@ piece_start(struct leakgate_gate *gate)
         rc = meter_piece_start(gate);
     /* The exact window of a replay is watched by the tracker too: what it
      * left is compared with what the first run's fast pass left. */
+    /* A suite window is not: its pieces are tracker windows of their own
+     * in a lean first run, which judges no replay by them. */
     if (rc == 0 &&
-        (gate->cur.rerun || gate->replay.child ||
-         (gate->opts.exact && strcmp(gate->cur.test, "[suite]") != 0)) &&
+        (gate->cur.rerun || ((gate->replay.child || gate->opts.exact) &&
+                             strcmp(gate->cur.test, "[suite]") != 0)) &&
         !gate->cur.tracking && gate->cur.nruns == 0 &&
         leakgate_track__installed() &&
         leakgate_track__stacks(LEAKGATE_TRACK_STACKS_NONE) == 0)
@@ -745,7 +747,9 @@ leakgate_gate_next_run(leakgate_gate *gate)
 {
     int rc;
 
-    if (!gate->cur.open || gate->cur.paused || gate->cur.fast)
+    /* A lean process has no exact scope: a run with `repeat:` starts
+     * again with jemalloc (leakgate_gate_plan()). */
+    if (!gate->cur.open || gate->cur.paused || gate->cur.fast || gate->cur.lean)
         return leakgate_error__set(LEAKGATE_ESTATE,
                                    "next run: no running exact scope");
     rc = note_broken(gate, piece_stop(gate));
@@ -1028,6 +1032,9 @@ leakgate_gate_end(leakgate_gate *gate, int judged, const leakgate_verdict **out)
     if (gate->cur.lean) {
         rc = leakgate_gate__lean_end(gate, judged != 0);
         if (rc != 0) {
+            /* The watch ends with the suite, as below. */
+            if (!leakgate_gate__suite_waits(gate, gate->cur.suite))
+                leakgate_track__watch_clear();
             leakgate_gate__scope_close(gate);
             return rc; /* LEAKGATE_GATE_RERUN, or an error */
         }

@@ -63,9 +63,11 @@ struct gate_scope {
                                             peak_level (a dump the meter's
                                             trigger took), or NULL */
     uint64_t peak_level;
-    bool lean;           /* a lean process's window in pieces of tracker
-                            windows (gate_lean.c); first sums them */
-    uint32_t lean_owner; /* what its pieces left is watched for it */
+    bool lean;                 /* a lean process's window in pieces of tracker
+                                  windows (gate_lean.c); first sums them */
+    uint32_t lean_owner;       /* what its pieces left is watched for it */
+    uint64_t lean_freed_objs;  /* freed of an earlier piece's objects */
+    uint64_t lean_freed_bytes; /* (the watch counts from its last start) */
 };
 
 /* The last fast window that grew, until its exact re-run begins. */
@@ -161,6 +163,9 @@ void leakgate_gate__lean_piece_stop(struct leakgate_gate *gate);
  * diff), else
  * LEAKGATE_GATE_RERUN (gate->grew says what is left) or an error. */
 int leakgate_gate__lean_end(struct leakgate_gate *gate, bool judged);
+/* gate_fast.c: a lean window that left objects: LEAKGATE_GATE_RERUN, as
+ * leakgate_gate__fast_untrusted(), its objects watched already. */
+int leakgate_gate__lean_grew(struct leakgate_gate *gate);
 
 /* gate_fast.c: end the fast window `gate->cur`.  Returns 0 when nothing
  * it allocated is live (cur.acc stays empty: judge it as exact mode

@@ -144,10 +144,13 @@ leakgate_gate__watch_id(struct leakgate_gate *gate)
     return id ? id : ++gate->watch_next % 4096;
 }
 
+/* The window grew by *r: LEAKGATE_GATE_RERUN, gate->grew says how much.
+ * watch: what the last tracker window left is watched for the suite. */
 static int
 remember_growth(struct leakgate_gate *gate,
                 bool unknown,
-                const struct leakgate_track_result *r)
+                const struct leakgate_track_result *r,
+                bool watch)
 {
     struct gate_grew *g = &gate->grew;
 
@@ -160,7 +163,7 @@ remember_growth(struct leakgate_gate *gate,
     g->metered = gate->cur.metered;
     g->settings = gate->cur.settings;
     /* Does the rest of the suite free it?  (a shared fixture: gate.c) */
-    if (!unknown) {
+    if (!unknown && watch) {
         g->watch_id = leakgate_gate__watch_id(gate);
         (void)leakgate_track__watch_left(g->watch_id);
     }
@@ -192,7 +195,7 @@ leakgate_gate__fast_stop(struct leakgate_gate *gate)
     if (!s->aborted && s->settings.peak_limited &&
         s->meter.peak > s->settings.peak_limit) {
         if (!s->held || (rc == 0 && r.live_objs == 0))
-            return remember_growth(gate, rc < 0, &r);
+            return remember_growth(gate, rc < 0, &r, true);
         s->peak_stacks_wanted = !gate->replay.child;
     }
     if (s->held && rc < 0 && !s->aborted) {
@@ -213,13 +216,21 @@ leakgate_gate__fast_stop(struct leakgate_gate *gate)
         s->fast_stacks = true;
         return 0;
     }
-    return remember_growth(gate, rc < 0, &r);
+    return remember_growth(gate, rc < 0, &r, true);
 }
 
 int
 leakgate_gate__fast_untrusted(struct leakgate_gate *gate)
 {
-    return remember_growth(gate, gate->cur.first_unknown, &gate->cur.first);
+    return remember_growth(gate, false, &gate->cur.first, true);
+}
+
+int
+leakgate_gate__lean_grew(struct leakgate_gate *gate)
+{
+    /* Its pieces' objects are watched already (gate_lean.c). */
+    return remember_growth(gate, gate->cur.first_unknown, &gate->cur.first,
+                           false);
 }
 
 void

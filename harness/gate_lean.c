@@ -17,9 +17,13 @@
  *                     leakgate_gate_end() returns LEAKGATE_GATE_RERUN and
  *                     the glue has it replayed at once
  *
- * A run that needs exact windows from the start (--exact, `rerun: false`,
- * `repeat:`, `settle:`) starts the program again at leakgate_gate_new(),
- * before any test has run, with jemalloc preloaded.
+ * A run that needs exact windows from the start (--exact at
+ * leakgate_gate_new(); a selected test with `rerun: false` or `repeat:`,
+ * which the glue asks leakgate_gate_plan() about before the run) starts
+ * the program again, before any test has run, with jemalloc preloaded.
+ * (`settle:` needs no restart: a lean window cannot wait for live bytes to
+ * settle, so what a deferred free has not yet released goes to the
+ * replay, which waits.)
  */
 #include <errno.h>
 #include <stdio.h>
@@ -41,45 +45,20 @@
 /* Set in the environment of a lean program started again with jemalloc. */
 #define LEAN_EXEC_ENV "LEAKGATE_LEAN_EXEC"
 
-/* What profile.c's malloc_conf asks for: a program linked without
- * jemalloc does not export that symbol to a preloaded jemalloc. */
+/* What profile.c's malloc_conf asks for, also in MALLOC_CONF: a program
+ * that links leakgate::lean exports malloc_conf, one that links the core
+ * objects some other way may not. */
 #define EXACT_CONF                                                             \
     "prof:true,prof_active:false,lg_prof_sample:0,prof_unbias:false"
 
+/* The jemalloc a lean process preloads: $LEAKGATE_JEMALLOC (as `leakgate
+ * run` reads it), else the one leakgate was built with. */
 static const char *
-entry_needs_exact(const struct leakgate_config_entry *e)
+jemalloc_path(void)
 {
-    if (e->has_rerun && !e->rerun)
-        return "rerun: false";
-    if (e->has_repeat && e->repeat > 1)
-        return "repeat:";
-    if (e->has_settle && e->settle_ms > 0)
-        return "settle:";
-    return NULL;
-}
+    const char *env = getenv("LEAKGATE_JEMALLOC");
 
-/* Why this run needs exact windows in its own process, or NULL. */
-static const char *
-needs_exact(const struct leakgate_gate *gate)
-{
-    const struct leakgate_config *c = gate->config;
-    const char *why;
-
-    if (gate->opts.exact)
-        return "--exact";
-    if (!c)
-        return NULL;
-    if ((why = entry_needs_exact(&c->defaults)) != NULL)
-        return why;
-    for (size_t i = 0; i < c->nsuites; i++) {
-        if ((why = entry_needs_exact(&c->suites[i])) != NULL)
-            return why;
-    }
-    for (size_t i = 0; i < c->ntests; i++) {
-        if ((why = entry_needs_exact(&c->tests[i])) != NULL)
-            return why;
-    }
-    return NULL;
+    return env && *env ? env : LEAKGATE_JEMALLOC_PATH;
 }
 
 const char *
@@ -92,10 +71,10 @@ leakgate_gate__lean_preload(const struct leakgate_gate *gate,
     if (!gate->lean || preload)
         return preload;
     if (!old || !*old)
-        return LEAKGATE_JEMALLOC_PATH;
-    if (snprintf(buf, sizeof buf, "%s:%s", LEAKGATE_JEMALLOC_PATH, old) >=
+        return jemalloc_path();
+    if (snprintf(buf, sizeof buf, "%s:%s", jemalloc_path(), old) >=
         (int)sizeof buf)
-        return LEAKGATE_JEMALLOC_PATH;
+        return jemalloc_path();
     return buf;
 }
 
@@ -130,7 +109,7 @@ restart_with_jemalloc(const struct leakgate_gate *gate, const char *why)
             "after it started again with LD_PRELOAD=%s: link the test with "
             "leakgate::cunit (which links jemalloc) instead of "
             "leakgate::cunit_lean",
-            why, LEAKGATE_JEMALLOC_PATH);
+            why, jemalloc_path());
     rc = leakgate_options__own_argv(&argc, &argv);
     if (rc == 0 && argc == 0)
         rc = leakgate_error__set(LEAKGATE_EIO, "/proc/self/cmdline is empty");
@@ -141,8 +120,8 @@ restart_with_jemalloc(const struct leakgate_gate *gate, const char *why)
     if (setenv("LD_PRELOAD", leakgate_gate__lean_preload(gate, NULL), 1) != 0 ||
         setenv(LEAN_EXEC_ENV, why, 1) != 0)
         return leakgate_error__set(LEAKGATE_ENOMEM, "environment");
-    /* Nothing is flushed: what the program printed before is printed
-     * again by the new start, once. */
+    /* Nothing is flushed: what the program printed before and has not
+     * flushed yet is printed by the new start. */
     execv("/proc/self/exe", argv);
     return leakgate_error__set(LEAKGATE_EIO,
                                "%s needs exact windows: cannot start "
@@ -153,8 +132,6 @@ restart_with_jemalloc(const struct leakgate_gate *gate, const char *why)
 int
 leakgate_gate__lean_init(struct leakgate_gate *gate)
 {
-    const char *why;
-
     if (leakgate_profile__jemalloc())
         return 0;
     gate->lean = true;
@@ -165,14 +142,38 @@ leakgate_gate__lean_init(struct leakgate_gate *gate)
             "(leakgate::cunit_lean), and leakgate's allocation wrappers do "
             "not see its allocations (a sanitizer, or another allocator "
             "preloaded): link it with leakgate::cunit");
-    why = needs_exact(gate);
-    if (why)
-        return restart_with_jemalloc(gate, why);
+    /* A replay must measure exactly: never a restart, which would lose
+     * its list and run as a first run. */
+    if (gate->replay.child)
+        return leakgate_error__set(
+            LEAKGATE_ENOPROF,
+            "this replay has no jemalloc: LD_PRELOAD=%s did not load it "
+            "(leakgate::cunit_lean preloads the jemalloc it was built with, "
+            "or $LEAKGATE_JEMALLOC)",
+            jemalloc_path());
+    if (gate->opts.exact)
+        return restart_with_jemalloc(gate, "--exact");
     snprintf(gate->sampling, sizeof gate->sampling,
              "exact (a lean process: its fast first pass counts every "
              "allocation)");
     gate->prof.version = "preloaded by the replay";
     return 0;
+}
+
+int
+leakgate_gate_plan(leakgate_gate *gate, const char *suite, const char *test)
+{
+    struct leakgate_window_settings ws;
+    char why[512];
+
+    if (!gate->lean)
+        return 0;
+    leakgate_gate_settings(&ws, gate, suite, test);
+    if (ws.rerun && ws.repeat <= 1)
+        return 0;
+    snprintf(why, sizeof why, "%s/%s (%s)", suite, test ? test : "[suite]",
+             ws.rerun ? "repeat:" : "rerun: false");
+    return restart_with_jemalloc(gate, why);
 }
 
 int
@@ -211,8 +212,18 @@ leakgate_gate__lean_piece_stop(struct leakgate_gate *gate)
     s->first.live_bytes += r.live_bytes;
     if (r.live_objs == 0)
         return;
-    if (!s->lean_owner)
+    if (!s->lean_owner) {
         s->lean_owner = leakgate_gate__watch_id(gate);
+    } else {
+        /* Watching again starts the owner's counts anew: keep them. */
+        uint64_t bytes = 0, objs = 0;
+        bool unwatched = false;
+
+        leakgate_track__watch_freed(s->lean_owner, &bytes, &objs, &unwatched);
+        s->lean_freed_objs += objs;
+        s->lean_freed_bytes += bytes;
+        s->first_unknown |= unwatched;
+    }
     if (leakgate_track__watch_left(s->lean_owner) < 0)
         s->first_unknown = true;
 }
@@ -228,6 +239,8 @@ leakgate_gate__lean_end(struct leakgate_gate *gate, bool judged)
         leakgate_gate__lean_piece_stop(gate);
     if (s->lean_owner)
         leakgate_track__watch_freed(s->lean_owner, &bytes, &objs, &unwatched);
+    objs += s->lean_freed_objs;
+    bytes += s->lean_freed_bytes;
     /* The objects its pieces left and nothing freed since. */
     left = s->first.live_objs > objs ? s->first.live_objs - objs : 0;
     if (s->aborted || !judged)
@@ -238,5 +251,5 @@ leakgate_gate__lean_end(struct leakgate_gate *gate, bool judged)
     s->first.live_objs = left;
     s->first.live_bytes =
         s->first.live_bytes > bytes ? s->first.live_bytes - bytes : 0;
-    return leakgate_gate__fast_untrusted(gate);
+    return leakgate_gate__lean_grew(gate);
 }

@@ -213,12 +213,15 @@ usable(const void *p)
     return lean ? leakgate_jesize__usable(p) : next.sallocx(p, 0);
 }
 
-/* A lean process: p was handed out with jemalloc's size usize. */
+/* A lean process: p was handed out for an n-byte request aligned to
+ * align (0: malloc's alignment); note its jemalloc size class.  (Read
+ * after the allocation: the first one resolves the next definitions.) */
 static inline ALLOC_PATH void *
-classed(void *p, size_t usize)
+classed(void *p, size_t n, size_t align)
 {
     if (lean && p)
-        leakgate_jesize__note(p, usize);
+        leakgate_jesize__note(p, align ? leakgate_jesize__sa2u(n, align)
+                                       : leakgate_jesize__s2u(n));
     return p;
 }
 
@@ -274,7 +277,7 @@ malloc(size_t n)
 {
     if (!next.malloc && resolving)
         return arena_alloc(n, 16);
-    return noted(classed(NEXT(malloc)(n), lean ? leakgate_jesize__s2u(n) : 0));
+    return noted(classed(NEXT(malloc)(n), n, 0));
 }
 
 WRAP void
@@ -291,8 +294,7 @@ calloc(size_t k, size_t n)
 {
     if (!next.calloc && resolving)
         return n && k > SIZE_MAX / n ? NULL : arena_alloc(k * n, 16);
-    return noted(
-        classed(NEXT(calloc)(k, n), lean ? leakgate_jesize__s2u(k * n) : 0));
+    return noted(classed(NEXT(calloc)(k, n), k * n, 0));
 }
 
 /* A resized object is noted anew, even in place: exact profiling samples
@@ -336,10 +338,7 @@ realloc(void *p, size_t n)
           leakgate_track__erase((uintptr_t)p);
     if (p && leakgate_track__watching_now())
         leakgate_track__watch_free((uintptr_t)p);
-    return resized(
-        p, old,
-        classed(NEXT(realloc)(p, n), lean ? leakgate_jesize__s2u(n) : 0), n,
-        was, CALLER);
+    return resized(p, old, classed(NEXT(realloc)(p, n), n, 0), n, was, CALLER);
 }
 
 WRAP int
@@ -353,29 +352,27 @@ posix_memalign(void **out, size_t align, size_t n)
     }
     rc = NEXT(posix_memalign)(out, align, n);
     if (rc == 0)
-        noted(classed(*out, lean ? leakgate_jesize__sa2u(n, align) : 0));
+        /* jemalloc makes a 0-byte request 1 byte here (not in memalign) */
+        noted(classed(*out, n ? n : 1, align));
     return rc;
 }
 
 WRAP void *
 aligned_alloc(size_t align, size_t n)
 {
-    return noted(classed(NEXT(aligned_alloc)(align, n),
-                         lean ? leakgate_jesize__sa2u(n, align) : 0));
+    return noted(classed(NEXT(aligned_alloc)(align, n), n ? n : 1, align));
 }
 
 WRAP void *
 memalign(size_t align, size_t n)
 {
-    return noted(classed(NEXT(memalign)(align, n),
-                         lean ? leakgate_jesize__sa2u(n, align) : 0));
+    return noted(classed(NEXT(memalign)(align, n), n, align));
 }
 
 WRAP void *
 valloc(size_t n)
 {
-    return noted(
-        classed(NEXT(valloc)(n), lean ? leakgate_jesize__sa2u(n, 4096) : 0));
+    return noted(classed(NEXT(valloc)(n), n, 4096));
 }
 
 /* jemalloc's own API: only a process with jemalloc has it (a lean
@@ -450,9 +447,8 @@ lean_new(size_t n, size_t align, uintptr_t caller)
 {
     void *p = align ? next.memalign(align, n) : next.malloc(n);
 
-    return noted_from(classed(p, align ? leakgate_jesize__sa2u(n, align)
-                                       : leakgate_jesize__s2u(n)),
-                      caller);
+    /* jemalloc's aligned new asks for at least 1 byte */
+    return noted_from(classed(p, align && !n ? 1 : n, align), caller);
 }
 
 #define NEW_WRAPPER(name, field, params, args, align)                          \

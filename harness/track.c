@@ -331,6 +331,10 @@ leakgate_track__record(uintptr_t a)
         atomic_fetch_or(&l->used, page);
     old = atomic_fetch_or_explicit(&l->word[bit >> 6], mask,
                                    memory_order_relaxed);
+    /* A begin() between the mark and the bit (a late recording) emptied
+     * the mask: mark again, or the bit would outlive every window. */
+    if (!(atomic_load_explicit(&l->used, memory_order_relaxed) & page))
+        atomic_fetch_or(&l->used, page);
     if (!(old & mask)) {
         struct slot *sl = my_slot();
 

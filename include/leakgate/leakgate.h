@@ -210,6 +210,23 @@ LEAKGATE_API void leakgate_gate_settings(struct leakgate_window_settings *out,
                                          const char *test);
 
 /**
+ * Before the first window, for each window the run will measure: in a
+ * lean process (a program linked with leakgate::cunit_lean, without
+ * jemalloc) a window whose settings need an exact measurement from the
+ * start (`rerun: false`, `repeat:` > 1) cannot run; the program is started
+ * again with jemalloc preloaded (its own arguments; this call does not
+ * return then).  In any other process, or for any other window: nothing.
+ * @param gate  the gate
+ * @param suite suite name
+ * @param test  test name, or NULL for the suite's own window
+ * @return 0; LEAKGATE_ENOPROF (jemalloc could not be preloaded: the
+ *         program started again without it); LEAKGATE_EIO (it could not
+ *         be started again); LEAKGATE_ENOMEM
+ */
+LEAKGATE_API int
+leakgate_gate_plan(leakgate_gate *gate, const char *suite, const char *test);
+
+/**
  * @return 1 when "suite/test" matches the --filter glob (or there is no
  *         filter), else 0.  Pass test = "[suite]" for a suite's window.
  */
