@@ -217,6 +217,18 @@ take_verdict(struct wtest *wt, const leakgate_verdict *v)
     return report_verdict(v);
 }
 
+/* A replay stops after the last window it measures (a test's, or a lean
+ * process's suite window): what runs after it cannot change its verdicts. */
+static void
+stop_when_replayed(void)
+{
+    if (!leakgate_gate_replay_done(run.gate))
+        return;
+    leakgate_gate_write_results(run.gate);
+    fflush(NULL);
+    _exit(0);
+}
+
 /* Close a suite's window (cleanup has run); returns true when its verdict
  * failed.  A lean process's suite window whose init or cleanup left
  * memory (LEAKGATE_GATE_RERUN) is measured by a replay now: its verdict
@@ -476,13 +488,7 @@ leakgate_cunit_teardown(void)
     if (run.test_open) {
         run.test_open = false;
         close_test_window(wt);
-        if (leakgate_gate_replay_done(run.gate)) {
-            /* A replay stops after the last test it measures: what runs
-             * after it cannot change its verdicts. */
-            leakgate_gate_write_results(run.gate);
-            fflush(NULL);
-            _exit(0);
-        }
+        stop_when_replayed();
     }
     if (wt)
         push_pending(wt->ws, wt);
@@ -513,6 +519,7 @@ leakgate_cunit_init(void)
             ws->window_open = false;
             end_suite_window(ws);
             push_pending(ws, NULL);
+            stop_when_replayed();
         } else {
             gate_error(leakgate_gate_pause(run.gate), "pausing a window");
         }
@@ -618,12 +625,7 @@ leakgate_cunit_cleanup(void)
             run.gate_cleanups++;
         }
         push_pending(ws, NULL);
-        if (leakgate_gate_replay_done(run.gate)) {
-            /* A replay of a suite window stops after it. */
-            leakgate_gate_write_results(run.gate);
-            fflush(NULL);
-            _exit(0);
-        }
+        stop_when_replayed();
     }
     if (ws->suite_scope && !ws->whole)
         judge_held(ws);
@@ -992,7 +994,9 @@ plan_exact(void)
         const struct wtest *wt = &run.tests[i];
         int rc;
 
-        if (!wt->selected || !wt->active || (wt->rerun && wt->repeat <= 1))
+        /* A `scope: suite` suite's tests are held whatever they say. */
+        if (!wt->selected || !wt->active || !wt->ws->active ||
+            wt->ws->suite_scope || (wt->rerun && wt->repeat <= 1))
             continue;
         rc =
             leakgate_gate_plan(run.gate, wt->ws->suite->pName, wt->test->pName);

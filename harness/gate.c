@@ -1033,7 +1033,8 @@ leakgate_gate_end(leakgate_gate *gate, int judged, const leakgate_verdict **out)
         rc = leakgate_gate__lean_end(gate, judged != 0);
         if (rc != 0) {
             /* The watch ends with the suite, as below. */
-            if (!leakgate_gate__suite_waits(gate, gate->cur.suite))
+            if (strcmp(gate->cur.test, "[suite]") == 0 &&
+                !leakgate_gate__suite_waits(gate, gate->cur.suite))
                 leakgate_track__watch_clear();
             leakgate_gate__scope_close(gate);
             return rc; /* LEAKGATE_GATE_RERUN, or an error */

@@ -229,8 +229,12 @@ int
 leakgate_gate__lean_grew(struct leakgate_gate *gate)
 {
     /* Its pieces' objects are watched already (gate_lean.c). */
-    return remember_growth(gate, gate->cur.first_unknown, &gate->cur.first,
-                           false);
+    int rc =
+        remember_growth(gate, gate->cur.first_unknown, &gate->cur.first, false);
+
+    if (!gate->cur.first_unknown)
+        gate->grew.watch_id = gate->cur.lean_owner;
+    return rc;
 }
 
 void

@@ -173,6 +173,14 @@ leakgate_gate_plan(leakgate_gate *gate, const char *suite, const char *test)
         return 0;
     snprintf(why, sizeof why, "%s/%s (%s)", suite, test ? test : "[suite]",
              ws.rerun ? "repeat:" : "rerun: false");
+    /* Once a window has run, starting again would run it twice. */
+    if (gate->nverdicts > 0 || gate->cur.open)
+        return leakgate_error__set(
+            LEAKGATE_ESTATE,
+            "%s needs exact windows, and this lean process has measured "
+            "windows already: call leakgate_gate_plan() before the first "
+            "window, or link leakgate::cunit",
+            why);
     return restart_with_jemalloc(gate, why);
 }
 

@@ -329,8 +329,10 @@ leakgate_track__record(uintptr_t a)
     page = (uint32_t)1 << ((bit >> 6) / PAGE_WORDS);
     if (!(atomic_load_explicit(&l->used, memory_order_relaxed) & page))
         atomic_fetch_or(&l->used, page);
+    /* Acquire: when begin() cleared this word before, the load of `used`
+     * below sees begin()'s exchange (its clears are releases). */
     old = atomic_fetch_or_explicit(&l->word[bit >> 6], mask,
-                                   memory_order_relaxed);
+                                   memory_order_acquire);
     /* A begin() between the mark and the bit (a late recording) emptied
      * the mask: mark again, or the bit would outlive every window. */
     if (!(atomic_load_explicit(&l->used, memory_order_relaxed) & page))
@@ -468,7 +470,7 @@ leakgate_track__begin(void)
 
             for (size_t w = 0; w < LEAF_WORDS; w++) {
                 if (used & ((uint32_t)1 << (w / PAGE_WORDS)))
-                    atomic_store_explicit(&l->word[w], 0, memory_order_relaxed);
+                    atomic_store_explicit(&l->word[w], 0, memory_order_release);
             }
         }
     }
