@@ -657,17 +657,22 @@ wrap_test(struct wtest *wt, struct wsuite *ws, CU_pTest t)
     wt->fn = t->pTestFunc;
     wt->active = t->fActive;
     wt->ws = ws;
-    leakgate_gate_settings(&settings, run.gate, suite, t->pName);
-    wt->warmup = settings.warmup;
-    wt->repeat = settings.repeat;
-    wt->rerun = settings.rerun != 0;
     wt->selected = leakgate_gate_selected(run.gate, suite, t->pName) ||
                    (ws->suite_scope && ws->window_selected);
     t->pTestFunc = leakgate_cunit_test;
     if (!wt->selected) {
+        /* It does not run: no settings to resolve (a one-test process of
+         * a large registry would rank every thresholds entry for each). */
+        wt->repeat = 1;
+        wt->rerun = true;
         run.filtered_total += t->fActive != CU_FALSE;
         t->fActive = CU_FALSE;
+        return;
     }
+    leakgate_gate_settings(&settings, run.gate, suite, t->pName);
+    wt->warmup = settings.warmup;
+    wt->repeat = settings.repeat;
+    wt->rerun = settings.rerun != 0;
 }
 
 static void
