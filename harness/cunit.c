@@ -341,6 +341,14 @@ repeats(const struct wtest *wt)
     return wt->repeat >= 2 && !wt->ws->suite_scope;
 }
 
+/* A test of a suite without `scope: suite` that is measured in an exact
+ * window from the start (`rerun: false`, `repeat:`), not a fast one. */
+static bool
+exact_from_start(const struct wtest *wt)
+{
+    return !wt->rerun || repeats(wt);
+}
+
 RUNNER static void
 leakgate_cunit_run_protected(CU_TestFunc fn)
 {
@@ -420,7 +428,7 @@ leakgate_cunit_setup(void)
         if (leakgate_gate_measures(run.gate, suite, test)) {
             if (wt->ws->suite_scope && !leakgate_gate_in_replay(run.gate))
                 rc = leakgate_gate_begin_held(run.gate, suite, test);
-            else if (wt->rerun && !repeats(wt))
+            else if (!exact_from_start(wt))
                 rc = leakgate_gate_begin_fast(run.gate, suite, test);
             else
                 rc = leakgate_gate_begin(run.gate, suite, test);
@@ -1001,7 +1009,7 @@ plan_exact(void)
 
         /* A `scope: suite` suite's tests are held whatever they say. */
         if (!wt->selected || !wt->active || !wt->ws->active ||
-            wt->ws->suite_scope || (wt->rerun && wt->repeat <= 1))
+            wt->ws->suite_scope || !exact_from_start(wt))
             continue;
         rc =
             leakgate_gate_plan(run.gate, wt->ws->suite->pName, wt->test->pName);

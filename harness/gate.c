@@ -793,9 +793,7 @@ push_verdict(struct leakgate_gate *gate, struct leakgate_verdict *v)
 static int
 watch_failed(struct leakgate_gate *gate, struct leakgate_verdict *v)
 {
-    v->watch_id = ++gate->watch_next % 4096;
-    if (v->watch_id == 0)
-        v->watch_id = ++gate->watch_next % 4096;
+    v->watch_id = leakgate_gate__watch_id(gate);
     return leakgate_track__watch_left(v->watch_id);
 }
 
@@ -1074,8 +1072,6 @@ leakgate_gate_end(leakgate_gate *gate, int judged, const leakgate_verdict **out)
     }
     if (rc == 0)
         rc = leakgate_gate__fast_annotate(gate, v);
-    if (rc == 0 && gate->cur.lean)
-        v->how = LEAKGATE_MEASURED_FAST;
     if (rc == 0 && gate->opts.exact && gate->cur.watched &&
         v->status == LEAKGATE_STATUS_FAIL && !gate->replay.child)
         rc = watch_failed(gate, v);
@@ -1247,7 +1243,8 @@ leakgate_gate_abandon(leakgate_gate *gate,
     int rc;
 
     stop_recording(gate);
-    leakgate_profile__set_active(false);
+    if (!gate->lean)
+        leakgate_profile__set_active(false);
     scope_reset(&gate->cur);
     scope_reset(&gate->held);
     gate->has_held = false;

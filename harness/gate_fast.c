@@ -145,12 +145,13 @@ leakgate_gate__watch_id(struct leakgate_gate *gate)
 }
 
 /* The window grew by *r: LEAKGATE_GATE_RERUN, gate->grew says how much.
- * watch: what the last tracker window left is watched for the suite. */
+ * watched: the owner its objects are watched for already (gate_lean.c),
+ * or 0: what the last tracker window left is watched now, for the suite. */
 static int
 remember_growth(struct leakgate_gate *gate,
                 bool unknown,
                 const struct leakgate_track_result *r,
-                bool watch)
+                uint32_t watched)
 {
     struct gate_grew *g = &gate->grew;
 
@@ -163,7 +164,9 @@ remember_growth(struct leakgate_gate *gate,
     g->metered = gate->cur.metered;
     g->settings = gate->cur.settings;
     /* Does the rest of the suite free it?  (a shared fixture: gate.c) */
-    if (!unknown && watch) {
+    if (!unknown && watched) {
+        g->watch_id = watched;
+    } else if (!unknown) {
         g->watch_id = leakgate_gate__watch_id(gate);
         (void)leakgate_track__watch_left(g->watch_id);
     }
@@ -195,7 +198,7 @@ leakgate_gate__fast_stop(struct leakgate_gate *gate)
     if (!s->aborted && s->settings.peak_limited &&
         s->meter.peak > s->settings.peak_limit) {
         if (!s->held || (rc == 0 && r.live_objs == 0))
-            return remember_growth(gate, rc < 0, &r, true);
+            return remember_growth(gate, rc < 0, &r, 0);
         s->peak_stacks_wanted = !gate->replay.child;
     }
     if (s->held && rc < 0 && !s->aborted) {
@@ -216,25 +219,21 @@ leakgate_gate__fast_stop(struct leakgate_gate *gate)
         s->fast_stacks = true;
         return 0;
     }
-    return remember_growth(gate, rc < 0, &r, true);
+    return remember_growth(gate, rc < 0, &r, 0);
 }
 
 int
 leakgate_gate__fast_untrusted(struct leakgate_gate *gate)
 {
-    return remember_growth(gate, false, &gate->cur.first, true);
+    return remember_growth(gate, false, &gate->cur.first, 0);
 }
 
 int
 leakgate_gate__lean_grew(struct leakgate_gate *gate)
 {
     /* Its pieces' objects are watched already (gate_lean.c). */
-    int rc =
-        remember_growth(gate, gate->cur.first_unknown, &gate->cur.first, false);
-
-    if (!gate->cur.first_unknown)
-        gate->grew.watch_id = gate->cur.lean_owner;
-    return rc;
+    return remember_growth(gate, gate->cur.first_unknown, &gate->cur.first,
+                           gate->cur.lean_owner);
 }
 
 void
@@ -278,6 +277,10 @@ leakgate_gate__fast_annotate(struct leakgate_gate *gate,
 
     if (s->held) {
         v->how = LEAKGATE_MEASURED_SUITE_END;
+        return 0;
+    }
+    if (s->lean) { /* a lean window that left nothing (gate_lean.c) */
+        v->how = LEAKGATE_MEASURED_FAST;
         return 0;
     }
     if (s->fast) {

@@ -140,8 +140,10 @@ leakgate_gate__lean_init(struct leakgate_gate *gate)
             LEAKGATE_ENOPROF,
             "this program links leakgate without jemalloc "
             "(leakgate::cunit_lean), and leakgate's allocation wrappers do "
-            "not see its allocations (a sanitizer, or another allocator "
-            "preloaded): link it with leakgate::cunit");
+            "not see its allocations: a sanitizer or another preloaded "
+            "allocator serves malloc, and leakgate cannot measure such a "
+            "process; build the tests without the sanitizer and preload no "
+            "other allocator");
     /* A replay must measure exactly: never a restart, which would lose
      * its list and run as a first run. */
     if (gate->replay.child)
@@ -200,6 +202,21 @@ leakgate_gate__lean_piece_start(struct leakgate_gate *gate)
     return 0;
 }
 
+/* Add what was freed of s's watched objects since they were watched. */
+static void
+count_freed(struct gate_scope *s)
+{
+    uint64_t bytes = 0, objs = 0;
+    bool unwatched = false;
+
+    if (!s->lean_owner)
+        return;
+    leakgate_track__watch_freed(s->lean_owner, &bytes, &objs, &unwatched);
+    s->lean_freed_objs += objs;
+    s->lean_freed_bytes += bytes;
+    s->first_unknown |= unwatched; /* some did not fit the watch */
+}
+
 void
 leakgate_gate__lean_piece_stop(struct leakgate_gate *gate)
 {
@@ -220,18 +237,10 @@ leakgate_gate__lean_piece_stop(struct leakgate_gate *gate)
     s->first.live_bytes += r.live_bytes;
     if (r.live_objs == 0)
         return;
-    if (!s->lean_owner) {
+    if (!s->lean_owner)
         s->lean_owner = leakgate_gate__watch_id(gate);
-    } else {
-        /* Watching again starts the owner's counts anew: keep them. */
-        uint64_t bytes = 0, objs = 0;
-        bool unwatched = false;
-
-        leakgate_track__watch_freed(s->lean_owner, &bytes, &objs, &unwatched);
-        s->lean_freed_objs += objs;
-        s->lean_freed_bytes += bytes;
-        s->first_unknown |= unwatched;
-    }
+    else
+        count_freed(s); /* watching again starts the counts anew */
     if (leakgate_track__watch_left(s->lean_owner) < 0)
         s->first_unknown = true;
 }
@@ -240,24 +249,22 @@ int
 leakgate_gate__lean_end(struct leakgate_gate *gate, bool judged)
 {
     struct gate_scope *s = &gate->cur;
-    uint64_t bytes = 0, objs = 0, left;
-    bool unwatched = false;
+    uint64_t objs, bytes;
 
     if (!s->paused)
         leakgate_gate__lean_piece_stop(gate);
-    if (s->lean_owner)
-        leakgate_track__watch_freed(s->lean_owner, &bytes, &objs, &unwatched);
-    objs += s->lean_freed_objs;
-    bytes += s->lean_freed_bytes;
-    /* The objects its pieces left and nothing freed since. */
-    left = s->first.live_objs > objs ? s->first.live_objs - objs : 0;
+    count_freed(s);
+    objs = s->lean_freed_objs;
+    bytes = s->lean_freed_bytes;
     if (s->aborted || !judged)
         return 0; /* NOT_JUDGED, as in exact mode */
-    if (!s->first_unknown && !unwatched && left == 0 &&
-        !(s->settings.peak_limited && s->meter.peak > s->settings.peak_limit))
-        return 0;
-    s->first.live_objs = left;
+    /* The objects its pieces left and nothing freed since. */
+    s->first.live_objs =
+        s->first.live_objs > objs ? s->first.live_objs - objs : 0;
     s->first.live_bytes =
         s->first.live_bytes > bytes ? s->first.live_bytes - bytes : 0;
+    if (!s->first_unknown && s->first.live_objs == 0 &&
+        !(s->settings.peak_limited && s->meter.peak > s->settings.peak_limit))
+        return 0;
     return leakgate_gate__lean_grew(gate);
 }

@@ -96,7 +96,6 @@ struct next_fns {
 
 static struct next_fns next;
 static atomic_int state; /* 0 not resolved, 1 resolving, 2 resolved */
-static bool lean;        /* no jemalloc after us: the C library's malloc */
 static __thread bool resolving __attribute__((tls_model("initial-exec")));
 
 /* The early arena: what dlsym allocates while the next definitions are
@@ -188,7 +187,6 @@ resolve(void)
     /* Known before any next definition is: a thread that sees one sees
      * which allocator it is. */
     if (!dlsym(RTLD_NEXT, "sallocx")) {
-        lean = true;
         leakgate_jesize__set_lean();
         atomic_thread_fence(memory_order_seq_cst);
     }
@@ -210,7 +208,8 @@ resolve(void)
 static inline size_t
 usable(const void *p)
 {
-    return lean ? leakgate_jesize__usable(p) : next.sallocx(p, 0);
+    return leakgate_jesize__lean() ? leakgate_jesize__usable(p)
+                                   : next.sallocx(p, 0);
 }
 
 /* A lean process: p was handed out for an n-byte request aligned to
@@ -219,7 +218,7 @@ usable(const void *p)
 static inline ALLOC_PATH void *
 classed(void *p, size_t n, size_t align)
 {
-    if (lean && p)
+    if (p && leakgate_jesize__lean())
         leakgate_jesize__note(p, align ? leakgate_jesize__sa2u(n, align)
                                        : leakgate_jesize__s2u(n));
     return p;
@@ -458,18 +457,20 @@ lean_new(size_t n, size_t align, uintptr_t caller)
         void *p;                                                               \
                                                                                \
         resolve();                                                             \
-        if (lean && (p = lean_new(n, align, CALLER)) != NULL)                  \
+        if (leakgate_jesize__lean() &&                                         \
+            (p = lean_new(n, align, CALLER)) != NULL)                          \
             return p;                                                          \
         if (!next.field)                                                       \
             return none();                                                     \
-        return lean ? next.field args : noted(next.field args);                \
+        return leakgate_jesize__lean() ? next.field args                       \
+                                       : noted(next.field args);               \
     }
 #define DELETE_WRAPPER(name, field, params, args)                              \
     WRAP void name params;                                                     \
     WRAP void name params                                                      \
     {                                                                          \
         resolve();                                                             \
-        if (lean) {                                                            \
+        if (leakgate_jesize__lean()) {                                         \
             free(p);                                                           \
             return;                                                            \
         }                                                                      \

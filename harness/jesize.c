@@ -83,18 +83,12 @@ leakgate_jesize__sa2u(size_t n, size_t align)
 
 typedef _Atomic(unsigned char *) leaf_slot;
 static _Atomic(leaf_slot *) top;
-static atomic_bool lean;
+atomic_bool leakgate_jesize__is_lean;
 
 void
 leakgate_jesize__set_lean(void)
 {
-    atomic_store(&lean, true);
-}
-
-bool
-leakgate_jesize__lean(void)
-{
-    return atomic_load_explicit(&lean, memory_order_relaxed);
+    atomic_store(&leakgate_jesize__is_lean, true);
 }
 
 static void *

@@ -13,6 +13,7 @@
 #ifndef LEAKGATE_JESIZE_H
 #define LEAKGATE_JESIZE_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -26,9 +27,16 @@ size_t leakgate_jesize__s2u(size_t n);
 size_t leakgate_jesize__sa2u(size_t n, size_t align);
 
 /* This process allocates with the C library's malloc: sizes come from the
- * class map.  Set once by the allocation wrappers.  Cannot fail. */
+ * class map.  Set once by the allocation wrappers (intercept.c), read on
+ * every allocation there.  Cannot fail. */
+extern atomic_bool leakgate_jesize__is_lean;
 void leakgate_jesize__set_lean(void);
-bool leakgate_jesize__lean(void);
+static inline bool
+leakgate_jesize__lean(void)
+{
+    return atomic_load_explicit(&leakgate_jesize__is_lean,
+                                memory_order_relaxed);
+}
 
 /* Note that the object at p has jemalloc usable size usize (from
  * allocation wrappers only; never allocates; a size the map cannot hold

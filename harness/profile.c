@@ -37,16 +37,18 @@ typedef int (*nametomib_fn)(const char *, size_t *, size_t *);
 
 static mallctl_fn ctl_fn;
 static nametomib_fn nametomib;
+static bool looked_up;
 
-/* jemalloc's mallctl and mallctlnametomib, as the process resolves them
- * (NULL: no jemalloc in this process). */
+/* jemalloc's mallctl and mallctlnametomib, as the process resolves them,
+ * looked up once (NULL: no jemalloc in this process). */
 static void
 find_mallctl(void)
 {
     void *f, *g;
 
-    if (ctl_fn)
+    if (looked_up)
         return;
+    looked_up = true;
     f = dlsym(RTLD_DEFAULT, "mallctl");
     g = dlsym(RTLD_DEFAULT, "mallctlnametomib");
     if (!f || !g)

@@ -353,15 +353,15 @@ run_program(struct reader *r, struct row *row, struct program *pg)
             set_reg(row, pg, reg, H_OFFSET, off);
             continue;
         case 0x06: /* restore_extended */
+        case 0x08: /* same_value */
             set_reg(row, pg, uleb(r), H_SAME, 0);
             continue;
         case 0x07: /* undefined */
             set_reg(row, pg, uleb(r), H_UNDEF, 0);
             continue;
-        case 0x08: /* same_value */
-            set_reg(row, pg, uleb(r), H_SAME, 0);
-            continue;
         case 0x09: /* register */
+        case 0x14: /* val_offset */
+        case 0x15: /* val_offset_sf (a LEB's length is its sign's too) */
             reg = uleb(r);
             uleb(r);
             set_reg(row, pg, reg, H_OTHER, 0);
@@ -410,16 +410,6 @@ run_program(struct reader *r, struct row *row, struct program *pg)
             continue;
         case 0x13: /* def_cfa_offset_sf (an expression stays) */
             row->cfa_off = sleb(r) * pg->data_align;
-            continue;
-        case 0x14: /* val_offset */
-            reg = uleb(r);
-            uleb(r);
-            set_reg(row, pg, reg, H_OTHER, 0);
-            continue;
-        case 0x15: /* val_offset_sf */
-            reg = uleb(r);
-            sleb(r);
-            set_reg(row, pg, reg, H_OTHER, 0);
             continue;
         case 0x2e: /* GNU_args_size */ uleb(r); continue;
         case 0x2f: /* GNU_negative_offset_extended */

@@ -51,6 +51,16 @@
 #define LEAF_PAGES (LEAF_WORDS / PAGE_WORDS)
 _Static_assert(LEAF_PAGES <= 32, "a leaf's pages fit struct leaf's mask");
 
+/* The first word at or after w in a page `used` marks; LEAF_WORDS when
+ * there is none. */
+static size_t
+next_word(uint32_t used, size_t w)
+{
+    while (w < LEAF_WORDS && !(used >> (w / PAGE_WORDS) & 1))
+        w = (w / PAGE_WORDS + 1) * PAGE_WORDS;
+    return w;
+}
+
 struct leaf {
     _Atomic uint64_t word[LEAF_WORDS];
     uintptr_t base;        /* first address covered */
@@ -325,16 +335,12 @@ leakgate_track__record(uintptr_t a)
         atomic_store(&track.failed, true);
         return;
     }
-    /* The page is marked before its bit is set, as the leaf is listed. */
-    page = (uint32_t)1 << ((bit >> 6) / PAGE_WORDS);
-    if (!(atomic_load_explicit(&l->used, memory_order_relaxed) & page))
-        atomic_fetch_or(&l->used, page);
     /* Acquire: when begin() cleared this word before, the load of `used`
-     * below sees begin()'s exchange (its clears are releases). */
+     * below sees begin()'s exchange (its clears are releases), so a bit
+     * set after a begin() (a late recording) is in a marked page. */
     old = atomic_fetch_or_explicit(&l->word[bit >> 6], mask,
                                    memory_order_acquire);
-    /* A begin() between the mark and the bit (a late recording) emptied
-     * the mask: mark again, or the bit would outlive every window. */
+    page = (uint32_t)1 << ((bit >> 6) / PAGE_WORDS);
     if (!(atomic_load_explicit(&l->used, memory_order_relaxed) & page))
         atomic_fetch_or(&l->used, page);
     if (!(old & mask)) {
@@ -468,10 +474,9 @@ leakgate_track__begin(void)
             struct leaf *l = atomic_load(&track.touched[i]);
             uint32_t used = l ? atomic_exchange(&l->used, 0) : 0;
 
-            for (size_t w = 0; w < LEAF_WORDS; w++) {
-                if (used & ((uint32_t)1 << (w / PAGE_WORDS)))
-                    atomic_store_explicit(&l->word[w], 0, memory_order_release);
-            }
+            for (size_t w = next_word(used, 0); w < LEAF_WORDS;
+                 w = next_word(used, w + 1))
+                atomic_store_explicit(&l->word[w], 0, memory_order_release);
         }
     }
     for (size_t i = 0; i < n; i++) {
@@ -505,14 +510,10 @@ each_left(int (*fn)(uintptr_t a, void *payload), void *payload)
         struct leaf *l = atomic_load(&track.touched[i]);
         uint32_t used = l ? atomic_load(&l->used) : 0;
 
-        for (size_t w = 0; w < LEAF_WORDS; w++) {
-            uint64_t bits;
-
-            if (!(used & ((uint32_t)1 << (w / PAGE_WORDS)))) {
-                w += PAGE_WORDS - 1; /* the page has no bit */
-                continue;
-            }
-            bits = atomic_load_explicit(&l->word[w], memory_order_relaxed);
+        for (size_t w = next_word(used, 0); w < LEAF_WORDS;
+             w = next_word(used, w + 1)) {
+            uint64_t bits =
+                atomic_load_explicit(&l->word[w], memory_order_relaxed);
 
             while (bits) {
                 unsigned int b = (unsigned int)__builtin_ctzll(bits);
