@@ -20,6 +20,8 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include "util.h"
+
 /* jemalloc 5.3 on x86-64 Linux: LG_QUANTUM 4, SC_LG_NGROUP 2, tiny
  * classes down to 8 bytes, 4 KiB pages, small classes up to 14 KiB. */
 #define LG_QUANTUM 4
@@ -91,15 +93,6 @@ leakgate_jesize__set_lean(void)
     atomic_store(&leakgate_jesize__is_lean, true);
 }
 
-static void *
-reserve(size_t bytes)
-{
-    void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
-                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-
-    return p == MAP_FAILED ? NULL : p;
-}
-
 /* The byte of address a, its leaf mapped when create; NULL when it cannot
  * be (or a is outside the map). */
 static unsigned char *
@@ -115,7 +108,7 @@ byte_for(uintptr_t a, bool create)
 
         if (!create)
             return NULL;
-        t = reserve(NLEAVES * sizeof *t);
+        t = leakgate_util__map_zeroed(NLEAVES * sizeof *t, true);
         if (!t)
             return NULL;
         if (!atomic_compare_exchange_strong(&top, &none, t))
@@ -124,7 +117,7 @@ byte_for(uintptr_t a, bool create)
     slot = &atomic_load_explicit(&top, memory_order_acquire)[a >> LEAF_SHIFT];
     leaf = atomic_load_explicit(slot, memory_order_acquire);
     if (!leaf && create) {
-        leaf = reserve(LEAF_BYTES);
+        leaf = leakgate_util__map_zeroed(LEAF_BYTES, true);
         if (!leaf)
             return NULL;
         if (!atomic_compare_exchange_strong(slot, &expected, leaf)) {

@@ -25,6 +25,7 @@
 #include "intercept.h"
 #include "jesize.h"
 #include "track_hot.h"
+#include "util.h"
 
 /*
  * The table: one bit per 8 bytes of address space (objects are at least
@@ -255,17 +256,6 @@ leakgate_track__meter_fire(long long live)
     atomic_flag_clear(&trigger.busy);
 }
 
-static void *
-map_zeroed(size_t bytes, bool reserve_only)
-{
-    void *p =
-        mmap(NULL, bytes, PROT_READ | PROT_WRITE,
-             MAP_PRIVATE | MAP_ANONYMOUS | (reserve_only ? MAP_NORESERVE : 0),
-             -1, 0);
-
-    return p == MAP_FAILED ? NULL : p;
-}
-
 /* The leaf covering address a, mapped on first use (from a wrapper: mmap
  * only, no malloc).  NULL when it cannot be mapped. */
 static struct leaf *
@@ -284,7 +274,7 @@ leaf_for(uintptr_t a, bool create)
     }
     if (l || !create)
         return l;
-    l = map_zeroed(sizeof *l, false);
+    l = leakgate_util__map_zeroed(sizeof *l, false);
     if (!l)
         return NULL;
     l->base = a & ~(((uintptr_t)1 << LEAF_SHIFT) - 1);
@@ -380,8 +370,9 @@ map_tables(void)
 {
     if (track.top)
         return 0;
-    track.top = map_zeroed(NLEAVES * sizeof *track.top, true);
-    track.touched = map_zeroed(MAX_TOUCHED * sizeof *track.touched, true);
+    track.top = leakgate_util__map_zeroed(NLEAVES * sizeof *track.top, true);
+    track.touched =
+        leakgate_util__map_zeroed(MAX_TOUCHED * sizeof *track.touched, true);
     if (!track.top || !track.touched)
         return leakgate_error__set(LEAKGATE_ENOMEM,
                                    "mmap of the allocation tracker's "

@@ -31,7 +31,6 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 
 #include "diff.h"
 #include "error.h"
@@ -97,15 +96,6 @@ unlock_tables(void)
     atomic_flag_clear_explicit(&lock, memory_order_release);
 }
 
-static void *
-map(size_t bytes)
-{
-    void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
-                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-
-    return p == MAP_FAILED ? NULL : p;
-}
-
 static bool
 is_runtime(const char *path)
 {
@@ -140,10 +130,12 @@ int
 leakgate_track__stacks(enum leakgate_track_stacks m)
 {
     if (m != LEAKGATE_TRACK_STACKS_NONE && !st.ready) {
-        st.objs = map(OBJ_SLOTS * sizeof *st.objs);
-        st.objs_next = map(OBJ_SLOTS * sizeof *st.objs);
-        st.stacks = map(STACK_SLOTS * sizeof *st.stacks);
-        st.pcs = map(PC_WORDS * sizeof *st.pcs);
+        st.objs = leakgate_util__map_zeroed(OBJ_SLOTS * sizeof *st.objs, true);
+        st.objs_next =
+            leakgate_util__map_zeroed(OBJ_SLOTS * sizeof *st.objs, true);
+        st.stacks =
+            leakgate_util__map_zeroed(STACK_SLOTS * sizeof *st.stacks, true);
+        st.pcs = leakgate_util__map_zeroed(PC_WORDS * sizeof *st.pcs, true);
         if (!st.objs || !st.objs_next || !st.stacks || !st.pcs)
             return leakgate_error__set(LEAKGATE_ENOMEM,
                                        "track: stack tables (mmap failed)");
@@ -387,9 +379,12 @@ static int
 gather_alloc(struct gather *g)
 {
     if (!gathering.objs) {
-        gathering.objs = map(STACK_SLOTS * sizeof *gathering.objs);
-        gathering.bytes = map(STACK_SLOTS * sizeof *gathering.bytes);
-        gathering.used = map(STACK_SLOTS * sizeof *gathering.used);
+        gathering.objs = leakgate_util__map_zeroed(
+            STACK_SLOTS * sizeof *gathering.objs, true);
+        gathering.bytes = leakgate_util__map_zeroed(
+            STACK_SLOTS * sizeof *gathering.bytes, true);
+        gathering.used = leakgate_util__map_zeroed(
+            STACK_SLOTS * sizeof *gathering.used, true);
         if (!gathering.objs || !gathering.bytes || !gathering.used) {
             gathering.objs = NULL;
             return leakgate_error__set(LEAKGATE_ENOMEM,
@@ -583,8 +578,10 @@ watch_with(uint32_t owner, const uint32_t *entry_of)
     wt.overflow[owner] = false;
     wt.freed_bytes[owner] = wt.freed_objs[owner] = 0;
     if (!wt.slots) {
-        wt.slots = map(WATCH_SLOTS * sizeof *wt.slots);
-        wt.list = map(WATCH_SLOTS / 2 * sizeof *wt.list);
+        wt.slots =
+            leakgate_util__map_zeroed(WATCH_SLOTS * sizeof *wt.slots, true);
+        wt.list =
+            leakgate_util__map_zeroed(WATCH_SLOTS / 2 * sizeof *wt.list, true);
         wt.gen = 1;
         if (!wt.slots || !wt.list) {
             wt.slots = NULL;

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 /* Allocations left before injected failures start; SIZE_MAX = never. */
 static size_t fail_countdown = SIZE_MAX;
@@ -375,4 +376,15 @@ leakgate_util__base_name(const char *path)
     const char *slash = path ? strrchr(path, '/') : NULL;
 
     return slash ? slash + 1 : path;
+}
+
+void *
+leakgate_util__map_zeroed(size_t bytes, bool reserve_only)
+{
+    void *p =
+        mmap(NULL, bytes, PROT_READ | PROT_WRITE,
+             MAP_PRIVATE | MAP_ANONYMOUS | (reserve_only ? MAP_NORESERVE : 0),
+             -1, 0);
+
+    return p == MAP_FAILED ? NULL : p;
 }

@@ -61,6 +61,12 @@ struct leakgate_range {
     uintptr_t end;
 };
 
+/* bytes of zeroed anonymous memory from mmap, never from malloc (the
+ * allocation wrappers' tables use it); reserve_only: MAP_NORESERVE, for
+ * large tables of which only the touched pages cost memory.  NULL when it
+ * cannot be mapped. */
+void *leakgate_util__map_zeroed(size_t bytes, bool reserve_only);
+
 /* True when pc lies in any of the n ranges.  Cannot fail. */
 bool leakgate_util__in_ranges(const struct leakgate_range *ranges,
                               size_t n,
