@@ -810,6 +810,15 @@ add_awaiting_name(char *out,
     return true;
 }
 
+/* Suite i's own window waits for the replay (a lean process's,
+ * end_suite_window()). */
+static bool
+suite_window_waits(size_t i)
+{
+    return leakgate_verdict_waits_for_replay(leakgate_gate_verdict(
+        run.gate, run.suites[i].suite->pName, SUITE_WINDOW));
+}
+
 /* The names of the windows waiting for the replay, for its message: at
  * most five, then how many more. */
 static void
@@ -834,12 +843,9 @@ awaiting_names(char *out, size_t size, size_t n)
     }
     /* A lean process's suite window (end_suite_window). */
     for (size_t i = 0; i < run.nsuites; i++) {
-        const char *suite = run.suites[i].suite->pName;
-
-        if (leakgate_verdict_waits_for_replay(
-                leakgate_gate_verdict(run.gate, suite, SUITE_WINDOW)) &&
-            !add_awaiting_name(out, size, &used, &shown, n, suite,
-                               SUITE_WINDOW))
+        if (suite_window_waits(i) &&
+            !add_awaiting_name(out, size, &used, &shown, n,
+                               run.suites[i].suite->pName, SUITE_WINDOW))
             return;
     }
 }
@@ -937,20 +943,31 @@ static void
 replay_awaiting(bool in_cunit)
 {
     size_t n = leakgate_gate_replays_pending(run.gate), failed = 0;
+    size_t suites = 0;
     char names[1024];
 
     if (n == 0)
         return;
     awaiting_names(names, sizeof names, n);
+    for (size_t i = 0; i < run.nsuites; i++)
+        suites += suite_window_waits(i);
     fprintf(stderr,
             "\nleakgate: replaying the run in a fresh process to measure "
             "%zu test%s exactly: %s (the fast first pass found memory %s "
             "left, or a peak over its limit; a test runs once per process).  "
-            "To skip this replay: "
-            "accept growth a test is meant to keep in the thresholds file, "
-            "or give the test `rerun: false` (measured exactly from the "
-            "start)\n",
-            n, n == 1 ? "" : "s", names, n == 1 ? "it" : "they");
+            "To skip this replay: %s%s%s\n",
+            n, n == 1 ? "" : "s", names, n == 1 ? "it" : "they",
+            n > suites ? "accept growth a test is meant to keep in the "
+                         "thresholds file, or give the test `rerun: false` "
+                         "(measured exactly from the start)"
+                       : "",
+            n > suites && suites > 0 ? "; for " : "",
+            suites > 0 ? "a suite window, link the test binary with "
+                         "leakgate::cunit instead of leakgate::cunit_lean "
+                         "(its suite windows are measured in the process; "
+                         "a lean binary replays every one whose init or "
+                         "cleanup leaves memory)"
+                       : "");
     checkpoint(); /* the waiting records are streamed, not judged, first */
     gate_error(leakgate_gate_replay(run.gate, hooks.replay_preload),
                "replaying the run");
