@@ -38,6 +38,8 @@ struct leakgate_config_ignore {
     size_t nframes;
     char *reason; /* NULL when not given */
     unsigned int line;
+    bool innermost; /* built-in only: the last glob names the innermost
+                       frame, the function that called the allocator */
 };
 
 /* `defaults:`, one entry of `suites:` or one entry of `tests:`. */

@@ -104,8 +104,8 @@ judge_stacks(struct leakgate_gate *gate, struct leakgate_verdict *v)
         total += v->stacks[i].nframes;
     in = leakgate_util__calloc(v->nstacks, sizeof *in);
     per = leakgate_util__calloc(v->nstacks, sizeof *per);
-    /* every function name, then every rule name */
-    names = leakgate_util__calloc(total * 2 + 1, sizeof *names);
+    /* every function name, its module, then every rule name */
+    names = leakgate_util__calloc(total * 3 + 1, sizeof *names);
     if (!in || !per || !names) {
         rc = leakgate_error__set(LEAKGATE_ENOMEM, "policy input");
         goto cleanup;
@@ -119,6 +119,9 @@ judge_stacks(struct leakgate_gate *gate, struct leakgate_verdict *v)
         in[i].objs = s->objs;
         for (size_t k = 0; k < s->nframes; k++)
             names[at++] = s->frames[k].function;
+        in[i].modules = names + at;
+        for (size_t k = 0; k < s->nframes; k++)
+            names[at++] = s->frames[k].module;
         in[i].rule_names = names + at;
         in[i].nrule_names =
             leakgate_thresholds__rule_names(names + at, s, gate->config);

@@ -181,12 +181,13 @@ leakgate_policy__frames_match(char *const *globs,
  * runtime_once.c).  Globs name the public entry points, which resolve
  * with or without the C library's debug information.  line 0 marks them.
  */
-#define BUILTIN(name, reason, ...)                                             \
+#define BUILTIN_AT(innermost, name, reason, ...)                               \
     {                                                                          \
         (char *[]){__VA_ARGS__},                                               \
             sizeof((char *[]){__VA_ARGS__}) / sizeof(char *),                  \
-            (char[]){reason}, 0                                                \
+            (char[]){reason}, 0, innermost                                     \
     }
+#define BUILTIN(name, reason, ...) BUILTIN_AT(false, name, reason, __VA_ARGS__)
 
 static const struct leakgate_config_ignore builtin_ignores[] = {
     BUILTIN(stdio,
@@ -219,7 +220,16 @@ static const struct leakgate_config_ignore builtin_ignores[] = {
     BUILTIN(dlerror,
             "built-in: glibc dlerror state, kept per thread until "
             "the next dlerror",
-            (char[]){"*dlerror*"}),
+            (char[]){"*dlerror"}),
+    BUILTIN(dlerror_versioned,
+            "built-in: glibc dlerror state, kept per thread until "
+            "the next dlerror",
+            (char[]){"dlerror@*"}),
+    BUILTIN_AT(true,
+               dlerror_run,
+               "built-in: glibc dlerror state, kept per thread until "
+               "the next dlerror",
+               (char[]){"_dlerror_run"}),
     BUILTIN(nss,
             "built-in: glibc NSS modules and their static results, "
             "loaded once by the first getpw*/getgr* lookup",
@@ -231,6 +241,7 @@ static const struct leakgate_config_ignore builtin_ignores[] = {
 };
 
 #undef BUILTIN
+#undef BUILTIN_AT
 
 const struct leakgate_config_ignore *
 leakgate_policy__builtin_ignores(size_t *n)
@@ -239,17 +250,72 @@ leakgate_policy__builtin_ignores(size_t *n)
     return builtin_ignores;
 }
 
+/* Whether ig matches s.  An innermost entry's last glob names the
+ * allocator's caller (the innermost frame); its other globs match
+ * outside it. */
+static bool
+ignore_matches(const struct leakgate_config_ignore *ig,
+               const struct leakgate_policy_stack *s)
+{
+    size_t n = ig->nframes;
+
+    if (!ig->innermost)
+        return leakgate_policy__frames_match(ig->frames, n, s->functions,
+                                             s->nfunctions);
+    if (n == 0 || s->nfunctions == 0 || !s->functions[0] ||
+        rank(ig->frames[n - 1], s->functions[0]) == 0)
+        return false;
+    return n == 1 ||
+           leakgate_policy__frames_match(ig->frames, n - 1, s->functions + 1,
+                                         s->nfunctions - 1);
+}
+
 static const struct leakgate_config_ignore *
 match_ignores(const struct leakgate_config_ignore *list,
               size_t n,
               const struct leakgate_policy_stack *s)
 {
     for (size_t i = 0; i < n; i++) {
-        if (leakgate_policy__frames_match(list[i].frames, list[i].nframes,
-                                          s->functions, s->nfunctions))
+        if (ignore_matches(&list[i], s))
             return &list[i];
     }
     return NULL;
+}
+
+bool
+leakgate_policy__runtime_module(const char *module)
+{
+    static const char *const runtime[] = {
+        "libc.so.",   "ld-linux",    "libpthread.so.", "libdl.so.",
+        "librt.so.",  "libm.so.",    "libresolv.so.",  "libnss_",
+        "libnsl.so.", "libutil.so.",
+    };
+    const char *base;
+
+    if (!module)
+        return false;
+    base = strrchr(module, '/');
+    base = base ? base + 1 : module;
+    for (size_t i = 0; i < sizeof runtime / sizeof runtime[0]; i++) {
+        if (strncmp(base, runtime[i], strlen(runtime[i])) == 0)
+            return true;
+    }
+    return false;
+}
+
+/* How many of s's innermost frames are the C runtime's: the built-in
+ * ignores match within these only, so that a stack the runtime merely
+ * passes through (a library constructor run by dlopen, a user function
+ * named like a runtime entry point) is still the caller's. */
+static size_t
+runtime_run(const struct leakgate_policy_stack *s)
+{
+    size_t n = 0;
+
+    while (s->modules && n < s->nfunctions &&
+           leakgate_policy__runtime_module(s->modules[n]))
+        n++;
+    return n;
 }
 
 static const struct leakgate_config_ignore *
@@ -264,8 +330,10 @@ find_ignore(const struct leakgate_config *cfg,
     if (!ig && (!cfg || cfg->builtin_ignore)) {
         const struct leakgate_config_ignore *builtin =
             leakgate_policy__builtin_ignores(&nbuiltin);
+        struct leakgate_policy_stack inner = *s;
 
-        ig = match_ignores(builtin, nbuiltin, s);
+        inner.nfunctions = runtime_run(s);
+        ig = match_ignores(builtin, nbuiltin, &inner);
     }
     return ig;
 }

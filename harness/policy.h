@@ -60,6 +60,14 @@ bool leakgate_policy__peak_over(const struct leakgate_policy_settings *s,
                                 uint64_t peak);
 
 /*
+ * Whether `module` (a frame's object path, NULL = unknown) is the C
+ * runtime: the C library, the dynamic linker, glibc's split-out libraries
+ * and its NSS modules.  The built-in ignore list matches only allocations
+ * made inside it.  Cannot fail.
+ */
+bool leakgate_policy__runtime_module(const char *module);
+
+/*
  * --peak-limit: `limit` is the defaults' peak_limit of the run; an entry
  * of the file that sets peak_limit (a suites or tests entry) wins.
  * peak_entry NULL afterwards names the option as the source.  Cannot
@@ -69,9 +77,10 @@ void leakgate_policy__apply_peak_option(struct leakgate_policy_settings *s,
                                         uint64_t limit);
 
 /* Input: one grown stack, its function names innermost first (NULL
- * entries = unknown function, never matched by a glob), and its rule
- * names (thresholds_rules.h), innermost first, which `exact: true` rules
- * compare. */
+ * entries = unknown function, never matched by a glob), the path of each
+ * frame's object (parallel to functions; NULL entries or a NULL array =
+ * unknown, never the C runtime), and its rule names (thresholds_rules.h),
+ * innermost first, which `exact: true` rules compare. */
 struct leakgate_policy_stack {
     const char *const *functions;
     size_t nfunctions;
@@ -79,6 +88,7 @@ struct leakgate_policy_stack {
     int64_t objs;
     const char *const *rule_names;
     size_t nrule_names;
+    const char *const *modules;
 };
 
 /* Output per stack. */

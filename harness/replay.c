@@ -167,7 +167,8 @@ may_warm_up(const struct leakgate_verdict *v)
 {
     return v->status == LEAKGATE_STATUS_FAIL && v->measured && v->nstacks > 0 &&
            strcmp(v->test, "[suite]") != 0 && v->settings.warmup == 0 &&
-           v->settings.repeat <= 1 && v->how != LEAKGATE_MEASURED_SUITE_END;
+           v->settings.repeat <= 1 && v->how != LEAKGATE_MEASURED_SUITE_END &&
+           !leakgate_verdict__grew_loading(v);
 }
 
 /* The list: "SUITE\tTEST\n" per verdict `pick` chooses. */

@@ -195,8 +195,8 @@ judge_window(struct leakgate_twin *w,
     for (size_t i = 0; i < v->nstacks; i++)
         total += v->stacks[i].nframes;
     in = leakgate_util__calloc(v->nstacks, sizeof *in);
-    /* every function name, then every rule name */
-    names = leakgate_util__calloc(total * 2 + 1, sizeof *names);
+    /* every function name, its module, then every rule name */
+    names = leakgate_util__calloc(total * 3 + 1, sizeof *names);
     w->per = leakgate_util__calloc(v->nstacks, sizeof *w->per);
     if (!in || !names || !w->per) {
         leakgate_util__free(in);
@@ -212,6 +212,9 @@ judge_window(struct leakgate_twin *w,
         in[i].objs = s->objs;
         for (size_t k = 0; s->frames && k < s->nframes; k++)
             names[at++] = s->frames[k].function;
+        in[i].modules = names + at;
+        for (size_t k = 0; s->frames && k < s->nframes; k++)
+            names[at++] = s->frames[k].module;
         in[i].rule_names = names + at;
         in[i].nrule_names =
             leakgate_thresholds__rule_names(names + at, s, st->cfg);

@@ -264,6 +264,24 @@ leakgate_verdict__system_frame(const struct leakgate_frame *f)
     return false;
 }
 
+bool
+leakgate_verdict__grew_loading(const struct leakgate_verdict *v)
+{
+    for (size_t i = 0; i < v->nstacks; i++) {
+        const struct leakgate_vstack *s = &v->stacks[i];
+
+        for (size_t k = 0; s->judgement.over && k < s->nframes; k++) {
+            const char *fn = s->frames[k].function;
+
+            /* glibc's loader, under every dlopen (ld.so, not the user's) */
+            if (fn && strcmp(fn, "dl_open_worker") == 0 &&
+                leakgate_verdict__system_frame(&s->frames[k]))
+                return true;
+        }
+    }
+    return false;
+}
+
 static bool
 has_prefix(const char *s, const char *prefix)
 {

@@ -176,6 +176,14 @@ bool leakgate_verdict__measured_parse(enum leakgate_measured *out,
 bool leakgate_verdict__system_frame(const struct leakgate_frame *f);
 
 /*
+ * True when a stack over its limit was allocated while the dynamic linker
+ * loaded a library (dlopen running a constructor, or the loader's own
+ * records of a library never closed): a second run in the process does
+ * not load it again, so warmup would only hide the growth.  Cannot fail.
+ */
+bool leakgate_verdict__grew_loading(const struct leakgate_verdict *v);
+
+/*
  * Choose s->frames[shown_begin, shown_end), the user's code: cut at the
  * innermost test-runner frame (libcunit, or a function named leakgate_*),
  * drop the process/thread start frames after the user's outermost frame,

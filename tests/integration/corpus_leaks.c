@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* Suite "leaks": one leak per allocation API; every test must fail. */
+#include <dlfcn.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -93,6 +94,14 @@ test_shared_library(void)
     corpus_shared_leak(48);
 }
 
+/* The library stays loaded: a second run in the process would not run
+ * its constructor again, so warmup would hide what it keeps. */
+static void
+test_dlopen_constructor(void)
+{
+    CU_ASSERT_PTR_NOT_NULL(dlopen(CORPUS_CTOR_LIB, RTLD_NOW));
+}
+
 static void *
 thread_leaker(void *arg)
 {
@@ -128,6 +137,7 @@ corpus_register_leaks(void)
     CU_add_test(s, "posix_memalign", test_posix_memalign);
     CU_add_test(s, "one_byte", test_one_byte);
     CU_add_test(s, "shared_library", test_shared_library);
+    CU_add_test(s, "dlopen_constructor", test_dlopen_constructor);
     CU_add_test(s, "joined_thread", test_joined_thread);
     CU_add_test(s, "inlined", test_inlined);
 }

@@ -314,7 +314,7 @@ static const char judge_yaml[] =
 #define STACK(bytes, objs, ...)                                                \
     {                                                                          \
         FNS(__VA_ARGS__), N(FNS(__VA_ARGS__)), bytes, objs, FNS(__VA_ARGS__),  \
-            N(FNS(__VA_ARGS__))                                                \
+            N(FNS(__VA_ARGS__)), NULL                                          \
     }
 
 static void
@@ -447,13 +447,26 @@ test_policy__judge_without_config(void)
     CU_ASSERT_EQUAL(v.nover, 4);
 }
 
+/* Frames' objects for STACK_IN: the C library's, the dynamic linker's,
+ * the test program's. */
+#define LIBC "/lib/x86_64-linux-gnu/libc.so.6"
+#define LDSO "/lib64/ld-linux-x86-64.so.2"
+#define EXE "/work/tests/unit_tests"
+#define STACK_IN(mods, bytes, ...)                                             \
+    {                                                                          \
+        FNS(__VA_ARGS__), N(FNS(__VA_ARGS__)), bytes, 1, FNS(__VA_ARGS__),     \
+            N(FNS(__VA_ARGS__)), mods                                          \
+    }
+
+static const char *const in_libc[] = {LIBC, LIBC, LIBC, EXE, EXE};
+
 static void
 test_policy__builtin_ignores(void)
 {
     const struct leakgate_policy_stack in[] = {
-        STACK(4096, 1, "_IO_file_doallocate"),
-        STACK(320, 1, "__pthread_create_2_1"),
-        STACK(64, 1, "tzset_internal"),
+        STACK_IN(in_libc, 4096, "_IO_file_doallocate"),
+        STACK_IN(in_libc, 320, "__pthread_create_2_1"),
+        STACK_IN(in_libc, 64, "tzset_internal"),
         STACK(8, 1, "my_leak"),
     };
     struct leakgate_policy_stack_verdict per[N(in)];
@@ -483,9 +496,58 @@ test_policy__builtin_ignores(void)
     leakgate_config__free(off);
 }
 
+/* The built-in list matches only what the C runtime allocates itself:
+ * its entry point and every frame inside it are the runtime's. */
+static void
+test_policy__builtin_runtime_only(void)
+{
+    static const char *const ctor_mods[] = {EXE,  LDSO, LDSO, LDSO,
+                                            LIBC, LIBC, EXE,  EXE};
+    static const char *const dl_mods[] = {LDSO, LDSO, LIBC, LIBC, EXE};
+    static const char *const user_mods[] = {EXE, EXE, EXE};
+    static const char *const dlerror_mods[] = {LIBC, LIBC, EXE, EXE};
+    const struct leakgate_policy_stack in[] = {
+        /* 0: a library constructor run by dlopen: the caller's */
+        STACK_IN(ctor_mods, 5120, "leak_ctor", "call_init", "_dl_init",
+                 "dl_open_worker", "_dlerror_run", "dlopen@GLIBC_2.2.5",
+                 "test_fn", "main"),
+        /* 1: dlopen without dlclose: the caller's */
+        STACK_IN(dl_mods, 1280, "_dl_new_object", "_dl_open", "_dlerror_run",
+                 "dlopen@GLIBC_2.2.5", "test_fn"),
+        /* 2: a user function named like an entry point */
+        STACK_IN(user_mods, 64, "format_localtime", "test_fn", "main"),
+        /* 3, 4: dlerror's message and state, the runtime's own */
+        STACK_IN(dlerror_mods, 96, "__asprintf", "dlerror@@GLIBC_2.34",
+                 "test_fn", "main"),
+        STACK_IN(dlerror_mods, 32, "_dlerror_run", "dlopen@GLIBC_2.2.5",
+                 "test_fn", "main"),
+        /* 5: the same stack as 4 with unknown objects: not the runtime's */
+        STACK(32, 1, "_dlerror_run", "dlopen@GLIBC_2.2.5", "test_fn"),
+    };
+    struct leakgate_policy_stack_verdict per[N(in)];
+    struct leakgate_config *on = load("version: 1\n");
+    struct leakgate_policy_settings s = resolve(on, "s", "t");
+    struct leakgate_policy_verdict v;
+
+    leakgate_policy__judge(&v, per, on, &s, in, N(in));
+    CU_ASSERT(per[0].over && !per[0].ignored);
+    CU_ASSERT(per[1].over && !per[1].ignored);
+    CU_ASSERT(per[2].over && !per[2].ignored);
+    CU_ASSERT(per[3].ignored);
+    CU_ASSERT(per[4].ignored);
+    CU_ASSERT(per[5].over && !per[5].ignored);
+    CU_ASSERT(leakgate_policy__runtime_module(LIBC));
+    CU_ASSERT(leakgate_policy__runtime_module("libnss_files.so.2"));
+    CU_ASSERT_FALSE(leakgate_policy__runtime_module(EXE));
+    CU_ASSERT_FALSE(leakgate_policy__runtime_module("/opt/libcunit.so.1"));
+    CU_ASSERT_FALSE(leakgate_policy__runtime_module(NULL));
+    leakgate_config__free(on);
+}
+
 const char *const unit_suite = "policy";
 const struct unit_case unit_cases[] = {
     {"test_policy__builtin_ignores", test_policy__builtin_ignores},
+    {"test_policy__builtin_runtime_only", test_policy__builtin_runtime_only},
     {"test_policy__resolve_without_config",
      test_policy__resolve_without_config},
     {"test_policy__resolve_defaults", test_policy__resolve_defaults},

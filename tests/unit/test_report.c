@@ -116,7 +116,7 @@ fixture_init(struct fixture *fx)
     fx->test_entry.nstacks = 1;
     fx->suite_entry.pattern = s_suite_pattern;
     fx->suite_entry.line = 5;
-    fx->ignore = (struct leakgate_config_ignore){NULL, 0, s_reason, 20};
+    fx->ignore = (struct leakgate_config_ignore){NULL, 0, s_reason, 20, false};
     fixture_stacks(fx);
     fx->v.suite = s_parser;
     fx->v.test = s_test;
