@@ -54,25 +54,6 @@ load_config(struct leakgate_gate *gate)
     return rc < 0 ? LEAKGATE_ECONFIG : 0;
 }
 
-static void
-describe_sampling(struct leakgate_gate *gate)
-{
-    const struct leakgate_profile_info *p = &gate->prof;
-
-    if (p->lg_sample == 0 && !p->unbias)
-        snprintf(gate->sampling, sizeof gate->sampling,
-                 "exact (every allocation sampled, lg_prof_sample:0)");
-    else if (p->lg_sample == 0)
-        snprintf(gate->sampling, sizeof gate->sampling,
-                 "every allocation sampled, but prof_unbias:true "
-                 "(counts may be skewed)");
-    else
-        snprintf(gate->sampling, sizeof gate->sampling,
-                 "sampling 1 in 2^%u bytes (lg_prof_sample:%u): counts are "
-                 "samples, small leaks can be missed",
-                 p->lg_sample, p->lg_sample);
-}
-
 /* The allocation wrappers (intercept.c) are allocator frames too. */
 static int
 add_wrapper_range(struct leakgate_gate *gate)
@@ -153,7 +134,9 @@ prepare_profiling(struct leakgate_gate *gate)
     rc = choose_stackwalk(gate->replay.child);
     if (rc < 0)
         return rc;
-    describe_sampling(gate);
+    /* leakgate_profile__check() refused anything but exact counts. */
+    snprintf(gate->sampling, sizeof gate->sampling,
+             "exact (every allocation sampled, lg_prof_sample:0)");
     rc = leakgate_profile__set_active(false);
     if (rc == 0)
         rc = leakgate_profile__dumpfile_open(&gate->before);

@@ -154,6 +154,85 @@ leakgate_wrapper(const void *fn, bool *ours)
     return yes;
 }
 
+/* The value of `key` in conf as its last setting has it: written to val
+ * (truncated); false when conf does not set it. */
+static bool
+conf_value(char *val, size_t valsz, const char *conf, const char *key)
+{
+    size_t klen = strlen(key);
+    bool found = false;
+
+    for (const char *p = conf; p && *p;) {
+        const char *end = strchr(p, ',');
+        size_t len = end ? (size_t)(end - p) : strlen(p);
+
+        if (len > klen && strncmp(p, key, klen) == 0 && p[klen] == ':') {
+            size_t n = len - klen - 1 < valsz - 1 ? len - klen - 1 : valsz - 1;
+
+            memcpy(val, p + klen + 1, n);
+            val[n] = '\0';
+            found = true;
+        }
+        p += len + (end ? 1 : 0);
+    }
+    return found;
+}
+
+bool
+leakgate_profile__conf_inexact(char *out, size_t outsz, const char *conf)
+{
+    static const struct {
+        const char *key;
+        const char *exact; /* the one value that keeps counts exact */
+    } keys[] = {
+        {"lg_prof_sample", "0"},
+        {"prof_unbias", "false"},
+        {"prof", "true"},
+    };
+    char val[64];
+
+    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
+        if (conf_value(val, sizeof val, conf, keys[i].key) &&
+            strcmp(val, keys[i].exact) != 0) {
+            snprintf(out, outsz, "%s:%s", keys[i].key, val);
+            return true;
+        }
+    }
+    return false;
+}
+
+int
+leakgate_profile__inexact_error(const char *setting)
+{
+    const char *env = getenv("MALLOC_CONF");
+    char in_env[80] = "";
+
+    /* The user's MALLOC_CONF wins over leakgate's malloc_conf: name the
+     * setting as written there. */
+    if (leakgate_profile__conf_inexact(in_env, sizeof in_env, env) &&
+        strcmp(in_env, "prof:false") == 0)
+        return leakgate_error__set(
+            LEAKGATE_ENOPROF,
+            "MALLOC_CONF sets prof:false: jemalloc heap profiling is off, "
+            "and leakgate cannot measure; remove prof:false from "
+            "MALLOC_CONF");
+    if (in_env[0])
+        return leakgate_error__set(
+            LEAKGATE_ENOPROF,
+            "MALLOC_CONF sets %s: jemalloc would not count every "
+            "allocation, and leakgate judges exact counts only "
+            "(lg_prof_sample:0, prof_unbias:false; sampled counts miss "
+            "small leaks); remove %s from MALLOC_CONF",
+            in_env, in_env);
+    return leakgate_error__set(
+        LEAKGATE_ENOPROF,
+        "jemalloc does not count every allocation in this process (%s, "
+        "set by the program's own malloc_conf or /etc/malloc.conf): "
+        "leakgate judges exact counts only (lg_prof_sample:0, "
+        "prof_unbias:false; sampled counts miss small leaks)",
+        setting);
+}
+
 int
 leakgate_profile__check(struct leakgate_profile_info *out)
 {
@@ -163,6 +242,7 @@ leakgate_profile__check(struct leakgate_profile_info *out)
     size_t vsz = sizeof version;
     void *jemalloc_malloc;
     bool foreign, ours;
+    char setting[80];
 
     memset(out, 0, sizeof *out);
     /* malloc must be jemalloc's (or leakgate's own wrapper of it,
@@ -194,8 +274,20 @@ leakgate_profile__check(struct leakgate_profile_info *out)
     if (mallctl("opt.lg_prof_sample", &lg, &sz, NULL, 0) != 0)
         lg = 0;
     out->lg_sample = (unsigned int)lg;
+    /* jemalloc 5.3 has no mallctl for prof_unbias (ENOENT): what the
+     * environment says is all there is to read. */
     if (read_bool("opt.prof_unbias", &out->unbias) != 0)
-        out->unbias = false;
+        out->unbias = leakgate_profile__conf_inexact(setting, sizeof setting,
+                                                     getenv("MALLOC_CONF")) &&
+                      strncmp(setting, "prof_unbias:", 12) == 0;
+    if (out->lg_sample != 0 || out->unbias) {
+        if (out->lg_sample != 0)
+            snprintf(setting, sizeof setting, "lg_prof_sample:%u",
+                     out->lg_sample);
+        else
+            snprintf(setting, sizeof setting, "prof_unbias:true");
+        return leakgate_profile__inexact_error(setting);
+    }
     if (mallctl("version", &version, &vsz, NULL, 0) != 0)
         version = "unknown";
     out->version = version;

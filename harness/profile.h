@@ -34,9 +34,28 @@ struct leakgate_profile_info {
 };
 
 /*
- * Check that this process allocates with jemalloc and that heap profiling
- * is on.  Returns 0; LEAKGATE_ENOPROF with a detail that says why and how
- * to fix it.
+ * The setting in `conf` (MALLOC_CONF's syntax, "key:value,..."; NULL is
+ * empty) that keeps jemalloc from counting every allocation exactly:
+ * lg_prof_sample other than 0, prof_unbias:true or prof:false, the last
+ * setting of a key winning as in jemalloc.  Written to out as "key:value"
+ * (truncated to outsz).  Returns true when there is one.  Cannot fail.
+ */
+bool leakgate_profile__conf_inexact(char *out, size_t outsz, const char *conf);
+
+/*
+ * The error for a process or a run whose jemalloc options are not exact:
+ * `setting` is the offending "key:value".  Names where it comes from
+ * (MALLOC_CONF when it sets it) and what to remove.  Returns
+ * LEAKGATE_ENOPROF.
+ */
+int leakgate_profile__inexact_error(const char *setting);
+
+/*
+ * Check that this process allocates with jemalloc, that heap profiling is
+ * on and that it counts every allocation exactly (lg_prof_sample:0,
+ * prof_unbias:false): sampled counts can miss any leak, and a user's
+ * MALLOC_CONF wins over leakgate's malloc_conf.  Returns 0;
+ * LEAKGATE_ENOPROF with a detail that says why and how to fix it.
  */
 int leakgate_profile__check(struct leakgate_profile_info *out);
 
