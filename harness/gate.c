@@ -20,6 +20,7 @@
 #include "policy.h"
 #include "replay.h"
 #include "stackwalk.h"
+#include "thresholds.h"
 #include "util.h"
 
 #define SUITE_WINDOW "[suite]"
@@ -1290,4 +1291,22 @@ const char *
 leakgate_verdict_report(const leakgate_verdict *v)
 {
     return v->report ? v->report : "";
+}
+
+/* The ratchet on this run's verdicts (thresholds_file.c writes). */
+int
+leakgate_gate_update_thresholds(leakgate_gate *gate,
+                                const struct leakgate_thresholds_options *opts,
+                                leakgate_thresholds_outcome **out)
+{
+    struct leakgate_thresholds_options o = *opts;
+    const char *path =
+        gate->thresholds_path ? gate->thresholds_path : "leakgate.yaml";
+
+    /* A filtered run saw some tests only: never tighten what it missed. */
+    if (gate->opts.filter)
+        o.partial = 1;
+    return leakgate_thresholds__update_file(
+        out, path, (const struct leakgate_verdict *const *)gate->verdicts,
+        gate->nverdicts, &o);
 }

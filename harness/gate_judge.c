@@ -362,7 +362,7 @@ located_frame(const struct leakgate_vstack *s)
 
         if (!f->file)
             continue;
-        if (!leakgate_verdict__system_frame(f))
+        if (!leakgate_symbolize__system_frame(f))
             user = f;
         else if (!any)
             any = f;

@@ -275,16 +275,6 @@ leakgate_run_message(const leakgate_run *run, size_t i)
     return i < run->nmessages ? run->messages[i] : "";
 }
 
-size_t
-leakgate_run_failures(const leakgate_run *run)
-{
-    size_t n = 0;
-
-    for (size_t i = 0; i < run->ncases; i++)
-        n += run->cases[i].status == LEAKGATE_STATUS_FAIL;
-    return n;
-}
-
 void
 leakgate_run_free(leakgate_run *run)
 {

@@ -298,6 +298,16 @@ any_failed(const struct leakgate_run *r)
     return r->failure_records > 0;
 }
 
+size_t
+leakgate_run_failures(const leakgate_run *run)
+{
+    size_t n = 0;
+
+    for (size_t i = 0; i < run->ncases; i++)
+        n += run->cases[i].status == LEAKGATE_STATUS_FAIL;
+    return n;
+}
+
 int
 leakgate_run__decide(struct leakgate_run *r)
 {

@@ -14,7 +14,6 @@
 #include <sys/socket.h>
 
 #include "error.h"
-#include "gate.h"
 
 void
 leakgate_run__put_field(struct leakgate_buf *b, const char *s)

@@ -37,7 +37,6 @@
 
 #include "error.h"
 #include "util.h"
-#include "verdict.h"
 
 /* The signature of __cxa_demangle (libstdc++), looked up at run time. */
 typedef char *
@@ -601,6 +600,21 @@ plain_maps_frame(const struct leakgate_symbolizer *sym,
     }
 }
 
+bool
+leakgate_symbolize__system_frame(const struct leakgate_frame *f)
+{
+    static const char *const dirs[] = {"/lib/", "/usr/lib/", "/lib64/",
+                                       "/usr/lib64/"};
+
+    if (!f->module)
+        return false;
+    for (size_t i = 0; i < sizeof dirs / sizeof dirs[0]; i++) {
+        if (strncmp(f->module, dirs[i], strlen(dirs[i])) == 0)
+            return true;
+    }
+    return false;
+}
+
 static int
 symbolize_pc(struct leakgate_symbolizer *sym,
              struct frame_vec *vec,
@@ -631,7 +645,7 @@ symbolize_pc(struct leakgate_symbolizer *sym,
     /* A system library's frames are named from its symbol table only:
      * its DWARF (a -dbg package, compressed) would cost more than the
      * whole test run to read, for lines reports trim anyway. */
-    cu = leakgate_verdict__system_frame(&f) ? NULL : cu_at(mod, addr, &bias);
+    cu = leakgate_symbolize__system_frame(&f) ? NULL : cu_at(mod, addr, &bias);
     return push_scopes(sym, vec, f, cu, cu ? addr - bias : 0);
 }
 

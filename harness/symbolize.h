@@ -97,4 +97,9 @@ extern const char *leakgate_symbolize__libdw_soname;
 
 void leakgate_symbolize__free(struct leakgate_symbolizer *sym);
 
+/* True when the frame's module is a system library (under /lib, /usr/lib,
+ * /lib64 or /usr/lib64): libc, ld.so and friends, never the user's code.
+ * Cannot fail. */
+bool leakgate_symbolize__system_frame(const struct leakgate_frame *f);
+
 #endif

@@ -160,14 +160,6 @@ void leakgate_thresholds__describe(struct leakgate_buf *b,
                                    const struct leakgate_tstate *st,
                                    const struct leakgate_config_entry *e);
 
-/* The index of p in the array base[0, n) of elements of `size` bytes, or
- * SIZE_MAX when it is not in it (compared as addresses, so pointers into
- * other arrays, or a NULL base, are fine).  Cannot fail. */
-size_t leakgate_thresholds__index(const void *p,
-                                  const void *base,
-                                  size_t n,
-                                  size_t size);
-
 /* "[f, g]" for messages. */
 void leakgate_thresholds__frames(struct leakgate_buf *b,
                                  char *const *frames,

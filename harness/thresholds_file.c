@@ -18,7 +18,6 @@
 
 #include "error.h"
 #include "files.h"
-#include "gate.h"
 
 /* Acceptance converges in one or two rounds; more means a bug. */
 #define MAX_ROUNDS 8
@@ -397,23 +396,6 @@ leakgate_thresholds__update_file(leakgate_thresholds_outcome **out,
 }
 
 /* ---- public API ------------------------------------------------------ */
-
-int
-leakgate_gate_update_thresholds(leakgate_gate *gate,
-                                const struct leakgate_thresholds_options *opts,
-                                leakgate_thresholds_outcome **out)
-{
-    struct leakgate_thresholds_options o = *opts;
-    const char *path =
-        gate->thresholds_path ? gate->thresholds_path : "leakgate.yaml";
-
-    /* A filtered run saw some tests only: never tighten what it missed. */
-    if (gate->opts.filter)
-        o.partial = 1;
-    return leakgate_thresholds__update_file(
-        out, path, (const struct leakgate_verdict *const *)gate->verdicts,
-        gate->nverdicts, &o);
-}
 
 int
 leakgate_thresholds_check(const char *path)

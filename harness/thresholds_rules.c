@@ -10,9 +10,21 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "thresholds.h"
 #include "util.h"
 #include "yamledit.h"
+
+size_t
+leakgate_thresholds__index(const void *p,
+                           const void *base,
+                           size_t n,
+                           size_t size)
+{
+    uintptr_t a = (uintptr_t)p, b = (uintptr_t)base;
+
+    if (!base || !p || a < b || (a - b) / size >= n)
+        return SIZE_MAX;
+    return (a - b) / size;
+}
 
 static bool
 is_allocator(const struct leakgate_frame *f, const struct leakgate_config *cfg)
@@ -51,7 +63,7 @@ past_allocators(const struct leakgate_vstack *s,
 
         if (is_allocator(f, cfg))
             cut = k + 1;
-        else if (!leakgate_verdict__system_frame(f))
+        else if (!leakgate_symbolize__system_frame(f))
             break;
     }
     return cut < end ? cut : begin;
@@ -85,7 +97,7 @@ leakgate_thresholds__rule_names(const char **out,
 
         /* A system library's names depend on its debug information
          * (__GI___strdup or strdup): never part of a rule. */
-        if (!f->function || leakgate_verdict__system_frame(f))
+        if (!f->function || leakgate_symbolize__system_frame(f))
             continue;
         if (n > 0 && strcmp(out[n - 1], f->function) == 0)
             continue;

@@ -121,4 +121,12 @@ void leakgate_thresholds__put_key(struct leakgate_buf *b, const char *name);
  * reads back the same). */
 void leakgate_thresholds__put_glob(struct leakgate_buf *b, const char *name);
 
+/* The index of p in the array base[0, n) of elements of `size` bytes, or
+ * SIZE_MAX when it is not in it (compared as addresses, so pointers into
+ * other arrays, or a NULL base, are fine).  Cannot fail. */
+size_t leakgate_thresholds__index(const void *p,
+                                  const void *base,
+                                  size_t n,
+                                  size_t size);
+
 #endif

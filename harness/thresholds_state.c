@@ -32,19 +32,6 @@ leakgate_thresholds__bytes(char *out, size_t size, uint64_t n)
     return out;
 }
 
-size_t
-leakgate_thresholds__index(const void *p,
-                           const void *base,
-                           size_t n,
-                           size_t size)
-{
-    uintptr_t a = (uintptr_t)p, b = (uintptr_t)base;
-
-    if (!base || !p || a < b || (a - b) / size >= n)
-        return SIZE_MAX;
-    return (a - b) / size;
-}
-
 static const char *
 section_of(const struct leakgate_tstate *st,
            const struct leakgate_config_entry *e,

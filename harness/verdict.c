@@ -250,21 +250,6 @@ leakgate_verdict__peak_source(const struct leakgate_verdict *v,
 }
 
 bool
-leakgate_verdict__system_frame(const struct leakgate_frame *f)
-{
-    static const char *const dirs[] = {"/lib/", "/usr/lib/", "/lib64/",
-                                       "/usr/lib64/"};
-
-    if (!f->module)
-        return false;
-    for (size_t i = 0; i < sizeof dirs / sizeof dirs[0]; i++) {
-        if (strncmp(f->module, dirs[i], strlen(dirs[i])) == 0)
-            return true;
-    }
-    return false;
-}
-
-bool
 leakgate_verdict__grew_loading(const struct leakgate_verdict *v)
 {
     for (size_t i = 0; i < v->nstacks; i++) {
@@ -275,7 +260,7 @@ leakgate_verdict__grew_loading(const struct leakgate_verdict *v)
 
             /* glibc's loader, under every dlopen (ld.so, not the user's) */
             if (fn && strcmp(fn, "dl_open_worker") == 0 &&
-                leakgate_verdict__system_frame(&s->frames[k]))
+                leakgate_symbolize__system_frame(&s->frames[k]))
                 return true;
         }
     }
@@ -302,7 +287,7 @@ is_runner_frame(const struct leakgate_frame *f)
 static bool
 is_start_frame(const struct leakgate_frame *f)
 {
-    return leakgate_verdict__system_frame(f) ||
+    return leakgate_symbolize__system_frame(f) ||
            (f->function && strcmp(f->function, "_start") == 0);
 }
 
@@ -334,8 +319,8 @@ leakgate_verdict__trim(struct leakgate_vstack *s)
     while (begin + 1 < end && is_own_wrapper(&s->frames[begin]))
         begin++;
     while (begin + 1 < end &&
-           leakgate_verdict__system_frame(&s->frames[begin]) &&
-           leakgate_verdict__system_frame(&s->frames[begin + 1]))
+           leakgate_symbolize__system_frame(&s->frames[begin]) &&
+           leakgate_symbolize__system_frame(&s->frames[begin + 1]))
         begin++;
     s->shown_begin = end > begin ? begin : 0;
     s->shown_end = end > begin ? end : s->nframes;

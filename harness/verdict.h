@@ -170,11 +170,6 @@ const char *leakgate_verdict__measured_by(enum leakgate_measured how);
 bool leakgate_verdict__measured_parse(enum leakgate_measured *out,
                                       const char *text);
 
-/* True when the frame's module is a system library (under /lib, /usr/lib,
- * /lib64 or /usr/lib64): libc, ld.so and friends, never the user's code.
- * Cannot fail. */
-bool leakgate_verdict__system_frame(const struct leakgate_frame *f);
-
 /*
  * True when a stack over its limit was allocated while the dynamic linker
  * loaded a library (dlopen running a constructor, or the loader's own
