@@ -1,28 +1,27 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * config: the thresholds file (docs/thresholds.md) read with libyaml.  The
- * adapter between YAML text and struct leakgate_config: the only module
- * that includes yaml.h; policy consumes its result.
+ * adapter between YAML text and struct leakgate_config: its first pass
+ * (config_tree.c) is the only file that includes yaml.h; policy consumes
+ * its result.
  *
- * Two passes.  First, libyaml's event stream is turned into a small tree
- * of nodes that remember their 1-based line and column; this pass enforces
- * the structural limits (file size, nesting depth) and rejects what the
- * format never uses (anchors, aliases, tags, several documents).  Second,
- * the tree is checked against the version-1 schema and copied into the
- * config.  Invariants: every failure leaves a "FILE:LINE:COLUMN: what"
+ * Two passes.  First, config_tree.c turns libyaml's event stream into a
+ * small tree of nodes that remember their 1-based line and column, within
+ * the structural limits (file size here, nesting depth there).  Second,
+ * this file checks the tree against the version-1 schema and copies it
+ * into the config.  Invariants: every failure leaves a "FILE:LINE:COLUMN: what"
  * detail (whole-file problems omit LINE:COLUMN), nothing unknown is
  * ignored, and a partly built config is always safe to free.
  */
 #include "config.h"
 
 #include <assert.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <yaml.h>
 
+#include "config_tree.h"
 #include "error.h"
 #include "files.h"
 #include "util.h"
@@ -34,30 +33,6 @@
 #define MAX_SETTLE_MS 60000u
 #define MAX_SUGGEST_LEN 64 /* longer keys get no "did you mean" */
 #define MAX_FRACTION_DIGITS 10
-
-enum node_kind { NODE_SCALAR, NODE_SEQ, NODE_MAP };
-
-/* One YAML node.  A mapping keeps keys and values alternately in items. */
-struct node {
-    enum node_kind kind;
-    unsigned int line, col; /* 1-based */
-    char *text;             /* scalars: the value, NUL-terminated */
-    bool plain;             /* scalars: plain style, so `~` means null */
-    struct node *items;     /* collections: children */
-    size_t n, cap;          /* children used / allocated */
-    struct node *parent;    /* valid only while the node is open */
-};
-
-struct loader {
-    const char *name;  /* FILE in messages */
-    const char *text;  /* the input */
-    size_t len;        /* its bytes */
-    size_t max_depth;  /* collections open at once */
-    size_t depth;      /* collections open now */
-    size_t ndocs;      /* documents seen */
-    struct node root;  /* a sequence holding the document's root node */
-    struct node *open; /* innermost open collection */
-};
 
 /* Where each key is valid, for "did you mean" and misplaced-key hints. */
 static const char *const top_keys[] = {
@@ -87,274 +62,6 @@ static const struct place places[] = {
 };
 
 enum place_id { AT_TOP, AT_DEFAULTS, AT_SUITE, AT_TEST, AT_RULE, AT_IGNORE };
-
-static int vfail(int code,
-                 const char *name,
-                 unsigned int line,
-                 unsigned int col,
-                 const char *fmt,
-                 va_list ap) __attribute__((format(printf, 5, 0)));
-static int
-fail_node(const struct loader *ld, const struct node *nd, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static int fail_mark(const struct loader *ld,
-                     const yaml_mark_t *mark,
-                     int code,
-                     const char *fmt,
-                     ...) __attribute__((format(printf, 4, 5)));
-
-static int
-vfail(int code,
-      const char *name,
-      unsigned int line,
-      unsigned int col,
-      const char *fmt,
-      va_list ap)
-{
-    char msg[768];
-
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    return leakgate_error__set(code, "%s:%u:%u: %s", name, line, col, msg);
-}
-
-/* LEAKGATE_ECONFIG at a node. */
-static int
-fail_node(const struct loader *ld, const struct node *nd, const char *fmt, ...)
-{
-    va_list ap;
-    int rc;
-
-    va_start(ap, fmt);
-    rc = vfail(LEAKGATE_ECONFIG, ld->name, nd->line, nd->col, fmt, ap);
-    va_end(ap);
-    return rc;
-}
-
-/* `code` at a libyaml mark (0-based line and column). */
-static int
-fail_mark(const struct loader *ld,
-          const yaml_mark_t *mark,
-          int code,
-          const char *fmt,
-          ...)
-{
-    va_list ap;
-    int rc;
-
-    va_start(ap, fmt);
-    rc = vfail(code, ld->name, (unsigned int)mark->line + 1,
-               (unsigned int)mark->column + 1, fmt, ap);
-    va_end(ap);
-    return rc;
-}
-
-static int
-no_memory(const struct loader *ld)
-{
-    return leakgate_error__set(LEAKGATE_ENOMEM, "%s: out of memory", ld->name);
-}
-
-/* ---- pass 1: events to tree ------------------------------------------ */
-
-static void
-node_dispose(struct node *nd)
-{
-    for (size_t i = 0; i < nd->n; i++)
-        node_dispose(&nd->items[i]);
-    leakgate_util__free(nd->items);
-    leakgate_util__free(nd->text);
-}
-
-/* Append a child to the open collection; NULL on ENOMEM.  Siblings are
- * appended only after the previous child closed, so pointers to open
- * nodes stay valid although items may move. */
-static struct node *
-append(struct loader *ld, enum node_kind kind, const yaml_mark_t *mark)
-{
-    struct node *p = ld->open, *nd;
-
-    if (p->n == p->cap) {
-        size_t cap = p->cap ? p->cap * 2 : 4;
-        struct node *items =
-            leakgate_util__realloc(p->items, cap * sizeof *items);
-
-        if (!items)
-            return NULL;
-        p->items = items;
-        p->cap = cap;
-    }
-    nd = &p->items[p->n++];
-    memset(nd, 0, sizeof *nd);
-    nd->kind = kind;
-    nd->line = (unsigned int)mark->line + 1;
-    nd->col = (unsigned int)mark->column + 1;
-    nd->parent = p;
-    return nd;
-}
-
-/* Anchors and tags would be silently meaningless here: reject them. */
-static int
-check_props(const struct loader *ld,
-            const yaml_event_t *ev,
-            const yaml_char_t *anchor,
-            const yaml_char_t *tag)
-{
-    if (anchor)
-        return fail_mark(ld, &ev->start_mark, LEAKGATE_ECONFIG,
-                         "anchors and aliases are not supported (&%s)",
-                         (const char *)anchor);
-    if (tag)
-        return fail_mark(ld, &ev->start_mark, LEAKGATE_ECONFIG,
-                         "tags are not supported (%s)", (const char *)tag);
-    return 0;
-}
-
-static int
-on_scalar(struct loader *ld, const yaml_event_t *ev)
-{
-    const char *value = (const char *)ev->data.scalar.value;
-    size_t len = ev->data.scalar.length;
-    struct node *nd;
-    int rc;
-
-    rc = check_props(ld, ev, ev->data.scalar.anchor, ev->data.scalar.tag);
-    if (rc < 0)
-        return rc;
-    if (memchr(value, '\0', len))
-        return fail_mark(ld, &ev->start_mark, LEAKGATE_ECONFIG,
-                         "NUL characters are not allowed");
-    nd = append(ld, NODE_SCALAR, &ev->start_mark);
-    if (!nd)
-        return no_memory(ld);
-    nd->plain = ev->data.scalar.style == YAML_PLAIN_SCALAR_STYLE;
-    nd->text = leakgate_util__strndup(value, len);
-    return nd->text ? 0 : no_memory(ld);
-}
-
-static int
-on_open(struct loader *ld, const yaml_event_t *ev)
-{
-    bool is_map = ev->type == YAML_MAPPING_START_EVENT;
-    struct node *nd;
-    int rc;
-
-    if (is_map)
-        rc = check_props(ld, ev, ev->data.mapping_start.anchor,
-                         ev->data.mapping_start.tag);
-    else
-        rc = check_props(ld, ev, ev->data.sequence_start.anchor,
-                         ev->data.sequence_start.tag);
-    if (rc < 0)
-        return rc;
-    if (ld->depth >= ld->max_depth)
-        return fail_mark(ld, &ev->start_mark, LEAKGATE_ETOOBIG,
-                         "nesting deeper than %zu levels", ld->max_depth);
-    nd = append(ld, is_map ? NODE_MAP : NODE_SEQ, &ev->start_mark);
-    if (!nd)
-        return no_memory(ld);
-    ld->open = nd;
-    ld->depth++;
-    return 0;
-}
-
-static int
-on_event(struct loader *ld, const yaml_event_t *ev)
-{
-    switch (ev->type) {
-    case YAML_DOCUMENT_START_EVENT:
-        ld->ndocs++;
-        if (ld->ndocs > 1)
-            return fail_mark(ld, &ev->start_mark, LEAKGATE_ECONFIG,
-                             "multiple documents are not supported");
-        return 0;
-    case YAML_ALIAS_EVENT:
-        return fail_mark(ld, &ev->start_mark, LEAKGATE_ECONFIG,
-                         "aliases are not supported (*%s)",
-                         (const char *)ev->data.alias.anchor);
-    case YAML_SCALAR_EVENT: return on_scalar(ld, ev);
-    case YAML_SEQUENCE_START_EVENT:
-    case YAML_MAPPING_START_EVENT: return on_open(ld, ev);
-    case YAML_SEQUENCE_END_EVENT:
-    case YAML_MAPPING_END_EVENT:
-        /* libyaml balances start and end events. */
-        assert(ld->open && ld->open->parent);
-        ld->open = ld->open->parent;
-        ld->depth--;
-        return 0;
-    default: return 0;
-    }
-}
-
-/* libyaml's reader reports a byte offset, not a mark: count lines and
- * characters (UTF-8 lead bytes) up to it. */
-static yaml_mark_t
-offset_mark(const char *text, size_t len, size_t offset)
-{
-    yaml_mark_t m = {offset, 0, 0};
-
-    for (size_t i = 0; i < offset && i < len; i++) {
-        unsigned char c = (unsigned char)text[i];
-
-        if (c == '\n' || (c == '\r' && (i + 1 == len || text[i + 1] != '\n'))) {
-            m.line++;
-            m.column = 0;
-        } else if ((c & 0xC0) != 0x80 && c != '\r') {
-            m.column++;
-        }
-    }
-    return m;
-}
-
-static int
-yaml_failure(const struct loader *ld, const yaml_parser_t *p)
-{
-    const char *problem = p->problem ? p->problem : "unknown problem";
-    yaml_mark_t m;
-
-    if (p->error == YAML_MEMORY_ERROR)
-        return no_memory(ld);
-    if (p->error == YAML_READER_ERROR) {
-        m = offset_mark(ld->text, ld->len, p->problem_offset);
-        if (p->problem_value == -1) /* no offending value to show */
-            return fail_mark(ld, &m, LEAKGATE_ECONFIG,
-                             "not valid UTF-8 text: %s", problem);
-        return fail_mark(ld, &m, LEAKGATE_ECONFIG,
-                         "not valid UTF-8 text: %s (#x%X)", problem,
-                         (unsigned int)p->problem_value);
-    }
-    if (p->context)
-        return fail_mark(ld, &p->problem_mark, LEAKGATE_ECONFIG,
-                         "YAML syntax error: %s (%s at line %zu)", problem,
-                         p->context, p->context_mark.line + 1);
-    return fail_mark(ld, &p->problem_mark, LEAKGATE_ECONFIG,
-                     "YAML syntax error: %s", problem);
-}
-
-static int
-build_tree(struct loader *ld)
-{
-    yaml_parser_t parser;
-    yaml_event_t ev;
-    bool done = false;
-    int rc = 0;
-
-    if (!yaml_parser_initialize(&parser))
-        return no_memory(ld);
-    yaml_parser_set_input_string(&parser, (const unsigned char *)ld->text,
-                                 ld->len);
-    yaml_parser_set_encoding(&parser, YAML_UTF8_ENCODING);
-    while (rc == 0 && !done) {
-        if (!yaml_parser_parse(&parser, &ev)) {
-            rc = yaml_failure(ld, &parser);
-            break;
-        }
-        done = ev.type == YAML_STREAM_END_EVENT;
-        rc = on_event(ld, &ev);
-        yaml_event_delete(&ev);
-    }
-    yaml_parser_delete(&parser);
-    return rc;
-}
 
 /* ---- pass 2: helpers ------------------------------------------------- */
 
@@ -456,8 +163,9 @@ unknown_key(const struct loader *ld, const struct node *key, enum place_id at)
     int rc;
 
     if (near)
-        return fail_node(ld, key, "unknown key '%s' in %s (did you mean '%s'?)",
-                         key->text, here->what, near);
+        return leakgate_config__fail_node(
+            ld, key, "unknown key '%s' in %s (did you mean '%s'?)", key->text,
+            here->what, near);
     const char *where[sizeof places / sizeof places[0]];
     size_t nwhere = 0;
 
@@ -473,8 +181,9 @@ unknown_key(const struct loader *ld, const struct node *key, enum place_id at)
                                                : ", ",
                              where[i]);
     if (valid.len > 0 && !valid.failed) {
-        rc = fail_node(ld, key, "unknown key '%s' in %s (it belongs in %s)",
-                       key->text, here->what, valid.ptr);
+        rc = leakgate_config__fail_node(
+            ld, key, "unknown key '%s' in %s (it belongs in %s)", key->text,
+            here->what, valid.ptr);
         leakgate_buf__dispose(&valid);
         return rc;
     }
@@ -482,9 +191,10 @@ unknown_key(const struct loader *ld, const struct node *key, enum place_id at)
     for (const char *const *k = here->keys; *k; k++)
         leakgate_buf__printf(&valid, "%s%s", k == here->keys ? "" : ", ", *k);
     if (valid.failed)
-        return no_memory(ld);
-    rc = fail_node(ld, key, "unknown key '%s' in %s (valid keys: %s)",
-                   key->text, here->what, valid.ptr);
+        return leakgate_config__no_memory(ld);
+    rc = leakgate_config__fail_node(ld, key,
+                                    "unknown key '%s' in %s (valid keys: %s)",
+                                    key->text, here->what, valid.ptr);
     leakgate_buf__dispose(&valid);
     return rc;
 }
@@ -519,7 +229,7 @@ check_duplicates(const struct loader *ld, const struct node *map)
         return 0;
     keys = leakgate_util__calloc(n, sizeof *keys);
     if (!keys)
-        return no_memory(ld);
+        return leakgate_config__no_memory(ld);
     for (size_t i = 0; i < n; i++)
         keys[i].key = &map->items[2 * i];
     qsort(keys, n, sizeof *keys, cmp_keys);
@@ -533,8 +243,9 @@ check_duplicates(const struct loader *ld, const struct node *map)
     }
     leakgate_util__free(keys);
     if (dup)
-        return fail_node(ld, dup, "duplicate key '%s' (first at line %u)",
-                         dup->text, first->line);
+        return leakgate_config__fail_node(
+            ld, dup, "duplicate key '%s' (first at line %u)", dup->text,
+            first->line);
     return 0;
 }
 
@@ -550,7 +261,8 @@ check_keys(const struct loader *ld,
         const struct node *k = &map->items[i];
 
         if (k->kind != NODE_SCALAR || is_null(k))
-            return fail_node(ld, k, "expected a key, got %s", kind_name(k));
+            return leakgate_config__fail_node(ld, k, "expected a key, got %s",
+                                              kind_name(k));
         if (check_names && !in_list(places[at].keys, k->text))
             return unknown_key(ld, k, at);
     }
@@ -693,22 +405,23 @@ size_value(uint64_t *out,
            const char *key)
 {
     if (v->kind != NODE_SCALAR || is_null(v))
-        return fail_node(ld, v, "expected a size for '%s', got %s%s", key,
-                         kind_name(v),
-                         is_null(v) && strcmp(key, "total_limit") != 0 &&
-                                 strcmp(key, "peak_limit") != 0
-                             ? " (only total_limit and peak_limit may be ~)"
-                             : "");
+        return leakgate_config__fail_node(
+            ld, v, "expected a size for '%s', got %s%s", key, kind_name(v),
+            is_null(v) && strcmp(key, "total_limit") != 0 &&
+                    strcmp(key, "peak_limit") != 0
+                ? " (only total_limit and peak_limit may be ~)"
+                : "");
     switch (parse_size(out, v->text)) {
     case SIZE_OK: return 0;
     case SIZE_OVERFLOW:
-        return fail_node(ld, v, "size '%s' for '%s' is too large", v->text,
-                         key);
+        return leakgate_config__fail_node(
+            ld, v, "size '%s' for '%s' is too large", v->text, key);
     default:
-        return fail_node(ld, v,
-                         "invalid size '%s' for '%s' (expected bytes, or a "
-                         "number and one of B, KiB, MiB, GiB, KB, MB, GB)",
-                         v->text, key);
+        return leakgate_config__fail_node(
+            ld, v,
+            "invalid size '%s' for '%s' (expected bytes, or a "
+            "number and one of B, KiB, MiB, GiB, KB, MB, GB)",
+            v->text, key);
     }
 }
 
@@ -727,17 +440,19 @@ count_value(unsigned int *out,
     const char *p;
 
     if (v->kind != NODE_SCALAR || is_null(v))
-        return fail_node(ld, v, "expected a number of %s for '%s', got %s",
-                         unit, key, kind_name(v));
+        return leakgate_config__fail_node(
+            ld, v, "expected a number of %s for '%s', got %s", unit, key,
+            kind_name(v));
     p = v->text;
     if (scan_digits(&n, &overflow, &p) == 0 || *p != '\0')
-        return fail_node(ld, v,
-                         "invalid %s '%s' (expected a whole number of %s "
-                         "from %u to %u)",
-                         key, v->text, unit, min, max);
+        return leakgate_config__fail_node(
+            ld, v,
+            "invalid %s '%s' (expected a whole number of %s "
+            "from %u to %u)",
+            key, v->text, unit, min, max);
     if (overflow || n > max || n < min)
-        return fail_node(ld, v, "%s %s is out of range (%u to %u)", key,
-                         v->text, min, max);
+        return leakgate_config__fail_node(
+            ld, v, "%s %s is out of range (%u to %u)", key, v->text, min, max);
     *out = (unsigned int)n;
     return 0;
 }
@@ -752,11 +467,11 @@ scope_value(enum leakgate_config_scope *out,
     else if (v->kind == NODE_SCALAR && strcmp(v->text, "suite") == 0)
         *out = LEAKGATE_CONFIG_SCOPE_SUITE;
     else if (v->kind == NODE_SCALAR && !is_null(v))
-        return fail_node(ld, v, "invalid scope '%s' (expected test or suite)",
-                         v->text);
+        return leakgate_config__fail_node(
+            ld, v, "invalid scope '%s' (expected test or suite)", v->text);
     else
-        return fail_node(ld, v, "expected test or suite for 'scope', got %s",
-                         kind_name(v));
+        return leakgate_config__fail_node(
+            ld, v, "expected test or suite for 'scope', got %s", kind_name(v));
     return 0;
 }
 
@@ -764,12 +479,14 @@ static int
 glob_value(const struct loader *ld, const struct node *v, const char *what)
 {
     if (v->kind != NODE_SCALAR || is_null(v))
-        return fail_node(ld, v, "expected %s, got %s", what, kind_name(v));
+        return leakgate_config__fail_node(ld, v, "expected %s, got %s", what,
+                                          kind_name(v));
     if (!leakgate_util__glob_valid(v->text))
-        return fail_node(ld, v,
-                         "invalid glob '%s' (empty, unclosed '[' or "
-                         "trailing '\\')",
-                         v->text);
+        return leakgate_config__fail_node(
+            ld, v,
+            "invalid glob '%s' (empty, unclosed '[' or "
+            "trailing '\\')",
+            v->text);
     return 0;
 }
 
@@ -785,14 +502,16 @@ frames_value(char ***out,
     int rc;
 
     if (v->kind != NODE_SEQ)
-        return fail_node(ld, v,
-                         "expected a list of function globs for 'frames', "
-                         "got %s",
-                         kind_name(v));
+        return leakgate_config__fail_node(
+            ld, v,
+            "expected a list of function globs for 'frames', "
+            "got %s",
+            kind_name(v));
     if (v->n == 0)
-        return fail_node(ld, v,
-                         "empty 'frames' list (a rule needs at least "
-                         "one function glob)");
+        return leakgate_config__fail_node(
+            ld, v,
+            "empty 'frames' list (a rule needs at least "
+            "one function glob)");
     for (size_t i = 0; i < v->n; i++) {
         rc = glob_value(ld, &v->items[i], "a function glob");
         if (rc < 0)
@@ -800,7 +519,7 @@ frames_value(char ***out,
     }
     frames = leakgate_util__calloc(v->n, sizeof *frames);
     if (!frames)
-        return no_memory(ld);
+        return leakgate_config__no_memory(ld);
     for (size_t i = 0; i < v->n; i++)
         frames[i] = take_text(&v->items[i]);
     *out = frames;
@@ -867,9 +586,10 @@ check_unique_frames(const struct loader *ld,
     }
     if (second == SIZE_MAX)
         return 0;
-    return fail_node(ld, &seq->items[second],
-                     "duplicate %s rule: same frames as the rule at line %u",
-                     what, refs[first].line);
+    return leakgate_config__fail_node(
+        ld, &seq->items[second],
+        "duplicate %s rule: same frames as the rule at line %u", what,
+        refs[first].line);
 }
 
 /* The value of a key the rule must have. */
@@ -882,7 +602,8 @@ require(struct node **out,
 {
     *out = get(map, key);
     if (!*out)
-        return fail_node(ld, map, "%s needs '%s'", places[at].what, key);
+        return leakgate_config__fail_node(ld, map, "%s needs '%s'",
+                                          places[at].what, key);
     return 0;
 }
 
@@ -900,9 +621,9 @@ parse_rule(struct leakgate_config_stack_rule *r,
     int rc;
 
     if (v->kind != NODE_MAP)
-        return fail_node(ld, v,
-                         "expected a stacks rule (frames and limit), got %s",
-                         kind_name(v));
+        return leakgate_config__fail_node(
+            ld, v, "expected a stacks rule (frames and limit), got %s",
+            kind_name(v));
     r->line = v->line;
     exact = get(v, "exact");
     rc = check_keys(ld, v, AT_RULE, true);
@@ -929,15 +650,16 @@ parse_rules(struct leakgate_config_entry *e,
     int rc = 0, dup;
 
     if (v->kind != NODE_SEQ)
-        return fail_node(ld, v, "expected a list of rules for 'stacks', got %s",
-                         kind_name(v));
+        return leakgate_config__fail_node(
+            ld, v, "expected a list of rules for 'stacks', got %s",
+            kind_name(v));
     if (v->n == 0)
         return 0;
     e->stacks = leakgate_util__calloc(v->n, sizeof *e->stacks);
     refs = leakgate_util__calloc(v->n, sizeof *refs);
     if (!e->stacks || !refs) {
         leakgate_util__free(refs);
-        return no_memory(ld);
+        return leakgate_config__no_memory(ld);
     }
     for (size_t i = 0; rc == 0 && i < v->n; i++) {
         struct leakgate_config_stack_rule *r = &e->stacks[i];
@@ -966,8 +688,9 @@ bool_value(bool *out,
              strcmp(v->text, "false") == 0)
         *out = false;
     else
-        return fail_node(ld, v, "expected true or false for '%s', got %s", key,
-                         v->kind == NODE_SCALAR ? v->text : kind_name(v));
+        return leakgate_config__fail_node(
+            ld, v, "expected true or false for '%s', got %s", key,
+            v->kind == NODE_SCALAR ? v->text : kind_name(v));
     return 0;
 }
 
@@ -1033,8 +756,9 @@ parse_entry(struct leakgate_config_entry *e,
     int rc;
 
     if (v->kind != NODE_MAP)
-        return fail_node(ld, v, "expected a mapping for %s, got %s",
-                         places[at].what, kind_name(v));
+        return leakgate_config__fail_node(ld, v,
+                                          "expected a mapping for %s, got %s",
+                                          places[at].what, kind_name(v));
     rc = check_keys(ld, v, at, true);
     if (rc == 0)
         rc = entry_limits(e, ld, v);
@@ -1058,17 +782,19 @@ parse_pattern_entry(struct leakgate_config_entry *e,
     /* Shell braces are not glob syntax: '{a,b}_*' would silently match
      * nothing.  (Frame globs may hold braces: C++ lambdas.) */
     if (rc == 0 && strchr(key->text, '{') && strchr(key->text, '}'))
-        rc = fail_node(ld, key,
-                       "'%s': braces are not supported in globs (only '*', "
-                       "'?', '[...]'): write one entry per alternative",
-                       key->text);
+        rc = leakgate_config__fail_node(
+            ld, key,
+            "'%s': braces are not supported in globs (only '*', "
+            "'?', '[...]'): write one entry per alternative",
+            key->text);
     if (rc == 0 && at == AT_TEST && !strchr(key->text, '/') &&
         leakgate_util__glob_specificity(key->text) == SIZE_MAX)
-        rc = fail_node(ld, key,
-                       "tests pattern '%s' matches no test: tests are "
-                       "named 'suite/test' (suite settings go under "
-                       "'suites')",
-                       key->text);
+        rc = leakgate_config__fail_node(
+            ld, key,
+            "tests pattern '%s' matches no test: tests are "
+            "named 'suite/test' (suite settings go under "
+            "'suites')",
+            key->text);
     if (rc < 0)
         return rc;
     e->line = key->line;
@@ -1090,16 +816,17 @@ parse_patterns(struct leakgate_config_entry **out,
     if (is_null(v))
         return 0;
     if (v->kind != NODE_MAP)
-        return fail_node(ld, v,
-                         "expected a mapping of patterns for '%s', "
-                         "got %s",
-                         section, kind_name(v));
+        return leakgate_config__fail_node(
+            ld, v,
+            "expected a mapping of patterns for '%s', "
+            "got %s",
+            section, kind_name(v));
     rc = check_keys(ld, v, at, false);
     if (rc < 0 || v->n == 0)
         return rc;
     *out = leakgate_util__calloc(v->n / 2, sizeof **out);
     if (!*out)
-        return no_memory(ld);
+        return leakgate_config__no_memory(ld);
     for (size_t i = 0; rc == 0 && i < v->n; i += 2) {
         struct leakgate_config_entry *e = &(*out)[(*n_out)++];
 
@@ -1117,17 +844,18 @@ parse_ignore(struct leakgate_config_ignore *ig,
     int rc;
 
     if (v->kind != NODE_MAP)
-        return fail_node(ld, v,
-                         "expected an ignore rule (frames and reason), got %s",
-                         kind_name(v));
+        return leakgate_config__fail_node(
+            ld, v, "expected an ignore rule (frames and reason), got %s",
+            kind_name(v));
     ig->line = v->line;
     rc = check_keys(ld, v, AT_IGNORE, true);
     if (rc == 0)
         rc = require(&frames, ld, v, "frames", AT_IGNORE);
     reason = get(v, "reason");
     if (rc == 0 && reason && (reason->kind != NODE_SCALAR || is_null(reason)))
-        rc = fail_node(ld, reason, "expected text for 'reason', got %s",
-                       kind_name(reason));
+        rc = leakgate_config__fail_node(ld, reason,
+                                        "expected text for 'reason', got %s",
+                                        kind_name(reason));
     if (rc == 0)
         rc = frames_value(&ig->frames, &ig->nframes, ld, frames);
     if (rc == 0 && reason)
@@ -1147,15 +875,16 @@ parse_ignores(struct leakgate_config *cfg,
     if (is_null(v))
         return 0;
     if (v->kind != NODE_SEQ)
-        return fail_node(ld, v, "expected a list of rules for 'ignore', got %s",
-                         kind_name(v));
+        return leakgate_config__fail_node(
+            ld, v, "expected a list of rules for 'ignore', got %s",
+            kind_name(v));
     if (v->n == 0)
         return 0;
     cfg->ignores = leakgate_util__calloc(v->n, sizeof *cfg->ignores);
     refs = leakgate_util__calloc(v->n, sizeof *refs);
     if (!cfg->ignores || !refs) {
         leakgate_util__free(refs);
-        return no_memory(ld);
+        return leakgate_config__no_memory(ld);
     }
     for (size_t i = 0; rc == 0 && i < v->n; i++) {
         struct leakgate_config_ignore *ig = &cfg->ignores[i];
@@ -1178,14 +907,16 @@ check_version(const struct loader *ld, const struct node *top)
     const struct node *v = get(top, "version");
 
     if (!v)
-        return fail_node(ld, top, "missing 'version: 1'");
+        return leakgate_config__fail_node(ld, top, "missing 'version: 1'");
     if (v->kind != NODE_SCALAR || is_null(v))
-        return fail_node(ld, v, "expected 'version: 1', got %s", kind_name(v));
+        return leakgate_config__fail_node(
+            ld, v, "expected 'version: 1', got %s", kind_name(v));
     if (strcmp(v->text, "1") != 0)
-        return fail_node(ld, v,
-                         "unsupported version '%s' (this leakgate reads "
-                         "version 1)",
-                         v->text);
+        return leakgate_config__fail_node(
+            ld, v,
+            "unsupported version '%s' (this leakgate reads "
+            "version 1)",
+            v->text);
     return 0;
 }
 
@@ -1199,10 +930,11 @@ parse_allocators(struct leakgate_config *cfg,
     if (v->kind == NODE_SEQ && v->n == 0)
         return 0;
     if (v->kind != NODE_SEQ)
-        return fail_node(ld, v,
-                         "expected a list of function globs for "
-                         "'allocators', got %s",
-                         kind_name(v));
+        return leakgate_config__fail_node(
+            ld, v,
+            "expected a list of function globs for "
+            "'allocators', got %s",
+            kind_name(v));
     return frames_value(&cfg->allocators, &cfg->nallocators, ld, v);
 }
 
@@ -1215,8 +947,9 @@ parse_top(struct leakgate_config *cfg,
     int rc;
 
     if (top->kind != NODE_MAP)
-        return fail_node(ld, top, "expected a mapping at the top level, got %s",
-                         kind_name(top));
+        return leakgate_config__fail_node(
+            ld, top, "expected a mapping at the top level, got %s",
+            kind_name(top));
     rc = check_keys(ld, top, AT_TOP, true);
     if (rc == 0)
         rc = check_version(ld, top);
@@ -1298,20 +1031,20 @@ leakgate_config__new_default(struct leakgate_config **out)
 static int
 parse_document(struct leakgate_config **out, const struct loader *ld)
 {
-    static const yaml_mark_t start = {0, 0, 0};
     struct node *top = ld->root.n ? &ld->root.items[0] : NULL;
     struct leakgate_config *cfg;
     int rc;
 
     if (!top || (is_null(top) && top->text[0] == '\0'))
-        return fail_mark(ld, &start, LEAKGATE_ECONFIG,
-                         "empty thresholds file, expected 'version: 1'");
+        return leakgate_config__fail_at(
+            ld, 1, 1, LEAKGATE_ECONFIG,
+            "empty thresholds file, expected 'version: 1'");
     cfg = leakgate_util__calloc(1, sizeof *cfg);
     if (!cfg)
-        return no_memory(ld);
+        return leakgate_config__no_memory(ld);
     cfg->builtin_ignore = true;
     cfg->path = leakgate_util__strdup(ld->name);
-    rc = cfg->path ? parse_top(cfg, ld, top) : no_memory(ld);
+    rc = cfg->path ? parse_top(cfg, ld, top) : leakgate_config__no_memory(ld);
     if (rc < 0) {
         leakgate_config__free(cfg);
         return rc;
@@ -1348,10 +1081,10 @@ leakgate_config__parse(struct leakgate_config **out,
                                    name, len, max_size);
     ld.root.kind = NODE_SEQ;
     ld.open = &ld.root;
-    rc = build_tree(&ld);
+    rc = leakgate_config__tree(&ld);
     if (rc == 0)
         rc = parse_document(out, &ld);
-    node_dispose(&ld.root);
+    leakgate_config__tree_dispose(&ld.root);
     return rc;
 }
 
