@@ -71,19 +71,20 @@ leakgate_compare__limits(struct leakgate_compare_limits *out,
                          const struct leakgate_compare_options *o)
 {
     *out = (struct leakgate_compare_limits){
-        true, DEFAULT_PEAK_PCT,  DEFAULT_PEAK_FLOOR, true,
-        DEFAULT_ALLOC_PCT, DEFAULT_ALLOC_FLOOR, false};
+        true, DEFAULT_PEAK_PCT,  DEFAULT_PEAK_FLOOR,
+        true, DEFAULT_ALLOC_PCT, DEFAULT_ALLOC_FLOOR,
+        false};
     if (!o)
         return 0;
     out->new_stacks = o->new_stacks != 0;
-    if (o->peak_growth && !parse_pct(&out->peak_on, &out->peak_pct,
-                                     o->peak_growth))
+    if (o->peak_growth &&
+        !parse_pct(&out->peak_on, &out->peak_pct, o->peak_growth))
         return leakgate_error__set(LEAKGATE_EUSAGE,
                                    "--peak-growth: '%s' is not a percentage "
                                    "(e.g. 10%%) or 'off'",
                                    o->peak_growth);
-    if (o->alloc_growth && !parse_pct(&out->alloc_on, &out->alloc_pct,
-                                      o->alloc_growth))
+    if (o->alloc_growth &&
+        !parse_pct(&out->alloc_on, &out->alloc_pct, o->alloc_growth))
         return leakgate_error__set(LEAKGATE_EUSAGE,
                                    "--alloc-growth: '%s' is not a percentage "
                                    "(e.g. 20%%) or 'off'",
@@ -156,8 +157,8 @@ find_new_stacks(struct leakgate_compare_row *row)
 
         if (key.failed)
             return false;
-        is_new = is_new && key.ptr && (!row->base || !base_has(row->base,
-                                                               key.ptr));
+        is_new =
+            is_new && key.ptr && (!row->base || !base_has(row->base, key.ptr));
         leakgate_buf__dispose(&key);
         if (!is_new)
             continue;
@@ -204,7 +205,8 @@ peaks(const struct leakgate_compare_row *r)
 
 /* Judge one row: its why bits, changed, and its sort keys. */
 static void
-judge_row(struct leakgate_compare_row *r, const struct leakgate_compare_limits *l)
+judge_row(struct leakgate_compare_row *r,
+          const struct leakgate_compare_limits *l)
 {
     const struct leakgate_verdict *b = r->base, *h = r->head;
     uint64_t rb = measured(b) ? b->policy.total_bytes : 0;
@@ -218,11 +220,11 @@ judge_row(struct leakgate_compare_row *r, const struct leakgate_compare_limits *
     r->size = udiff(rb, rh);
     r->allocs = 0;
     if (peaks(r)) {
-        if (l->peak_on && grew(b->peak_bytes, h->peak_bytes, l->peak_pct,
-                               l->peak_floor))
+        if (l->peak_on &&
+            grew(b->peak_bytes, h->peak_bytes, l->peak_pct, l->peak_floor))
             r->why |= LEAKGATE_COMPARE_WHY_PEAK;
-        if (l->alloc_on && grew(b->allocations, h->allocations, l->alloc_pct,
-                                l->alloc_floor))
+        if (l->alloc_on &&
+            grew(b->allocations, h->allocations, l->alloc_pct, l->alloc_floor))
             r->why |= LEAKGATE_COMPARE_WHY_ALLOCS;
         if (udiff(b->peak_bytes, h->peak_bytes) > r->size)
             r->size = udiff(b->peak_bytes, h->peak_bytes);
@@ -321,6 +323,8 @@ leakgate_compare__dispose(struct leakgate_compare *c)
     leakgate_util__free(c->rows);
     leakgate_util__free(c->base_name);
     leakgate_util__free(c->head_name);
+    leakgate_util__free(c->head_thresholds);
+    c->head_thresholds = NULL;
     c->rows = NULL;
     c->n = 0;
     c->base_name = c->head_name = NULL;

@@ -49,21 +49,24 @@ struct leakgate_compare_row {
                                                   base did not retain
                                                   (owned array) */
     size_t nnew_stacks;
-    uint64_t size; /* sort key: the larger change in bytes */
+    uint64_t size;   /* sort key: the larger change in bytes */
     uint64_t allocs; /* sort key: the change in allocations */
 };
 
 struct leakgate_compare {
     struct leakgate_compare_row *rows; /* sorted, see above */
     size_t n;
-    size_t nregressions; /* rows with why bits */
-    size_t nchanged;     /* in both runs, changed, not a regression */
+    size_t nregressions;   /* rows with why bits */
+    size_t nchanged;       /* in both runs, changed, not a regression */
     size_t nnew, nremoved; /* in one run only (regressions included) */
     size_t nunchanged;     /* in both runs, every figure the same */
     struct leakgate_compare_limits lim;
     char *base_name, *head_name; /* owned; "BASE", "HEAD" by default */
     size_t base_windows, head_windows;
     size_t base_files, head_files;
+    char *head_thresholds; /* the head run's thresholds file (owned), or
+                              NULL: where SARIF points a stackless
+                              regression */
 };
 
 /*

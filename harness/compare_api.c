@@ -40,8 +40,7 @@ check_versions(const struct leakgate_results *base,
     if (head->other_version_file)
         return mixed(head, "HEAD");
     if (base->nfiles == 0 || head->nfiles == 0)
-        return leakgate_error__set(LEAKGATE_EUSAGE,
-                                   "%s has no results loaded",
+        return leakgate_error__set(LEAKGATE_EUSAGE, "%s has no results loaded",
                                    base->nfiles == 0 ? "BASE" : "HEAD");
     if (base->version != head->version)
         return leakgate_error__set(
@@ -77,13 +76,19 @@ leakgate_compare_new(leakgate_compare **out,
 
     *out = NULL;
     rc = check_versions(base, head);
-    if (rc == 0) {
-        c = leakgate_util__calloc(1, sizeof *c);
-        rc = c ? leakgate_compare__limits(&c->lim, opts)
-               : leakgate_error__set(LEAKGATE_ENOMEM, "compare");
-    }
+    if (rc < 0)
+        return rc;
+    c = leakgate_util__calloc(1, sizeof *c);
+    if (!c)
+        return leakgate_error__set(LEAKGATE_ENOMEM, "compare");
+    rc = leakgate_compare__limits(&c->lim, opts);
     if (rc == 0)
         rc = names(c, opts);
+    if (rc == 0 && head->env.thresholds_path) {
+        c->head_thresholds = leakgate_util__strdup(head->env.thresholds_path);
+        if (!c->head_thresholds)
+            rc = leakgate_error__set(LEAKGATE_ENOMEM, "compare");
+    }
     if (rc == 0)
         rc = leakgate_results__view(base);
     if (rc == 0)
@@ -167,7 +172,9 @@ leakgate_compare_write_sarif(const leakgate_compare *c,
                              const char *path,
                              const char *source_root)
 {
-    return write_text(path, leakgate_sarif__compare(c, source_root), "SARIF");
+    return write_text(
+        path, leakgate_sarif__compare(c, source_root, c->head_thresholds),
+        "SARIF");
 }
 
 int
@@ -182,6 +189,6 @@ leakgate_results_write_sarif(leakgate_results *r,
     return write_text(
         path,
         leakgate_sarif__results((const struct leakgate_verdict *const *)r->view,
-                                r->nview, source_root),
+                                r->nview, source_root, r->env.thresholds_path),
         "SARIF");
 }

@@ -35,9 +35,9 @@ put_delta(struct leakgate_buf *b, uint64_t from, uint64_t to, bool bytes)
     uint64_t d = to > from ? to - from : from - to;
 
     leakgate_buf__puts(b, to >= from ? "+" : "-");
-    leakgate_buf__puts(b, bytes ? leakgate_thresholds__bytes(num, sizeof num, d)
-                                : leakgate_util__group_digits(num, sizeof num,
-                                                              d, false));
+    leakgate_buf__puts(
+        b, bytes ? leakgate_thresholds__bytes(num, sizeof num, d)
+                 : leakgate_util__group_digits(num, sizeof num, d, false));
 }
 
 /* "+200.0%" of the change from from to to; nothing when from is 0. */
@@ -57,9 +57,9 @@ put_value(struct leakgate_buf *b, uint64_t v, bool bytes)
 {
     char num[32];
 
-    leakgate_buf__puts(b, bytes ? leakgate_thresholds__bytes(num, sizeof num, v)
-                                : leakgate_util__group_digits(num, sizeof num,
-                                                              v, false));
+    leakgate_buf__puts(
+        b, bytes ? leakgate_thresholds__bytes(num, sizeof num, v)
+                 : leakgate_util__group_digits(num, sizeof num, v, false));
 }
 
 /* One figure of a row: "0 B -> 16 B (+16 B)", "12 -> 18 (+6, +50.0%)",
@@ -107,10 +107,10 @@ figure(bool known[2],
         const struct leakgate_verdict *s = side[i];
 
         known[i] = s && s->measured && (f == RETAINED || s->peak_known);
-        v[i] = !known[i]          ? 0
-               : f == RETAINED    ? s->policy.total_bytes
-               : f == PEAK        ? s->peak_bytes
-                                  : s->allocations;
+        v[i] = !known[i]       ? 0
+               : f == RETAINED ? s->policy.total_bytes
+               : f == PEAK     ? s->peak_bytes
+                               : s->allocations;
     }
 }
 
@@ -195,7 +195,7 @@ put_stack(struct leakgate_buf *b, const struct leakgate_vstack *s, size_t max)
 static const char *
 row_kind(const struct leakgate_compare_row *r)
 {
-    return r->why    ? "REGRESSION"
+    return r->why     ? "REGRESSION"
            : !r->base ? "new"
            : !r->head ? "removed"
                       : "changed";
@@ -214,9 +214,10 @@ put_criteria(struct leakgate_buf *b, const struct leakgate_compare_limits *l)
             b, ", a peak over +%u%% and +%s", l->peak_pct,
             leakgate_thresholds__bytes(num, sizeof num, l->peak_floor));
     if (l->alloc_on)
-        leakgate_buf__printf(
-            b, ", allocations over +%u%% and +%s", l->alloc_pct,
-            leakgate_util__group_digits(num, sizeof num, l->alloc_floor, false));
+        leakgate_buf__printf(b, ", allocations over +%u%% and +%s",
+                             l->alloc_pct,
+                             leakgate_util__group_digits(
+                                 num, sizeof num, l->alloc_floor, false));
 }
 
 static void
@@ -302,8 +303,7 @@ md_put(struct leakgate_buf *b, const char *s)
 static void
 md_row(struct leakgate_buf *b, const struct leakgate_compare_row *r)
 {
-    leakgate_buf__printf(b, "| %s | ",
-                         r->why ? ":x: regression" : row_kind(r));
+    leakgate_buf__printf(b, "| %s | ", r->why ? ":x: regression" : row_kind(r));
     md_put(b, r->name);
     leakgate_buf__puts(b, " | ");
     put_figure(b, " → ", r, RETAINED);
@@ -402,10 +402,9 @@ json_side(struct leakgate_buf *b, const struct leakgate_verdict *v)
                          ", \"retained_objects\": %" PRIu64 ", ",
                          v->policy.total_bytes, v->policy.total_objs);
     if (v->peak_known)
-        leakgate_buf__printf(b,
-                             "\"peak_bytes\": %" PRIu64
-                             ", \"allocations\": %" PRIu64 "}",
-                             v->peak_bytes, v->allocations);
+        leakgate_buf__printf(
+            b, "\"peak_bytes\": %" PRIu64 ", \"allocations\": %" PRIu64 "}",
+            v->peak_bytes, v->allocations);
     else
         leakgate_buf__puts(b, "\"peak_bytes\": null, \"allocations\": null}");
 }
@@ -413,10 +412,9 @@ json_side(struct leakgate_buf *b, const struct leakgate_verdict *v)
 static void
 json_stack(struct leakgate_buf *b, const struct leakgate_vstack *s)
 {
-    leakgate_buf__printf(b,
-                         "{\"bytes\": %" PRId64 ", \"objects\": %" PRId64
-                         ", \"frames\": [",
-                         s->bytes, s->objs);
+    leakgate_buf__printf(
+        b, "{\"bytes\": %" PRId64 ", \"objects\": %" PRId64 ", \"frames\": [",
+        s->bytes, s->objs);
     for (size_t k = s->shown_begin; k < s->shown_end; k++) {
         const struct leakgate_frame *f = &s->frames[k];
 
@@ -449,10 +447,10 @@ json_row(struct leakgate_buf *b, const struct leakgate_compare_row *r)
     leakgate_buf__puts(b, "    {\"name\": ");
     json_str(b, r->name);
     leakgate_buf__printf(b, ", \"state\": \"%s\", \"regression\": %s, ",
-                         !r->base      ? "new"
-                         : !r->head    ? "removed"
-                         : r->changed  ? "changed"
-                                       : "unchanged",
+                         !r->base     ? "new"
+                         : !r->head   ? "removed"
+                         : r->changed ? "changed"
+                                      : "unchanged",
                          r->why ? "true" : "false");
     leakgate_buf__puts(b, "\"reasons\": [");
     for (unsigned int k = 0; k < 4; k++) {
@@ -501,9 +499,9 @@ json_header(struct leakgate_buf *b, const struct leakgate_compare *c)
         leakgate_buf__printf(b, "%u", l->alloc_pct);
     else
         leakgate_buf__puts(b, "null");
-    leakgate_buf__printf(b,
-                         ", \"alloc_floor\": %" PRIu64 ", \"new_stacks\": %s},\n",
-                         l->alloc_floor, l->new_stacks ? "true" : "false");
+    leakgate_buf__printf(
+        b, ", \"alloc_floor\": %" PRIu64 ", \"new_stacks\": %s},\n",
+        l->alloc_floor, l->new_stacks ? "true" : "false");
 }
 
 char *

@@ -40,10 +40,26 @@ static const struct {
 struct item {
     const struct leakgate_verdict *v;
     enum rule rule;
-    const struct leakgate_vstack *stack; /* where it points, or NULL */
-    const char *why;                     /* the message's end, or NULL */
+    const struct leakgate_vstack *stack;    /* where it points, or NULL */
+    const char *why;                        /* the message's end, or NULL */
     const struct leakgate_compare_row *row; /* a regression's, or NULL */
 };
+
+/* The line of the thresholds file that speaks for v: its tests entry,
+ * else its suites entry, else the peak limit's entry, else 1. */
+static unsigned int
+entry_line(const struct leakgate_verdict *v)
+{
+    const struct leakgate_policy_settings *st = &v->settings;
+
+    if (st->test_entry && st->test_entry->line)
+        return st->test_entry->line;
+    if (st->suite_entry && st->suite_entry->line)
+        return st->suite_entry->line;
+    if (st->peak_entry && st->peak_entry->line)
+        return st->peak_entry->line;
+    return 1;
+}
 
 const char *
 leakgate_sarif__relative(const char *path, const char *root)
@@ -88,7 +104,8 @@ put_uri_path(struct leakgate_buf *b, const char *s)
 
 /* "physicalLocation": {...} of a frame with a file. */
 static void
-put_physical(struct leakgate_buf *b, const struct leakgate_frame *f,
+put_physical(struct leakgate_buf *b,
+             const struct leakgate_frame *f,
              const char *root)
 {
     const char *rel = leakgate_sarif__relative(f->file, root);
@@ -137,7 +154,8 @@ primary_frame(const struct leakgate_vstack *s, const char *root)
 }
 
 static void
-put_message(struct leakgate_buf *b, const struct item *it,
+put_message(struct leakgate_buf *b,
+            const struct item *it,
             const struct leakgate_frame *at)
 {
     struct leakgate_buf m = LEAKGATE_BUF_INIT;
@@ -160,6 +178,10 @@ put_message(struct leakgate_buf *b, const struct item *it,
                                                         : "allocated");
     if (at && at->function)
         leakgate_buf__printf(&m, " (in %s)", at->function);
+    if (!s)
+        leakgate_buf__puts(&m, "; no stack was taken (peak stacks are "
+                               "taken over a peak_limit): this is the "
+                               "thresholds entry of the test");
     leakgate_buf__puts(b, "\"message\": {\"text\": ");
     put_json(b, m.ptr ? m.ptr : "");
     leakgate_buf__puts(b, "}");
@@ -169,7 +191,8 @@ put_message(struct leakgate_buf *b, const struct item *it,
 
 /* The stack's frames with a file, innermost first, as relatedLocations. */
 static void
-put_related(struct leakgate_buf *b, const struct leakgate_vstack *s,
+put_related(struct leakgate_buf *b,
+            const struct leakgate_vstack *s,
             const char *root)
 {
     int id = 0;
@@ -207,39 +230,58 @@ put_properties(struct leakgate_buf *b, const struct item *it)
     leakgate_buf__printf(b, ", \"retained_bytes\": %" PRIu64,
                          v->policy.total_bytes);
     if (it->stack)
-        leakgate_buf__printf(b,
-                             ", \"stack_bytes\": %" PRId64
-                             ", \"stack_objects\": %" PRId64,
-                             it->stack->bytes, it->stack->objs);
+        leakgate_buf__printf(
+            b, ", \"stack_bytes\": %" PRId64 ", \"stack_objects\": %" PRId64,
+            it->stack->bytes, it->stack->objs);
     if (v->peak_known)
-        leakgate_buf__printf(b,
-                             ", \"peak_bytes\": %" PRIu64
-                             ", \"allocations\": %" PRIu64,
-                             v->peak_bytes, v->allocations);
+        leakgate_buf__printf(
+            b, ", \"peak_bytes\": %" PRIu64 ", \"allocations\": %" PRIu64,
+            v->peak_bytes, v->allocations);
     leakgate_buf__puts(b, "}");
 }
 
+/* Where a result without a stack points: the thresholds file at the
+ * entry that speaks for the test (where a peak_limit would take its
+ * stacks); false when the file is unknown or not an absolute path. */
+static bool
+thresholds_frame(struct leakgate_frame *out,
+                 const struct item *it,
+                 const char *thresholds)
+{
+    if (!thresholds || thresholds[0] != '/')
+        return false;
+    memset(out, 0, sizeof *out);
+    out->file = thresholds;
+    out->line = entry_line(it->v);
+    return true;
+}
+
 static void
-put_result(struct leakgate_buf *b, const struct item *it, const char *root)
+put_result(struct leakgate_buf *b,
+           const struct item *it,
+           const char *root,
+           const char *thresholds)
 {
     const struct leakgate_frame *at = primary_frame(it->stack, root);
+    struct leakgate_frame in_file;
     struct leakgate_buf fp = LEAKGATE_BUF_INIT;
 
+    if (!at && thresholds_frame(&in_file, it, thresholds))
+        at = &in_file;
+    if (!at)
+        return; /* not locatable(): render() left it out */
     leakgate_buf__printf(b,
                          "      {\"ruleId\": \"%s\", \"ruleIndex\": %d, "
                          "\"level\": \"error\",\n       ",
                          rules[it->rule].id, (int)it->rule);
     put_message(b, it, at);
     leakgate_buf__puts(b, ",\n       \"locations\": [{");
-    if (at) {
-        put_physical(b, at, root);
-        leakgate_buf__puts(b, ", ");
-    }
-    leakgate_buf__puts(b, "\"logicalLocations\": [{\"fullyQualifiedName\": ");
-    put_json(b, at && at->function ? at->function : it->v->name);
+    put_physical(b, at, root);
+    leakgate_buf__puts(b, ", \"logicalLocations\": [{\"fullyQualifiedName\": ");
+    put_json(b, at->function ? at->function : it->v->name);
     leakgate_buf__printf(b, ", \"kind\": \"%s\"}]}]",
-                         at && at->function ? "function" : "test");
-    if (at)
+                         at->function ? "function" : "test");
+    if (it->stack && at != &in_file)
         put_related(b, it->stack, root);
     /* Stable across builds: the test and the functions of its stack. */
     leakgate_buf__printf(&fp, "%s:%s", it->v->name, rules[it->rule].id);
@@ -277,14 +319,31 @@ put_driver(struct leakgate_buf *b)
     leakgate_buf__puts(b, "]}},\n");
 }
 
+/* Code scanning refuses a whole log that has a result without a
+ * physical location: such a result (no stack with a file, no absolute
+ * thresholds file) is left out. */
+static bool
+locatable(const struct item *it, const char *root, const char *thresholds)
+{
+    struct leakgate_frame f;
+
+    return primary_frame(it->stack, root) ||
+           thresholds_frame(&f, it, thresholds);
+}
+
 static char *
-render(const struct item *items, size_t n, const char *root)
+render(const struct item *items,
+       size_t n,
+       const char *root,
+       const char *thresholds)
 {
     struct leakgate_buf b = LEAKGATE_BUF_INIT;
+    size_t shown = 0;
 
-    leakgate_buf__puts(&b, "{\n  \"$schema\": "
-                           "\"https://json.schemastore.org/sarif-2.1.0.json\",\n"
-                           "  \"version\": \"2.1.0\",\n  \"runs\": [\n    {\n");
+    leakgate_buf__puts(&b,
+                       "{\n  \"$schema\": "
+                       "\"https://json.schemastore.org/sarif-2.1.0.json\",\n"
+                       "  \"version\": \"2.1.0\",\n  \"runs\": [\n    {\n");
     put_driver(&b);
     if (root && root[0] == '/') {
         leakgate_buf__puts(&b, "      \"originalUriBaseIds\": {\"SRCROOT\": "
@@ -295,10 +354,13 @@ render(const struct item *items, size_t n, const char *root)
     }
     leakgate_buf__puts(&b, "      \"results\": [");
     for (size_t i = 0; i < n; i++) {
-        leakgate_buf__puts(&b, i ? ",\n" : "\n");
-        put_result(&b, &items[i], root);
+        if (!locatable(&items[i], root, thresholds))
+            continue;
+        leakgate_buf__puts(&b, shown++ ? ",\n" : "\n");
+        put_result(&b, &items[i], root, thresholds);
     }
-    leakgate_buf__puts(&b, n ? "\n      ]\n    }\n  ]\n}\n" : "]\n    }\n  ]\n}\n");
+    leakgate_buf__puts(&b, shown ? "\n      ]\n    }\n  ]\n}\n"
+                                 : "]\n    }\n  ]\n}\n");
     return leakgate_buf__take(&b);
 }
 
@@ -330,7 +392,8 @@ peak_stack(const struct leakgate_verdict *v)
 char *
 leakgate_sarif__results(const struct leakgate_verdict *const *v,
                         size_t n,
-                        const char *root)
+                        const char *root,
+                        const char *thresholds)
 {
     struct item *items = leakgate_util__calloc(n ? n : 1, sizeof *items);
     size_t m = 0;
@@ -349,7 +412,7 @@ leakgate_sarif__results(const struct leakgate_verdict *const *v,
             peak_only ? "peak over its limit" : "retained over its limit",
             NULL};
     }
-    out = render(items, m, root);
+    out = render(items, m, root, thresholds);
     leakgate_util__free(items);
     return out;
 }
@@ -375,7 +438,9 @@ regression_why(enum rule r)
 }
 
 char *
-leakgate_sarif__compare(const struct leakgate_compare *c, const char *root)
+leakgate_sarif__compare(const struct leakgate_compare *c,
+                        const char *root,
+                        const char *thresholds)
 {
     struct item *items = leakgate_util__calloc(c->n ? c->n : 1, sizeof *items);
     size_t m = 0;
@@ -398,7 +463,7 @@ leakgate_sarif__compare(const struct leakgate_compare *c, const char *root)
             s = peak_stack(r->head);
         items[m++] = (struct item){r->head, rule, s, regression_why(rule), r};
     }
-    out = render(items, m, root);
+    out = render(items, m, root, thresholds);
     leakgate_util__free(items);
     return out;
 }

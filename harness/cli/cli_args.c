@@ -85,8 +85,10 @@ cli_source_root(char *out, const char *given, const char *verb)
     errno = 0;
     if (!given) {
         if (!realpath(".", out))
-            return cli_usage_error(verb, "cannot resolve the current "
-                                   "directory: %s", strerror(errno));
+            return cli_usage_error(verb,
+                                   "cannot resolve the current "
+                                   "directory: %s",
+                                   strerror(errno));
         memcpy(dir, out, strlen(out) + 1);
         git_top(out, dir);
         return 0;

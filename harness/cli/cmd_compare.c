@@ -68,14 +68,13 @@ static int
 parse_option(struct compare_args *a, int argc, char **argv, int *i)
 {
     static const char *const names[] = {
-        "--format",      "--markdown",   "--json",         "--sarif",
-        "--source-root", "--peak-growth", "--peak-floor", "--alloc-growth",
-        "--alloc-floor"};
-    const char **fields[] = {&a->format,           &a->markdown,
-                             &a->json,             &a->sarif,
-                             &a->source_root,      &a->opts.peak_growth,
-                             &a->opts.peak_floor,  &a->opts.alloc_growth,
-                             &a->opts.alloc_floor};
+        "--format",     "--markdown",     "--json",
+        "--sarif",      "--source-root",  "--peak-growth",
+        "--peak-floor", "--alloc-growth", "--alloc-floor"};
+    const char **fields[] = {
+        &a->format,          &a->markdown,          &a->json,
+        &a->sarif,           &a->source_root,       &a->opts.peak_growth,
+        &a->opts.peak_floor, &a->opts.alloc_growth, &a->opts.alloc_floor};
 
     if (strcmp(argv[*i], "--new-stacks") == 0) {
         a->opts.new_stacks = 1;
@@ -102,9 +101,8 @@ check_args(const struct compare_args *a)
                                a->ninputs);
     if (a->format && strcmp(a->format, "text") != 0 &&
         strcmp(a->format, "markdown") != 0 && strcmp(a->format, "json") != 0)
-        return cli_usage_error(VERB,
-                               "--format: '%s' is not text, markdown or json",
-                               a->format);
+        return cli_usage_error(
+            VERB, "--format: '%s' is not text, markdown or json", a->format);
     if (a->source_root && !a->sarif)
         return cli_usage_error(VERB, "--source-root needs --sarif");
     return 0;

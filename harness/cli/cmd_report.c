@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * `leakgate report RESULTS... [--junit FILE] [--html DIR] [--sarif FILE]
- * [--thresholds FILE]`: one summary of the JSON results of any number of test processes
- * (ctest -j, CI shards): the failing windows' reports, the counts, one
- * line per failure, the ten largest peaks (when the results have peaks);
+ * [--thresholds FILE]`: one summary of the JSON results of any number of test
+ * processes (ctest -j, CI shards): the failing windows' reports, the counts,
+ * one line per failure, the ten largest peaks (when the results have peaks);
  * optionally one JUnit file, one HTML page, one SARIF log, and what
  * `leakgate thresholds merge` would change in a thresholds file.  Public
  * API only; the summary goes to stdout, `leakgate: <message>` to stderr.
@@ -64,7 +64,7 @@ struct report_args {
 static int
 parse_option(struct report_args *a, int argc, char **argv, int *i)
 {
-    static const char *const names[] = {"--junit", "--html", "--thresholds",
+    static const char *const names[] = {"--junit", "--html",  "--thresholds",
                                         "--slack", "--sarif", "--source-root"};
     const char **fields[] = {&a->junit, &a->html,  &a->thresholds,
                              &a->slack, &a->sarif, &a->source_root};

@@ -69,7 +69,8 @@ struct leakgate_compare_options {
 /** Static initializer: the defaults. */
 #define LEAKGATE_COMPARE_OPTIONS_INIT                                          \
     {                                                                          \
-        LEAKGATE_COMPARE_OPTIONS_VERSION, NULL, NULL, NULL, NULL, 0, NULL, NULL \
+        LEAKGATE_COMPARE_OPTIONS_VERSION, NULL, NULL, NULL, NULL, 0, NULL,     \
+            NULL                                                               \
     }
 
 /** What leakgate_compare_render() renders. */

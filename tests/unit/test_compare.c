@@ -43,7 +43,8 @@ static struct leakgate_frame frames_b[] = {
 
 /* Give v one counted stack of bytes with the frames (borrowed). */
 static void
-add_stack(struct leakgate_verdict *v, struct leakgate_frame *frames,
+add_stack(struct leakgate_verdict *v,
+          struct leakgate_frame *frames,
           int64_t bytes)
 {
     struct leakgate_vstack *s;
@@ -109,7 +110,8 @@ runs_free(struct two_runs *r)
 }
 
 static int
-build(struct leakgate_compare *c, const struct two_runs *r,
+build(struct leakgate_compare *c,
+      const struct two_runs *r,
       const struct leakgate_compare_options *o)
 {
     memset(c, 0, sizeof *c);
@@ -157,11 +159,9 @@ test_compare__regressions(void)
     leakgate_compare__dispose(&c);
     /* the same run twice: nothing changed */
     CU_ASSERT_EQUAL_FATAL(
-        leakgate_compare__build(&c,
-                                (const struct leakgate_verdict *const *)r.head,
-                                r.nhead,
-                                (const struct leakgate_verdict *const *)r.head,
-                                r.nhead),
+        leakgate_compare__build(
+            &c, (const struct leakgate_verdict *const *)r.head, r.nhead,
+            (const struct leakgate_verdict *const *)r.head, r.nhead),
         0);
     CU_ASSERT_EQUAL(c.nregressions, 0);
     CU_ASSERT_EQUAL(c.nunchanged, r.nhead);
@@ -311,9 +311,10 @@ test_compare__renderings(void)
     /* Markdown: a '|' in a name is escaped, not a column */
     CU_ASSERT_PTR_NOT_NULL(strstr(md, "### leakgate compare: 3 regressions"));
     CU_ASSERT_PTR_NOT_NULL(strstr(md, "head head\\|1.json"));
-    CU_ASSERT_PTR_NOT_NULL(strstr(
-        md, "| :x: regression | t/leak | 0 B → 16 B (+16 B) |"));
-    CU_ASSERT_PTR_NOT_NULL(strstr(md, "cache\\_put cache.c:42 &lt; test\\_cache"));
+    CU_ASSERT_PTR_NOT_NULL(
+        strstr(md, "| :x: regression | t/leak | 0 B → 16 B (+16 B) |"));
+    CU_ASSERT_PTR_NOT_NULL(
+        strstr(md, "cache\\_put cache.c:42 &lt; test\\_cache"));
     /* JSON: strict-parser valid, every test */
     CU_ASSERT_EQUAL(
         leakgate_json__parse(&root, json, strlen(json), "compare.json", NULL),

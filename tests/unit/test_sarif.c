@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "compare.h"
+#include "config.h"
 #include "json.h"
 #include "sarif.h"
 #include "util.h"
@@ -21,6 +22,9 @@ static struct leakgate_frame frames[] = {
     {0x30, "cache_add", "/w/my src/cache.c", 50, "/bin/t", 0x30, false},
     {0x40, "test_cache", "/w/tests/test.c", 7, "/bin/t", 0x40, false},
 };
+
+static struct leakgate_config_entry entry = {.pattern = (char[]){"t/peak"},
+                                             .line = 12};
 
 static struct leakgate_verdict *
 failing(const char *name, bool peak_only)
@@ -100,8 +104,8 @@ test_sarif__results(void)
     char *text;
 
     v[2]->status = LEAKGATE_STATUS_PASS;
-    text = leakgate_sarif__results((const struct leakgate_verdict *const *)v,
-                                   3, "/w");
+    text = leakgate_sarif__results((const struct leakgate_verdict *const *)v, 3,
+                                   "/w", NULL);
     CU_ASSERT_PTR_NOT_NULL_FATAL(text);
     CU_ASSERT_EQUAL_FATAL(
         leakgate_json__parse(&log, text, strlen(text), "x.sarif", NULL), 0);
@@ -130,8 +134,8 @@ test_sarif__results(void)
     leakgate_json__free(log);
     free(text);
     /* No root: absolute file: URIs. */
-    text = leakgate_sarif__results((const struct leakgate_verdict *const *)v,
-                                   1, NULL);
+    text = leakgate_sarif__results((const struct leakgate_verdict *const *)v, 1,
+                                   NULL, NULL);
     CU_ASSERT_PTR_NOT_NULL_FATAL(text);
     CU_ASSERT_PTR_NOT_NULL(strstr(text, "\"uri\": \"file:///w/my%20src/"
                                         "cache.c\"}"));
@@ -148,8 +152,11 @@ test_sarif__compare(void)
     struct leakgate_verdict *peak = failing("t/peak", false);
     const struct leakgate_vstack *new_stacks[1] = {&head->stacks[0]};
     struct leakgate_compare_row rows[3] = {
-        {.name = "t/leak", .head = head, .why = LEAKGATE_COMPARE_WHY_RETAINED,
-         .new_stacks = new_stacks, .nnew_stacks = 1},
+        {.name = "t/leak",
+         .head = head,
+         .why = LEAKGATE_COMPARE_WHY_RETAINED,
+         .new_stacks = new_stacks,
+         .nnew_stacks = 1},
         {.name = "t/peak", .head = peak, .why = LEAKGATE_COMPARE_WHY_PEAK},
         {.name = "t/same", .head = peak},
     };
@@ -157,22 +164,37 @@ test_sarif__compare(void)
     struct leakgate_json *log = NULL;
     char *text;
 
-    /* a peak that grew under its limit keeps no stack */
+    /* a peak that grew under its limit keeps no stack: without a
+     * thresholds file it is left out (code scanning refuses a result
+     * without a physical location) */
     peak->nstacks = 0;
-    text = leakgate_sarif__compare(&c, "/w");
+    text = leakgate_sarif__compare(&c, "/w", NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(text);
+    CU_ASSERT_EQUAL_FATAL(
+        leakgate_json__parse(&log, text, strlen(text), "c.sarif", NULL), 0);
+    CU_ASSERT_PTR_NOT_NULL(result(log, 0));
+    CU_ASSERT_PTR_NULL(result(log, 1));
+    CU_ASSERT_PTR_NOT_NULL(
+        strstr(text, "\"ruleId\": \"leakgate/retained-growth\""));
+    CU_ASSERT_PTR_NOT_NULL(strstr(text, "\"uri\": \"my%20src/cache.c\""));
+    CU_ASSERT_PTR_NULL(strstr(text, "leakgate/peak-growth\", \"ruleIndex"));
+    leakgate_json__free(log);
+    log = NULL;
+    free(text);
+    /* with the head's thresholds file: at the test's entry there */
+    peak->settings.test_entry = &entry;
+    text = leakgate_sarif__compare(&c, "/w", "/w/leakgate.yaml");
     CU_ASSERT_PTR_NOT_NULL_FATAL(text);
     CU_ASSERT_EQUAL_FATAL(
         leakgate_json__parse(&log, text, strlen(text), "c.sarif", NULL), 0);
     CU_ASSERT_PTR_NOT_NULL(result(log, 1));
     CU_ASSERT_PTR_NULL(result(log, 2));
     CU_ASSERT_PTR_NOT_NULL(
-        strstr(text, "\"ruleId\": \"leakgate/retained-growth\""));
-    CU_ASSERT_PTR_NOT_NULL(strstr(text, "\"uri\": \"my%20src/cache.c\""));
-    CU_ASSERT_PTR_NOT_NULL(strstr(
-        text, "\"ruleId\": \"leakgate/peak-growth\", \"ruleIndex\": 4"));
-    CU_ASSERT_PTR_NOT_NULL(strstr(
-        text, "\"locations\": [{\"logicalLocations\": "
-              "[{\"fullyQualifiedName\": \"t/peak\", \"kind\": \"test\"}]}]"));
+        strstr(text, "\"ruleId\": \"leakgate/peak-growth\", \"ruleIndex\": 4"));
+    CU_ASSERT_PTR_NOT_NULL(
+        strstr(text, "\"uri\": \"leakgate.yaml\", \"uriBaseId\": \"SRCROOT\"}, "
+                     "\"region\": {\"startLine\": 12}}"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(text, "no stack was taken"));
     leakgate_json__free(log);
     free(text);
     free_failing(head);
