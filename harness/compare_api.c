@@ -42,6 +42,12 @@ check_versions(const struct leakgate_results *base,
     if (base->nfiles == 0 || head->nfiles == 0)
         return leakgate_error__set(LEAKGATE_EUSAGE, "%s has no results loaded",
                                    base->nfiles == 0 ? "BASE" : "HEAD");
+    if (base->n == 0 || head->n == 0)
+        return leakgate_error__set(
+            LEAKGATE_EFORMAT,
+            "%s %s holds no windows (no test ran?): nothing to compare",
+            base->n == 0 ? "BASE" : "HEAD",
+            base->n == 0 ? base->version_file : head->version_file);
     if (base->version != head->version)
         return leakgate_error__set(
             LEAKGATE_EFORMAT,

@@ -330,10 +330,15 @@ test_compare__renderings(void)
     runs_free(&r);
 }
 
+#define ONE_TEST                                                               \
+    "[{\"suite\": \"s\", \"test\": \"t\", \"status\": \"pass\", "              \
+    "\"measured\": true, \"stacks\": []}]"
 static const char v1[] = "{\"format\": \"leakgate-results\", \"version\": 1, "
-                         "\"tests\": []}";
+                         "\"tests\": " ONE_TEST "}";
 static const char v2[] = "{\"format\": \"leakgate-results\", \"version\": 2, "
-                         "\"tests\": []}";
+                         "\"tests\": " ONE_TEST "}";
+static const char empty[] = "{\"format\": \"leakgate-results\", "
+                            "\"version\": 2, \"tests\": []}";
 
 static void
 test_compare__versions(void)
@@ -362,6 +367,15 @@ test_compare__versions(void)
     CU_ASSERT_EQUAL(leakgate_compare_new(&c, a, a, NULL), 0);
     CU_ASSERT_EQUAL(leakgate_compare_regressions(c), 0);
     leakgate_compare_free(c);
+    c = NULL;
+    leakgate_results_free(b);
+    /* a run without windows is no run to compare with */
+    CU_ASSERT_EQUAL_FATAL(leakgate_results_new(&b), 0);
+    CU_ASSERT_EQUAL(
+        leakgate_results__load_text(b, empty, strlen(empty), "e.json"), 0);
+    CU_ASSERT_EQUAL(leakgate_compare_new(&c, a, b, NULL), LEAKGATE_EFORMAT);
+    CU_ASSERT_PTR_NOT_NULL(
+        strstr(leakgate_error_last(), "HEAD e.json holds no windows"));
     leakgate_results_free(a);
     leakgate_results_free(b);
 }
