@@ -343,7 +343,8 @@ leakgate_compare__dispose(struct leakgate_compare *c)
     leakgate_util__free(c->base_name);
     leakgate_util__free(c->head_name);
     leakgate_util__free(c->head_thresholds);
-    c->head_thresholds = NULL;
+    leakgate_util__free(c->warning);
+    c->head_thresholds = c->warning = NULL;
     c->rows = NULL;
     c->n = 0;
     c->base_name = c->head_name = NULL;

@@ -64,6 +64,8 @@ struct leakgate_compare {
     char *base_name, *head_name; /* owned; "BASE", "HEAD" by default */
     size_t base_windows, head_windows;
     size_t base_files, head_files;
+    char *warning;         /* the runs were measured differently (the
+                              sampling modes differ), or NULL (owned) */
     char *head_thresholds; /* the head run's thresholds file (owned), or
                               NULL: where SARIF points a stackless
                               regression */

@@ -59,6 +59,26 @@ check_versions(const struct leakgate_results *base,
     return 0;
 }
 
+/* Runs measured in different sampling modes (exact against sampled) differ
+ * by sampling alone: said, not refused (a sampled run is an estimate). */
+static int
+sampling_warning(struct leakgate_compare *c,
+                 const struct leakgate_results *base,
+                 const struct leakgate_results *head)
+{
+    const char *b = base->env.sampling, *h = head->env.sampling;
+    struct leakgate_buf w = LEAKGATE_BUF_INIT;
+
+    if (!b || !h || strcmp(b, h) == 0)
+        return 0;
+    leakgate_buf__printf(&w,
+                         "BASE was measured with sampling '%s', HEAD with "
+                         "'%s': figures may differ by sampling alone",
+                         b, h);
+    c->warning = leakgate_buf__take(&w);
+    return c->warning ? 0 : leakgate_error__set(LEAKGATE_ENOMEM, "compare");
+}
+
 static int
 names(struct leakgate_compare *c, const struct leakgate_compare_options *o)
 {
@@ -90,6 +110,8 @@ leakgate_compare_new(leakgate_compare **out,
     rc = leakgate_compare__limits(&c->lim, opts);
     if (rc == 0)
         rc = names(c, opts);
+    if (rc == 0)
+        rc = sampling_warning(c, base, head);
     if (rc == 0 && head->env.thresholds_path) {
         c->head_thresholds = leakgate_util__strdup(head->env.thresholds_path);
         if (!c->head_thresholds)

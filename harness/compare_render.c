@@ -265,6 +265,8 @@ leakgate_compare__text(const struct leakgate_compare *c)
                          "(%zu windows)\n",
                          c->base_name, c->base_windows, c->head_name,
                          c->head_windows);
+    if (c->warning)
+        leakgate_buf__printf(&b, "leakgate compare: warning: %s\n", c->warning);
     for (size_t i = 0; i < c->n; i++)
         if (c->rows[i].changed || c->rows[i].why)
             text_row(&b, &c->rows[i]);
@@ -358,6 +360,11 @@ leakgate_compare__markdown(const struct leakgate_compare *c)
     leakgate_buf__printf(&b, " (%zu windows): ", c->head_windows);
     put_counts(&b, c);
     leakgate_buf__puts(&b, ".\n\n");
+    if (c->warning) {
+        leakgate_buf__puts(&b, "> **Warning**: ");
+        md_put(&b, c->warning);
+        leakgate_buf__puts(&b, "\n\n");
+    }
     for (size_t i = 0; i < c->n; i++) {
         if (!c->rows[i].changed && !c->rows[i].why)
             continue;
@@ -513,9 +520,12 @@ leakgate_compare__json(const struct leakgate_compare *c)
     leakgate_buf__printf(&b,
                          "  \"summary\": {\"regressions\": %zu, \"changed\": "
                          "%zu, \"new\": %zu, \"removed\": %zu, \"unchanged\": "
-                         "%zu},\n  \"tests\": [",
+                         "%zu},\n  \"warnings\": [",
                          c->nregressions, c->nchanged, c->nnew, c->nremoved,
                          c->nunchanged);
+    if (c->warning)
+        json_str(&b, c->warning);
+    leakgate_buf__puts(&b, "],\n  \"tests\": [");
     for (size_t i = 0; i < c->n; i++) {
         leakgate_buf__puts(&b, i ? ",\n" : "\n");
         json_row(&b, &c->rows[i]);
