@@ -16,8 +16,12 @@
 #include "thresholds.h"
 #include "util.h"
 
-/* Markdown lists this many stack frames per new stack. */
+/* Markdown lists this many stack frames per new stack, this many rows
+ * and new stacks: a pull-request comment holds at most 65,536
+ * characters (the text and JSON list everything). */
 #define MD_FRAMES 8
+#define MD_ROWS 50
+#define MD_STACKS 20
 
 static const char *
 status_name(leakgate_status s)
@@ -321,7 +325,7 @@ md_row(struct leakgate_buf *b, const struct leakgate_compare_row *r)
 static void
 md_new_stacks(struct leakgate_buf *b, const struct leakgate_compare *c)
 {
-    bool any = false;
+    size_t shown = 0, all = 0;
 
     for (size_t i = 0; i < c->n; i++) {
         const struct leakgate_compare_row *r = &c->rows[i];
@@ -329,9 +333,11 @@ md_new_stacks(struct leakgate_buf *b, const struct leakgate_compare *c)
         for (size_t k = 0; k < r->nnew_stacks; k++) {
             struct leakgate_buf s = LEAKGATE_BUF_INIT;
 
-            if (!any)
+            if (all++ == 0)
                 leakgate_buf__puts(b, "\n#### New retained stacks\n\n");
-            any = true;
+            if (shown == MD_STACKS)
+                continue;
+            shown++;
             put_stack(&s, r->new_stacks[k], MD_FRAMES);
             leakgate_buf__puts(b, "- ");
             md_put(b, r->name);
@@ -342,13 +348,18 @@ md_new_stacks(struct leakgate_buf *b, const struct leakgate_compare *c)
             leakgate_buf__dispose(&s);
         }
     }
+    if (all > shown)
+        leakgate_buf__printf(b,
+                             "- and %zu more (the text output lists them "
+                             "all)\n",
+                             all - shown);
 }
 
 char *
 leakgate_compare__markdown(const struct leakgate_compare *c)
 {
     struct leakgate_buf b = LEAKGATE_BUF_INIT;
-    bool table = false;
+    size_t rows = 0;
 
     leakgate_buf__printf(&b, "### leakgate compare: %zu %s\n\n",
                          c->nregressions,
@@ -368,15 +379,21 @@ leakgate_compare__markdown(const struct leakgate_compare *c)
     for (size_t i = 0; i < c->n; i++) {
         if (!c->rows[i].changed && !c->rows[i].why)
             continue;
-        if (!table)
+        if (rows == 0)
             leakgate_buf__puts(&b, "| | test | retained | peak | allocations "
                                    "| regression |\n"
                                    "|---|---|---:|---:|---:|---|\n");
-        table = true;
-        md_row(&b, &c->rows[i]);
+        if (rows++ < MD_ROWS)
+            md_row(&b, &c->rows[i]);
     }
-    if (!table)
+    if (rows == 0)
         leakgate_buf__puts(&b, "No test changed.\n");
+    if (rows > MD_ROWS)
+        leakgate_buf__printf(&b,
+                             "\nAnd %zu more changed tests, smaller changes "
+                             "(the text output lists them all, the JSON every "
+                             "test).\n",
+                             rows - MD_ROWS);
     md_new_stacks(&b, c);
     leakgate_buf__puts(&b, "\n<sub>");
     put_criteria(&b, &c->lim);

@@ -5,6 +5,7 @@
  * the options, the renderings, and the version check of the public API. */
 #include "unit.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -333,6 +334,54 @@ test_compare__renderings(void)
 #define ONE_TEST                                                               \
     "[{\"suite\": \"s\", \"test\": \"t\", \"status\": \"pass\", "              \
     "\"measured\": true, \"stacks\": []}]"
+/* Markdown fits a pull-request comment (65,536 characters) whatever the
+ * number of changed tests. */
+static void
+test_compare__markdown_bounded(void)
+{
+    enum { N = 3000 };
+    struct leakgate_verdict **base = calloc(N, sizeof *base);
+    struct leakgate_verdict **head = calloc(N, sizeof *head);
+    struct leakgate_compare c;
+    char name[64], *md, *text;
+
+    for (int i = 0; i < N; i++) {
+        snprintf(name, sizeof name, "suite_%04d/a_rather_long_test_name", i);
+        base[i] = window(name, 0, 100, 1);
+        head[i] = window(name, 16, 200, 2);
+        add_stack(head[i], frames_a, 16);
+    }
+    memset(&c, 0, sizeof c);
+    CU_ASSERT_EQUAL(leakgate_compare__limits(&c.lim, NULL), 0);
+    c.base_name = leakgate_util__strdup("base");
+    c.head_name = leakgate_util__strdup("head");
+    CU_ASSERT_EQUAL_FATAL(leakgate_compare__build(
+                              &c, (const struct leakgate_verdict *const *)base,
+                              N, (const struct leakgate_verdict *const *)head,
+                              N),
+                          0);
+    md = leakgate_compare__markdown(&c);
+    text = leakgate_compare__text(&c);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(md);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(text);
+    CU_ASSERT_TRUE(strlen(md) < 65536);
+    CU_ASSERT_PTR_NOT_NULL(
+        strstr(md, "### leakgate compare: 3000 regressions"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(md, "And 2950 more changed tests"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(md, "- and 2980 more (the text output"));
+    /* the text has them all */
+    CU_ASSERT_PTR_NOT_NULL(strstr(text, "suite_2999/a_rather_long_test_name"));
+    free(md);
+    free(text);
+    leakgate_compare__dispose(&c);
+    for (int i = 0; i < N; i++) {
+        free_window(base[i]);
+        free_window(head[i]);
+    }
+    free(base);
+    free(head);
+}
+
 static const char v1[] = "{\"format\": \"leakgate-results\", \"version\": 1, "
                          "\"tests\": " ONE_TEST "}";
 static const char v2[] = "{\"format\": \"leakgate-results\", \"version\": 2, "
@@ -387,6 +436,7 @@ const struct unit_case unit_cases[] = {
     {"test_compare__new_stacks", test_compare__new_stacks},
     {"test_compare__not_measured", test_compare__not_measured},
     {"test_compare__renderings", test_compare__renderings},
+    {"test_compare__markdown_bounded", test_compare__markdown_bounded},
     {"test_compare__versions", test_compare__versions},
     {NULL, NULL},
 };
