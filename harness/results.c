@@ -34,6 +34,7 @@ struct loader {
     void **owned;
     size_t nowned, cap_owned;
     struct leakgate_report_env env;
+    int version; /* the document's "version" */
 };
 
 static int fail(const struct loader *ld,
@@ -849,7 +850,7 @@ load_record(struct leakgate_verdict *v,
 /* ---- the document ---------------------------------------------------- */
 
 static int
-check_header(const struct loader *ld, const struct leakgate_json *root)
+check_header(struct loader *ld, const struct leakgate_json *root)
 {
     const struct leakgate_json *f = leakgate_json__get(root, "format");
     const struct leakgate_json *ver = leakgate_json__get(root, "version");
@@ -874,6 +875,7 @@ check_header(const struct loader *ld, const struct leakgate_json *root)
                     "unsupported results version %" PRId64
                     " (this leakgate reads versions 1 to %d)",
                     version, RESULTS_VERSION);
+    ld->version = (int)version;
     return 0;
 }
 
@@ -953,6 +955,23 @@ loader_dispose(struct loader *ld)
     leakgate_util__free(ld->owned);
 }
 
+/* Note the version of the file being committed: the first file's, or
+ * the first file of another version; false on ENOMEM. */
+static bool
+note_version(struct leakgate_results *r, const struct loader *ld)
+{
+    if (r->nfiles == 0) {
+        r->version = ld->version;
+        r->version_file = leakgate_util__strdup(ld->name);
+        return r->version_file != NULL;
+    }
+    if (ld->version == r->version || r->other_version_file)
+        return true;
+    r->other_version = ld->version;
+    r->other_version_file = leakgate_util__strdup(ld->name);
+    return r->other_version_file != NULL;
+}
+
 /* Move the loaded windows and records into r; false on ENOMEM. */
 static bool
 commit(struct leakgate_results *r, struct loader *ld)
@@ -960,6 +979,9 @@ commit(struct leakgate_results *r, struct loader *ld)
     size_t nv = r->n + ld->n, no = r->nowned + ld->nowned;
     struct leakgate_verdict **v = r->v;
     void **owned = r->owned;
+
+    if (!note_version(r, ld))
+        return false;
 
     if (nv > r->cap) {
         v = leakgate_util__realloc(r->v, (nv + 16) * sizeof *v);

@@ -32,6 +32,13 @@ struct leakgate_results {
     bool has_env;
     bool filtered; /* every file came from a run with the same --filter */
     size_t nfiles;
+    /* The results version of the first file and, when a later file has
+     * another, that file's name and version (`leakgate compare` refuses
+     * such a mix); names owned. */
+    int version;
+    char *version_file;
+    int other_version;
+    char *other_version_file;
     const struct leakgate_verdict **view; /* one per name: see summary */
     size_t nview;
     char *summary; /* last summary text */

@@ -51,6 +51,8 @@ leakgate_results_free(leakgate_results *r)
     leakgate_util__free(r->owned);
     leakgate_util__free(r->view);
     leakgate_util__free(r->summary);
+    leakgate_util__free(r->version_file);
+    leakgate_util__free(r->other_version_file);
     leakgate_util__free(r);
 }
 

@@ -20,4 +20,11 @@ int cli_fail(int status);
 int cli_value_option(
     const char **out, const char *opt, int argc, char **argv, int *i);
 
+/* The source root SARIF paths are relative to, into out (PATH_MAX
+ * bytes): given (a directory, made absolute), else the nearest directory
+ * from the current one up that holds .git (a git work tree), else the
+ * current directory.  Returns 0, or 2 after a usage error naming the
+ * option. */
+int cli_source_root(char *out, const char *given, const char *verb);
+
 #endif

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * `leakgate report RESULTS... [--junit FILE] [--html DIR] [--thresholds
- * FILE]`: one summary of the JSON results of any number of test processes
- * (ctest -j, CI shards): the failing windows' reports, the counts, one
- * line per failure, the ten largest peaks (when the results have peaks);
- * optionally one JUnit file, one HTML page, and what
+ * `leakgate report RESULTS... [--junit FILE] [--html DIR] [--sarif FILE]
+ * [--thresholds FILE]`: one summary of the JSON results of any number of test
+ * processes (ctest -j, CI shards): the failing windows' reports, the counts,
+ * one line per failure, the ten largest peaks (when the results have peaks);
+ * optionally one JUnit file, one HTML page, one SARIF log, and what
  * `leakgate thresholds merge` would change in a thresholds file.  Public
  * API only; the summary goes to stdout, `leakgate: <message>` to stderr.
  * Exit status: 0 every window passed; 1 some window failed; 2 usage
@@ -12,12 +12,14 @@
  */
 #include "cmd_report.h"
 
+#include <limits.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "leakgate/compare.h"
 #include "leakgate/thresholds.h"
 
 #include "cli_args.h"
@@ -26,6 +28,7 @@
 
 static const char report_usage[] =
     "usage: leakgate report RESULTS... [--junit FILE] [--html DIR]\n"
+    "                       [--sarif FILE [--source-root DIR]]\n"
     "                       [--thresholds FILE [--slack SLACK]]\n"
     "\n"
     "One summary of JSON results (files written by --json, or directories\n"
@@ -37,6 +40,10 @@ static const char report_usage[] =
     "\n"
     "  --junit FILE       also write one JUnit XML file for every window\n"
     "  --html DIR         also write DIR/index.html, the run's page\n"
+    "  --sarif FILE       also write the failing windows as SARIF 2.1.0\n"
+    "                     (code scanning: the leak on its source line)\n"
+    "  --source-root DIR  with --sarif: paths relative to DIR (default: the\n"
+    "                     git work tree of the current directory, else it)\n"
     "  --thresholds FILE  also say what 'leakgate thresholds merge' would\n"
     "                     change in FILE, and which of its limits are loose\n"
     "                     or stale (nothing is written)\n"
@@ -49,7 +56,7 @@ static const char report_usage[] =
     "thresholds file; 3 an output could not be written.\n";
 
 struct report_args {
-    const char *junit, *html, *thresholds, *slack;
+    const char *junit, *html, *thresholds, *slack, *sarif, *source_root;
     char **inputs;
     int ninputs;
 };
@@ -57,9 +64,10 @@ struct report_args {
 static int
 parse_option(struct report_args *a, int argc, char **argv, int *i)
 {
-    static const char *const names[] = {"--junit", "--html", "--thresholds",
-                                        "--slack"};
-    const char **fields[] = {&a->junit, &a->html, &a->thresholds, &a->slack};
+    static const char *const names[] = {"--junit", "--html",  "--thresholds",
+                                        "--slack", "--sarif", "--source-root"};
+    const char **fields[] = {&a->junit, &a->html,  &a->thresholds,
+                             &a->slack, &a->sarif, &a->source_root};
 
     for (size_t k = 0; k < sizeof names / sizeof names[0]; k++) {
         int m = cli_value_option(fields[k], names[k], argc, argv, i);
@@ -95,6 +103,8 @@ parse_args(struct report_args *a, int argc, char **argv)
                              "needs at least one results file or directory");
     if (rc == 0 && a->slack && !a->thresholds)
         rc = cli_usage_error(VERB, "--slack needs --thresholds");
+    if (rc == 0 && a->source_root && !a->sarif)
+        rc = cli_usage_error(VERB, "--source-root needs --sarif");
     if (!a->slack && getenv("LEAKGATE_SLACK") && *getenv("LEAKGATE_SLACK"))
         a->slack = getenv("LEAKGATE_SLACK");
     return rc;
@@ -121,9 +131,15 @@ thresholds_preview(leakgate_results *r, const struct report_args *a)
 static int
 outputs(leakgate_results *r, const struct report_args *a)
 {
+    char root[PATH_MAX];
+
     if (a->junit && leakgate_results_write_junit(r, a->junit) < 0)
         return cli_fail(3);
     if (a->html && leakgate_results_write_html(r, a->html) < 0)
+        return cli_fail(3);
+    if (a->sarif && cli_source_root(root, a->source_root, VERB) != 0)
+        return 2;
+    if (a->sarif && leakgate_results_write_sarif(r, a->sarif, root) < 0)
         return cli_fail(3);
     return a->thresholds ? thresholds_preview(r, a) : 0;
 }

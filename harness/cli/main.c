@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cmd_compare.h"
 #include "cmd_diff.h"
 #include "cmd_report.h"
 #include "cmd_run.h"
@@ -21,6 +22,7 @@ static const char usage[] =
     "       leakgate thresholds check FILE...\n"
     "       leakgate thresholds merge RESULTS... --into FILE [--tighten]\n"
     "       leakgate report RESULTS... [--junit FILE] [--html DIR]\n"
+    "       leakgate compare BASE HEAD [--markdown FILE] [--sarif FILE]\n"
     "\n"
     "A leak-regression gate for C unit tests.  Link your CUnit suite with\n"
     "leakgate::cunit and end main with leakgate_cunit_main(); every test\n"
@@ -47,6 +49,8 @@ main(int argc, char **argv)
         return leakgate_cmd_thresholds(argc - 1, argv + 1);
     if (strcmp(argv[1], "report") == 0)
         return leakgate_cmd_report(argc - 1, argv + 1);
+    if (strcmp(argv[1], "compare") == 0)
+        return leakgate_cmd_compare(argc - 1, argv + 1);
     fprintf(stderr, "leakgate: unknown command '%s' (see --help)\n", argv[1]);
     return 2;
 }
