@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * error: the X-macro table of codes and the thread-local detail buffer.
+ * error: the X-macro table of codes, the thread-local detail buffer and
+ * the version string (leakgate_version()).
  * Invariant: leakgate_error_last() always returns a NUL-terminated string
  * (empty when nothing failed on this thread).
  */
@@ -44,4 +45,10 @@ void
 leakgate_error__clear(void)
 {
     last_error[0] = '\0';
+}
+
+const char *
+leakgate_version(void)
+{
+    return LEAKGATE_VERSION;
 }

@@ -25,12 +25,6 @@
 
 #define SUITE_WINDOW "[suite]"
 
-const char *
-leakgate_version(void)
-{
-    return LEAKGATE_VERSION;
-}
-
 static int
 load_config(struct leakgate_gate *gate)
 {
