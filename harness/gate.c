@@ -950,8 +950,14 @@ hint_shared_fixture(struct leakgate_gate *gate, struct leakgate_verdict *sv)
                              "%zu failing test%s retained (%s): they add to "
                              "a shared fixture. To judge each test at the "
                              "suite's end, on what it left that the suite "
-                             "does not free, ",
-                             n, n == 1 ? "" : "s", names.ptr);
+                             "does not free%s, ",
+                             n, n == 1 ? "" : "s", names.ptr,
+                             /* --exact printed their reports, with their
+                              * own entries, when they ended. */
+                             gate->opts.exact && !gate->replay.child
+                                 ? " (instead of the entries their reports "
+                                   "above give)"
+                                 : "");
         leakgate_gate__scope_yaml(&b, gate, one, 1);
         sv->hint = leakgate_buf__take(&b);
         leakgate_util__free(sv->report);
