@@ -8,13 +8,15 @@
 #   B  a file that has a tests: section: the entries go under it (a second
 #      tests: is a duplicate key), the suites: section at the end; a
 #      single test's own snippet says "add under `tests:`" too.
-# Usage: combined_hint.sh CORPUS LEAKGATE WORK
+#   C  A under `leakgate run`, on the plain build of the corpus.
+# Usage: combined_hint.sh CORPUS LEAKGATE WORK CORPUS_PLAIN
 set -eu
 corpus=$1
 leakgate=$2
 work=$3
+plain=$4
 rm -rf "$work"
-mkdir -p "$work/a" "$work/b"
+mkdir -p "$work/a" "$work/b" "$work/c"
 unset LEAKGATE_THRESHOLDS LEAKGATE_JUNIT LEAKGATE_JSON LEAKGATE_REPORT_DIR || true
 
 fail() {
@@ -74,4 +76,15 @@ awk '/^leakgate: FAIL leaks\/malloc:/ { on = 1 }
 sed '/^tests:$/r malloc.yaml' one.yaml >one2.yaml
 "$corpus" --thresholds one2.yaml --filter 'leaks/malloc' >out3.txt 2>err3.txt ||
     { cat one2.yaml err3.txt; fail "B: leaks/malloc's own snippet does not apply"; }
+
+# ---- C: leakgate run, no thresholds file -----------------------------------
+cd "$work/c"
+"$leakgate" run --filter '[hl]*' -- "$plain" >out.txt 2>err.txt &&
+    fail "C: the run passed"
+grep -q '^leakgate: 13 windows above printed YAML.*create leakgate.yaml with:$' err.txt ||
+    { cat err.txt; fail "C: no combined hint under leakgate run"; }
+sed -n '/windows above printed YAML/,/windows over the limits/p' err.txt |
+    sed -n '2,$p' | grep '^  ' | sed 's/^  //' >leakgate.yaml
+"$leakgate" run --filter '[hl]*' -- "$plain" >out2.txt 2>err2.txt ||
+    { cat leakgate.yaml err2.txt; fail "C: the run still fails with the snippet applied"; }
 echo ok
