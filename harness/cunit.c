@@ -234,12 +234,12 @@ stop_when_replayed(void)
     _exit(0);
 }
 
+static void report_late(const struct wsuite *ws);
+
 /* Close a suite's window (cleanup has run); returns true when its verdict
  * failed.  A lean process's suite window whose init or cleanup left
  * memory (LEAKGATE_GATE_RERUN) is measured by a replay now: its verdict
  * decides what CUnit records for the cleanup. */
-static void report_late(const struct wsuite *ws);
-
 static bool
 end_suite_window(struct wsuite *ws)
 {
