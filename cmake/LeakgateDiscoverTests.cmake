@@ -21,8 +21,9 @@
 # THRESHOLDS calls leakgate_thresholds_file(TARGET file): the binary itself
 # knows its thresholds file, under ctest and run by hand from anywhere.
 # Testing must be enabled (enable_testing(), or include(CTest)) in the
-# calling directory and in every directory above it, before or after the
-# call: at the end of the top-level directory the configuration fails,
+# calling directory and in every directory above it up to its project's
+# top (the directory of its project() call), before or after the call:
+# at the end of the top-level directory the configuration fails,
 # naming each CMakeLists.txt that lacks it, instead of a ctest that finds
 # "Total Tests: 0" and passes while checking nothing.  A directory where
 # include(CTest) turned BUILD_TESTING off is not checked (no tests wanted).
@@ -80,8 +81,8 @@ __attribute__((visibility(\"default\"))) const char
 endfunction()
 
 # Deferred to the end of the top-level directory by leakgate_discover_tests():
-# every directory that registered tests, and each one above it, must have
-# testing enabled, or ctest at the top of the build tree never sees them
+# every directory that registered tests, and each one above it up to its
+# project's top, must have testing enabled, or ctest at the top of the build tree never sees them
 # (a directory's CTestTestfile.cmake exists only when testing is enabled in
 # it; ctest reaches a subdirectory's through its parent's).
 function(_leakgate_check_testing)
@@ -92,6 +93,7 @@ function(_leakgate_check_testing)
     string(REPLACE "|" ";" call "${call}")
     list(GET call 0 target)
     list(GET call 1 dir)
+    list(GET call 2 project_dir)
     while(dir)
       get_directory_property(enabled DIRECTORY ${dir}
                              DEFINITION CMAKE_TESTING_ENABLED)
@@ -101,7 +103,9 @@ function(_leakgate_check_testing)
         list(APPEND missing ${dir}/CMakeLists.txt)
         list(APPEND targets ${target})
       endif()
-      if(dir STREQUAL CMAKE_SOURCE_DIR)
+      # Up to the project's own top (a project added to another build
+      # is tested in its own build directory).
+      if(dir STREQUAL project_dir OR dir STREQUAL CMAKE_SOURCE_DIR)
         break()
       endif()
       get_directory_property(dir DIRECTORY ${dir} PARENT_DIRECTORY)
@@ -153,7 +157,7 @@ function(leakgate_discover_tests target)
                    CALL _leakgate_check_testing)
   endif()
   set_property(GLOBAL APPEND PROPERTY _LEAKGATE_DISCOVER_CALLERS
-               "${target}|${CMAKE_CURRENT_SOURCE_DIR}")
+               "${target}|${CMAKE_CURRENT_SOURCE_DIR}|${PROJECT_SOURCE_DIR}")
   if(LG_THRESHOLDS)
     # Not passed as --thresholds: LEAKGATE_THRESHOLDS=other.yaml ctest
     # then still wins, as it does for a direct run.

@@ -110,6 +110,12 @@ configure(late_top 1 "late_top/sub/CMakeLists.txt")
 project_dir(top "enable_testing()\nadd_subdirectory(sub)\n" "${add}")
 configure(top 0)
 
+# 8. A project added to a build that does not test (a superbuild): its
+# own top enables testing, which is where its tests are run from.
+project_dir(super "add_subdirectory(sub)\n"
+  "project(sub C)\nenable_testing()\n${add}")
+configure(super 0)
+
 if(failed)
   message(FATAL_ERROR "${failed}")
 endif()
