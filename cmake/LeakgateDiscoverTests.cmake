@@ -20,6 +20,13 @@
 # its own (report, --junit, --json); only what ctest counts changes.
 # THRESHOLDS calls leakgate_thresholds_file(TARGET file): the binary itself
 # knows its thresholds file, under ctest and run by hand from anywhere.
+# Testing must be enabled (enable_testing(), or include(CTest)) in the
+# calling directory and in every directory above it up to its project's
+# top (the directory of its project() call), before or after the call:
+# at the end of the top-level directory the configuration fails,
+# naming each CMakeLists.txt that lacks it, instead of a ctest that finds
+# "Total Tests: 0" and passes while checking nothing.  A directory where
+# include(CTest) turned BUILD_TESTING off is not checked (no tests wanted).
 #
 # leakgate_thresholds_file(TARGET file)
 #
@@ -73,6 +80,58 @@ __attribute__((visibility(\"default\"))) const char
   target_sources(${target} PRIVATE ${source})
 endfunction()
 
+# Deferred to the end of the top-level directory by leakgate_discover_tests():
+# every directory that registered tests, and each one above it up to its
+# project's top, must have testing enabled, or ctest at the top of the build tree never sees them
+# (a directory's CTestTestfile.cmake exists only when testing is enabled in
+# it; ctest reaches a subdirectory's through its parent's).
+function(_leakgate_check_testing)
+  get_property(calls GLOBAL PROPERTY _LEAKGATE_DISCOVER_CALLERS)
+  set(missing "")
+  set(targets "")
+  foreach(call IN LISTS calls)
+    string(REPLACE "|" ";" call "${call}")
+    list(GET call 0 target)
+    list(GET call 1 dir)
+    list(GET call 2 project_dir)
+    while(dir)
+      get_directory_property(enabled DIRECTORY ${dir}
+                             DEFINITION CMAKE_TESTING_ENABLED)
+      get_directory_property(build_testing DIRECTORY ${dir}
+                             DEFINITION BUILD_TESTING)
+      if(NOT enabled AND (build_testing OR "${build_testing}" STREQUAL ""))
+        list(APPEND missing ${dir}/CMakeLists.txt)
+        list(APPEND targets ${target})
+      endif()
+      # Up to the project's own top (a project added to another build
+      # is tested in its own build directory).
+      if(dir STREQUAL project_dir OR dir STREQUAL CMAKE_SOURCE_DIR)
+        break()
+      endif()
+      get_directory_property(dir DIRECTORY ${dir} PARENT_DIRECTORY)
+    endwhile()
+  endforeach()
+  if(NOT missing)
+    return()
+  endif()
+  list(REMOVE_DUPLICATES missing)
+  list(REMOVE_DUPLICATES targets)
+  list(JOIN targets ", " targets)
+  set(files "")
+  foreach(file IN LISTS missing)
+    string(APPEND files "\n  ${file}")
+  endforeach()
+  message(FATAL_ERROR
+    "leakgate_discover_tests(${targets}): testing is not enabled in"
+    "${files}\n"
+    "so ctest would find none of these tests (\"Total Tests: 0\") and "
+    "pass while checking nothing.  Add this line to each file above, "
+    "near its top (after project() in the top-level one) and before its "
+    "add_subdirectory() calls:\n"
+    "  enable_testing()\n"
+    "(include(CTest) enables testing too, unless BUILD_TESTING is OFF).")
+endfunction()
+
 function(leakgate_discover_tests target)
   cmake_parse_arguments(LG "" "THRESHOLDS;TEST_PREFIX;WORKING_DIRECTORY;PER"
                         "EXTRA_ARGS;PROPERTIES" ${ARGN})
@@ -90,6 +149,15 @@ function(leakgate_discover_tests target)
     set(LG_WORKING_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR})
   endif()
   set(args ${LG_EXTRA_ARGS})
+  # Checked once, when the whole project has been read (enable_testing()
+  # may come after this call).
+  get_property(callers GLOBAL PROPERTY _LEAKGATE_DISCOVER_CALLERS)
+  if(NOT callers)
+    cmake_language(DEFER DIRECTORY ${CMAKE_SOURCE_DIR}
+                   CALL _leakgate_check_testing)
+  endif()
+  set_property(GLOBAL APPEND PROPERTY _LEAKGATE_DISCOVER_CALLERS
+               "${target}|${CMAKE_CURRENT_SOURCE_DIR}|${PROJECT_SOURCE_DIR}")
   if(LG_THRESHOLDS)
     # Not passed as --thresholds: LEAKGATE_THRESHOLDS=other.yaml ctest
     # then still wins, as it does for a direct run.

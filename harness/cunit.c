@@ -65,6 +65,9 @@ struct wsuite {
     bool whole; /* scope: suite measured as one window */
     bool window_open;
     bool init_called; /* CUnit started this suite in this run */
+    /* Its shared-fixture hint, found after the replay: printed after the
+     * reports of the replayed tests it is the diagnosis of. */
+    const leakgate_verdict *late_hint;
 };
 
 struct wtest {
@@ -79,6 +82,8 @@ struct wtest {
     bool rerun;          /* may run twice: a fast first pass */
     bool awaiting;       /* its verdict waits for the replay */
     bool suite_wait;     /* ... for its suite's end (scope: suite) */
+    bool report_late;    /* replayed in its suite's cleanup: reported when
+                            the suite's window has closed (its hint) */
 };
 
 /* A record that is over but not yet handed to the hooks. */
@@ -229,6 +234,8 @@ stop_when_replayed(void)
     _exit(0);
 }
 
+static void report_late(const struct wsuite *ws);
+
 /* Close a suite's window (cleanup has run); returns true when its verdict
  * failed.  A lean process's suite window whose init or cleanup left
  * memory (LEAKGATE_GATE_RERUN) is measured by a replay now: its verdict
@@ -248,12 +255,16 @@ end_suite_window(struct wsuite *ws)
         run.suite_replayed = NULL;
         replay_awaiting(true);
         v = leakgate_gate_verdict(run.gate, ws->suite->pName, SUITE_WINDOW);
+        report_late(ws);
         /* late_hints() reported it already, with its hint. */
         if (v && v == run.suite_replayed)
             return leakgate_verdict_status(v) == LEAKGATE_STATUS_FAIL;
         rc = 0;
     }
     gate_error(rc, "closing a window");
+    /* Its tests replayed in its cleanup first: the window's verdict may
+     * be their diagnosis (a shared fixture). */
+    report_late(ws);
     return take_verdict(NULL, v);
 }
 
@@ -606,7 +617,7 @@ leakgate_cunit_cleanup(void)
 {
     struct wsuite *ws = current_suite();
     int result = 0;
-    bool last;
+    bool last, probe = false;
 
     if (!ws)
         return 0;
@@ -618,7 +629,7 @@ leakgate_cunit_cleanup(void)
          * replays what waits first: leakgate_cunit__rescue.) */
         if (last) {
             replay_awaiting(true);
-            probe_warmup();
+            probe = true;
         }
     }
     started(ws, SUITE_WINDOW, "cleanup");
@@ -637,6 +648,10 @@ leakgate_cunit_cleanup(void)
     }
     if (ws->suite_scope && !ws->whole)
         judge_held(ws);
+    /* After the suite's window: a test its shared fixture explains gets
+     * that diagnosis, not `warmup:` as well. */
+    if (probe)
+        probe_warmup();
     current.test = NULL;
     if (last)
         uncount_filtered();
@@ -878,23 +893,51 @@ count_replayed_failure(const struct wtest *wt)
 }
 
 /* Suites whose tests the replay judged after their window closed get the
- * shared-fixture hint now, printed and handed to the hooks again. */
+ * shared-fixture hint now (which marks those tests: their reports point at
+ * it), and it is printed and handed to the hooks again after the tests'
+ * reports (late_hints_report). */
 static void
 late_hints(void)
 {
     for (size_t i = 0; i < run.nsuites; i++) {
-        const leakgate_verdict *v;
+        if (run.suites[i].init_called)
+            run.suites[i].late_hint =
+                leakgate_gate_late_hint(run.gate, run.suites[i].suite->pName);
+    }
+}
 
-        if (!run.suites[i].init_called)
-            continue;
-        v = leakgate_gate_late_hint(run.gate, run.suites[i].suite->pName);
+static void
+late_hints_report(void)
+{
+    for (size_t i = 0; i < run.nsuites; i++) {
+        const leakgate_verdict *v = run.suites[i].late_hint;
+
         if (!v)
             continue;
+        run.suites[i].late_hint = NULL;
         report_verdict(v);
         run.suite_replayed = v;
         if (hooks.revised)
             hooks.revised(run.suites[i].suite->pName, SUITE_WINDOW,
                           hooks.payload);
+    }
+}
+
+/* The tests of ws (NULL: of every suite) whose report waits for their
+ * suite's window (replay_awaiting): CUnit counted them already. */
+static void
+report_late(const struct wsuite *ws)
+{
+    for (size_t i = 0; i < run.ntests; i++) {
+        struct wtest *wt = &run.tests[i];
+
+        if (!wt->report_late || (ws && wt->ws != ws))
+            continue;
+        wt->report_late = false;
+        report_verdict(leakgate_gate_verdict(run.gate, wt->ws->suite->pName,
+                                             wt->test->pName));
+        if (hooks.revised)
+            hooks.revised(wt->ws->suite->pName, wt->test->pName, hooks.payload);
     }
 }
 
@@ -971,6 +1014,7 @@ replay_awaiting(bool in_cunit)
     checkpoint(); /* the waiting records are streamed, not judged, first */
     gate_error(leakgate_gate_replay(run.gate, hooks.replay_preload),
                "replaying the run");
+    late_hints();
     for (size_t i = 0; i < run.ntests; i++) {
         struct wtest *wt = &run.tests[i];
         const leakgate_verdict *v;
@@ -980,7 +1024,16 @@ replay_awaiting(bool in_cunit)
         wt->awaiting = false;
         v = leakgate_gate_verdict(run.gate, wt->ws->suite->pName,
                                   wt->test->pName);
-        if (report_verdict(v)) {
+        /* In its suite's cleanup (the last suite's): counted now, for
+         * CUnit's summary, reported when the suite's window has closed
+         * and said whether it holds a shared fixture. */
+        if (in_cunit && wt->ws->window_open && !wt->ws->whole && v) {
+            wt->report_late = true;
+            if (leakgate_verdict_status(v) == LEAKGATE_STATUS_FAIL) {
+                failed++;
+                count_replayed_failure(wt);
+            }
+        } else if (report_verdict(v)) {
             failed++;
             if (in_cunit)
                 count_replayed_failure(wt);
@@ -988,7 +1041,7 @@ replay_awaiting(bool in_cunit)
         if (hooks.revised)
             hooks.revised(wt->ws->suite->pName, wt->test->pName, hooks.payload);
     }
-    late_hints();
+    late_hints_report();
     if (failed > 0 && !in_cunit)
         fprintf(stderr,
                 "\nleakgate: %zu test%s failed in the replay after CUnit's "
@@ -1138,8 +1191,10 @@ early_exit(const struct leakgate_gate_options *opts)
 void
 leakgate_cunit__rescue(void)
 {
-    if (run.gate && run_depth > 0 && run.tests)
+    if (run.gate && run_depth > 0 && run.tests) {
         replay_awaiting(false);
+        report_late(NULL);
+    }
 }
 
 /*

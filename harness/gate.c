@@ -205,6 +205,8 @@ leakgate_gate_new(leakgate_gate **out, const struct leakgate_gate_options *opts)
     gate->env.sampling = gate->sampling;
     gate->env.jemalloc_version = gate->prof.version;
     gate->env.thresholds_path = gate->thresholds_path;
+    gate->env.has_tests = gate->config && gate->config->ntests > 0;
+    gate->env.has_suites = gate->config && gate->config->nsuites > 0;
     gate->env.report_dir = opts->report_dir;
     gate->env.filter = opts->filter;
     gate->env.binary = "";
@@ -827,6 +829,40 @@ leakgate_gate__scope_yaml(struct leakgate_buf *b,
     }
 }
 
+/* Two or more windows printed YAML (accepting growth, `scope: suite` for
+ * a shared fixture): one snippet for all of it, since the snippets, each a
+ * whole document or section, repeat keys when pasted together. */
+static void
+run_hint(struct leakgate_buf *b,
+         const struct leakgate_gate *gate,
+         const char *const *suites,
+         size_t nsuites)
+{
+    size_t count = 0;
+    char *yaml = leakgate_report__run_yaml(
+        &count, (const struct leakgate_verdict *const *)gate->verdicts,
+        gate->nverdicts, suites, nsuites, &gate->env);
+
+    if (!yaml) {
+        b->failed = true;
+        return;
+    }
+    if (count >= 2 && count == nsuites)
+        leakgate_buf__printf(b,
+                             "%zu suites hold shared fixtures (the NOTEs "
+                             "above); to judge their tests at their "
+                             "suite's end, %s",
+                             nsuites, yaml);
+    else if (count >= 2)
+        leakgate_buf__printf(b,
+                             "%zu windows above printed YAML; pasted "
+                             "together their snippets repeat keys (each is "
+                             "a whole document or section). All of it at "
+                             "once, %s",
+                             count, yaml);
+    leakgate_util__free(yaml);
+}
+
 const char *
 leakgate_gate_scope_hints(leakgate_gate *gate)
 {
@@ -844,15 +880,10 @@ leakgate_gate_scope_hints(leakgate_gate *gate)
             strstr(v->hint, "scope: suite"))
             names[n++] = v->suite;
     }
-    if (n >= 2) {
-        leakgate_buf__printf(&b,
-                             "%zu suites hold shared fixtures (the NOTEs "
-                             "above); to judge their tests at their "
-                             "suite's end, ",
-                             n);
-        leakgate_gate__scope_yaml(&b, gate, names, n);
+    if (names)
+        run_hint(&b, gate, names, n);
+    if (b.len > 0 || b.failed)
         gate->scope_hints = leakgate_buf__take(&b);
-    }
     leakgate_util__free(names);
     return gate->scope_hints ? gate->scope_hints : "";
 }
@@ -868,7 +899,7 @@ hint_shared_fixture(struct leakgate_gate *gate, struct leakgate_verdict *sv)
     size_t n = 0;
 
     for (size_t i = 0; i < gate->nverdicts; i++) {
-        const struct leakgate_verdict *tv = gate->verdicts[i];
+        struct leakgate_verdict *tv = gate->verdicts[i];
 
         /* Freed in the suite window (exact), or watched objects of its
          * fast pass freed by later tests or the cleanup; not a test that
@@ -880,8 +911,15 @@ hint_shared_fixture(struct leakgate_gate *gate, struct leakgate_verdict *sv)
              !leakgate_track__watch_released(tv->watch_id)))
             continue;
         leakgate_buf__printf(&names, "%s%s", n++ ? ", " : "", tv->test);
+        /* One diagnosis: its report points at the suite's hint instead of
+         * accepting the growth as its own. */
+        tv->shared_fixture = true;
+        leakgate_util__free(tv->report);
+        tv->report = leakgate_report__text(tv, &gate->env, false);
+        if (!tv->report)
+            names.failed = true;
     }
-    if (n > 0) {
+    if (n > 0 && !names.failed) {
         struct leakgate_buf b = LEAKGATE_BUF_INIT;
         const char *one[1] = {sv->suite};
 
@@ -890,8 +928,14 @@ hint_shared_fixture(struct leakgate_gate *gate, struct leakgate_verdict *sv)
                              "%zu failing test%s retained (%s): they add to "
                              "a shared fixture. To judge each test at the "
                              "suite's end, on what it left that the suite "
-                             "does not free, ",
-                             n, n == 1 ? "" : "s", names.ptr);
+                             "does not free%s, ",
+                             n, n == 1 ? "" : "s", names.ptr,
+                             /* --exact printed their reports, with their
+                              * own entries, when they ended. */
+                             gate->opts.exact && !gate->replay.child
+                                 ? " (instead of the entries their reports "
+                                   "above give)"
+                                 : "");
         leakgate_gate__scope_yaml(&b, gate, one, 1);
         sv->hint = leakgate_buf__take(&b);
         leakgate_util__free(sv->report);
@@ -899,7 +943,7 @@ hint_shared_fixture(struct leakgate_gate *gate, struct leakgate_verdict *sv)
             sv->hint ? leakgate_report__text(sv, &gate->env, false) : NULL;
     }
     leakgate_buf__dispose(&names);
-    return n > 0 && !sv->report
+    return n > 0 && (!sv->report || names.failed)
                ? leakgate_error__set(LEAKGATE_ENOMEM, "fixture hint")
                : 0;
 }

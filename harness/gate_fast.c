@@ -274,6 +274,7 @@ leakgate_gate__fast_annotate(struct leakgate_gate *gate,
 {
     const struct gate_scope *s = &gate->cur;
     struct leakgate_buf why = LEAKGATE_BUF_INIT;
+    char n[4][32];
 
     if (s->held) {
         v->how = LEAKGATE_MEASURED_SUITE_END;
@@ -317,13 +318,17 @@ leakgate_gate__fast_annotate(struct leakgate_gate *gate,
     else
         leakgate_buf__printf(
             &why,
-            "the fast first pass left %llu B in %llu objects, an exact "
-            "re-run %llu B in %llu objects: growth that does not recur "
+            "the fast first pass left %s B in %s objects, an exact "
+            "re-run %s B in %s objects: growth that does not recur "
             "(a lazy initialisation, a cache filled once)",
-            (unsigned long long)s->first.live_bytes,
-            (unsigned long long)s->first.live_objs,
-            (unsigned long long)s->second.live_bytes,
-            (unsigned long long)s->second.live_objs);
+            leakgate_util__group_digits(n[0], sizeof n[0], s->first.live_bytes,
+                                        false),
+            leakgate_util__group_digits(n[1], sizeof n[1], s->first.live_objs,
+                                        false),
+            leakgate_util__group_digits(n[2], sizeof n[2], s->second.live_bytes,
+                                        false),
+            leakgate_util__group_digits(n[3], sizeof n[3], s->second.live_objs,
+                                        false));
     leakgate_buf__puts(&why, "; an exact replay of the run up to this test "
                              "measures it");
     v->needs_replay = true;
@@ -351,12 +356,13 @@ leakgate_gate_decline_rerun(leakgate_gate *gate, const char *why)
     rc = leakgate_gate_note_failure(gate, g->suite, g->test, NULL, 0, NULL);
     v = rc == 0 ? leakgate_gate__find_verdict(gate, g->suite, g->test) : NULL;
     if (v) {
-        leakgate_buf__printf(&text,
-                             "the fast first pass left %llu B in %llu "
-                             "objects; %s",
-                             (unsigned long long)g->r.live_bytes,
-                             (unsigned long long)g->r.live_objs,
-                             why ? why : "it was not run again");
+        char nb[32], no[32];
+
+        leakgate_buf__printf(
+            &text, "the fast first pass left %s B in %s objects; %s",
+            leakgate_util__group_digits(nb, sizeof nb, g->r.live_bytes, false),
+            leakgate_util__group_digits(no, sizeof no, g->r.live_objs, false),
+            why ? why : "it was not run again");
         v->measured = true;
         v->how = LEAKGATE_MEASURED_RERUN;
         v->first_bytes = g->r.live_bytes;

@@ -200,12 +200,16 @@ runs_note(const struct gate_scope *s, const struct leakgate_diff *view)
                              "(per-run growth: a leak; bytes shown are its "
                              "largest growth in one run)",
                              view->nentries, view->nentries == 1 ? "" : "s");
-    if (n > 0)
+    if (n > 0) {
+        char num[32];
+
         leakgate_buf__printf(&b,
-                             "; %lld B in %zu stack%s grew in the first run "
+                             "; %s B in %zu stack%s grew in the first run "
                              "only (one-time growth, e.g. lazy "
                              "initialisation: not counted)",
-                             (long long)bytes, n, n == 1 ? "" : "s");
+                             leakgate_util__group_signed(num, bytes), n,
+                             n == 1 ? "" : "s");
+    }
     return leakgate_buf__take(&b);
 }
 

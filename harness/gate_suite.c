@@ -68,6 +68,7 @@ leakgate_gate__hold(struct leakgate_gate *gate,
     struct leakgate_diff *held = NULL;
     struct leakgate_verdict *v = NULL;
     struct leakgate_buf why = LEAKGATE_BUF_INIT;
+    char nb[32], no[32];
     uint32_t owner;
     int rc;
 
@@ -84,12 +85,14 @@ leakgate_gate__hold(struct leakgate_gate *gate,
         leakgate_diff__free(held);
         return rc;
     }
-    leakgate_buf__printf(&why,
-                         "left %llu B in %llu objects; judged when suite "
-                         "'%s' ends (scope: suite), or not at all if the "
-                         "program stops before",
-                         (unsigned long long)s->first.live_bytes,
-                         (unsigned long long)s->first.live_objs, s->suite);
+    leakgate_buf__printf(
+        &why,
+        "left %s B in %s objects; judged when suite "
+        "'%s' ends (scope: suite), or not at all if the "
+        "program stops before",
+        leakgate_util__group_digits(nb, sizeof nb, s->first.live_bytes, false),
+        leakgate_util__group_digits(no, sizeof no, s->first.live_objs, false),
+        s->suite);
     leakgate_util__free(v->not_judged_why);
     v->not_judged_why = leakgate_buf__take(&why);
     v->status = LEAKGATE_STATUS_NOT_JUDGED;
@@ -194,17 +197,20 @@ static int
 hold_note(struct leakgate_verdict *v, uint64_t bytes, uint64_t objs)
 {
     struct leakgate_buf b = LEAKGATE_BUF_INIT;
+    char nb[32], no[32];
 
     v->held_bytes = bytes;
     v->held_objs = objs;
     if (objs == 0)
         return 0;
-    leakgate_buf__printf(&b,
-                         "%llu B in %llu object%s this test left %s freed "
-                         "by later tests or the suite cleanup: held by the "
-                         "suite's fixture, not lost (scope: suite)",
-                         (unsigned long long)bytes, (unsigned long long)objs,
-                         objs == 1 ? "" : "s", objs == 1 ? "was" : "were");
+    leakgate_buf__printf(
+        &b,
+        "%s B in %s object%s this test left %s freed "
+        "by later tests or the suite cleanup: held by the "
+        "suite's fixture, not lost (scope: suite)",
+        leakgate_util__group_digits(nb, sizeof nb, bytes, false),
+        leakgate_util__group_digits(no, sizeof no, objs, false),
+        objs == 1 ? "" : "s", objs == 1 ? "was" : "were");
     leakgate_util__free(v->hint);
     v->hint = leakgate_buf__take(&b);
     return v->hint ? 0 : leakgate_error__set(LEAKGATE_ENOMEM, "verdict");
@@ -239,18 +245,20 @@ not_judged(struct leakgate_gate *gate,
            bool unwatched)
 {
     struct leakgate_buf why = LEAKGATE_BUF_INIT;
+    char nb[32], no[32];
 
     if (unwatched)
         leakgate_buf__printf(&why, "left more objects than leakgate can "
                                    "watch until its suite ends (scope: "
                                    "suite); give it a suite of its own");
     else
-        leakgate_buf__printf(&why,
-                             "%llu B in %llu objects it left outlived the "
-                             "suite cleanup, but their stacks could not be "
-                             "recorded (too many stacks in one test)",
-                             (unsigned long long)bytes,
-                             (unsigned long long)objs);
+        leakgate_buf__printf(
+            &why,
+            "%s B in %s objects it left outlived the "
+            "suite cleanup, but their stacks could not be "
+            "recorded (too many stacks in one test)",
+            leakgate_util__group_digits(nb, sizeof nb, bytes, false),
+            leakgate_util__group_digits(no, sizeof no, objs, false));
     v->status = LEAKGATE_STATUS_NOT_JUDGED;
     leakgate_util__free(v->not_judged_why);
     v->not_judged_why = leakgate_buf__take(&why);

@@ -450,6 +450,10 @@ intercept(struct call *c)
     send_fixed("B", fields, 1);
     hooks.replay_preload = child.preload; /* known once claimed */
     run_gated(c, &hooks);
+    /* One snippet for the YAML of all the run's windows, as a linked
+     * binary prints it (leakgate_cunit_main). */
+    if (*leakgate_gate_scope_hints(child.gate))
+        fprintf(stderr, "leakgate: %s", leakgate_gate_scope_hints(child.gate));
     send_end();
     return c->result;
 }

@@ -166,8 +166,9 @@ static bool
 may_warm_up(const struct leakgate_verdict *v)
 {
     return v->status == LEAKGATE_STATUS_FAIL && v->measured && v->nstacks > 0 &&
-           strcmp(v->test, "[suite]") != 0 && v->settings.warmup == 0 &&
-           v->settings.repeat <= 1 && v->how != LEAKGATE_MEASURED_SUITE_END &&
+           !v->shared_fixture && strcmp(v->test, "[suite]") != 0 &&
+           v->settings.warmup == 0 && v->settings.repeat <= 1 &&
+           v->how != LEAKGATE_MEASURED_SUITE_END &&
            !leakgate_verdict__grew_loading(v);
 }
 
@@ -283,19 +284,23 @@ static void
 not_reproduced(struct leakgate_verdict *x, uint64_t bytes, uint64_t objs)
 {
     struct leakgate_buf b = LEAKGATE_BUF_INIT;
+    char n[4][32];
 
     leakgate_buf__printf(
         &b,
         "leakgate: FAIL %s: the replay did not reproduce the first run: its "
-        "fast first pass left %llu B in %llu object%s, the exact replay "
-        "%llu B in %llu object%s (a test that allocates differently from "
+        "fast first pass left %s B in %s object%s, the exact replay "
+        "%s B in %s object%s (a test that allocates differently from "
         "run to run)\n"
         "  leakgate cannot vouch for what the first run left: measure this "
         "test exactly in its own run with\n"
         "    tests:\n      '%s':\n        rerun: false\n",
-        x->name, (unsigned long long)x->first_bytes,
-        (unsigned long long)x->first_objs, x->first_objs == 1 ? "" : "s",
-        (unsigned long long)bytes, (unsigned long long)objs,
+        x->name,
+        leakgate_util__group_digits(n[0], sizeof n[0], x->first_bytes, false),
+        leakgate_util__group_digits(n[1], sizeof n[1], x->first_objs, false),
+        x->first_objs == 1 ? "" : "s",
+        leakgate_util__group_digits(n[2], sizeof n[2], bytes, false),
+        leakgate_util__group_digits(n[3], sizeof n[3], objs, false),
         objs == 1 ? "" : "s", x->name);
     x->status = LEAKGATE_STATUS_FAIL; /* even without the text */
     if (b.failed)

@@ -582,9 +582,14 @@ put_name(struct text *t, const struct leakgate_verdict *v)
                              or_unknown(v->test));
 }
 
-/* "; peak 41,943,152 B, 1,204 allocations" (when measured) */
+/* "; peak 41,943,152 B, 1,204 allocations" (when measured).  The peak is
+ * the heap's net rise, the retained bytes the sum of the stacks that grew:
+ * a window that freed older memory may retain more than its peak, and the
+ * line says why instead of contradicting itself. */
 static void
-put_peak(struct text *t, const struct leakgate_verdict *v)
+put_peak(struct text *t,
+         const struct leakgate_verdict *v,
+         const struct tally *n)
 {
     char num[32];
 
@@ -594,6 +599,17 @@ put_peak(struct text *t, const struct leakgate_verdict *v)
     put_bytes(t, (int64_t)v->peak_bytes);
     leakgate_buf__printf(t->b, ", %s %s", group_u(num, v->allocations, false),
                          plural(v->allocations, "allocation", "allocations"));
+    if (n->bytes <= 0 || v->peak_bytes >= (uint64_t)n->bytes)
+        return;
+    if (n->nfreed > 0)
+        leakgate_buf__printf(t->b,
+                             " (the heap's net rise: the window also freed "
+                             "%s B allocated before it)",
+                             group_u(num, magnitude(n->freed_bytes), false));
+    else
+        leakgate_buf__puts(t->b, " (the heap's net rise, less than it "
+                                 "retained: memory allocated before the "
+                                 "window was freed in it)");
 }
 
 /* A window over its peak_limit: what held the bytes at the peak. */
@@ -674,7 +690,7 @@ text_header(struct text *t,
                                  v, env->thresholds_path, from, sizeof from));
     }
     leakgate_buf__puts(t->b, ")");
-    put_peak(t, v);
+    put_peak(t, v, n);
     leakgate_buf__puts(t->b, "\n");
 }
 
@@ -896,7 +912,15 @@ text_yaml(struct text *t,
     const char *file =
         env->thresholds_path ? env->thresholds_path : "leakgate.yaml";
 
-    if (!yaml || !raises) {
+    if (v->shared_fixture) {
+        /* One diagnosis per pattern: the suite's (gate.c). */
+        leakgate_buf__printf(t->b,
+                             "  shared fixture: later tests or the suite "
+                             "cleanup freed what it retained; the NOTE of "
+                             "%s/[suite] says how to judge it (scope: "
+                             "suite), not an entry of its own\n",
+                             or_unknown(v->suite));
+    } else if (!yaml || !raises) {
         t->b->failed = true;
     } else {
         if (*raises) {
@@ -904,14 +928,24 @@ text_yaml(struct text *t,
                 t->b, "  to accept this growth, raise in %s:\n", file);
             put_indented(t->b, raises);
         }
-        if (*yaml && env->thresholds_path)
-            leakgate_buf__printf(t->b, "  %s, add to %s:\n",
+        if (*yaml && env->thresholds_path &&
+            (suite_window(v) ? env->has_suites : env->has_tests)) {
+            /* A second `tests:` would be a duplicate key: under it. */
+            leakgate_buf__printf(t->b, "  %s, add under `%s` in %s:\n",
                                  *raises ? "and" : "to accept this growth",
-                                 file);
-        else if (*yaml)
-            leakgate_buf__puts(t->b, "  to accept this growth, create "
-                                     "leakgate.yaml with:\n    version: 1\n");
-        put_indented(t->b, yaml);
+                                 suite_window(v) ? "suites:" : "tests:", file);
+            put_indented(t->b, yaml + strcspn(yaml, "\n") + 1);
+        } else if (*yaml) {
+            if (env->thresholds_path)
+                leakgate_buf__printf(t->b, "  %s, add to %s:\n",
+                                     *raises ? "and" : "to accept this growth",
+                                     file);
+            else
+                leakgate_buf__puts(t->b,
+                                   "  to accept this growth, create "
+                                   "leakgate.yaml with:\n    version: 1\n");
+            put_indented(t->b, yaml);
+        }
     }
     leakgate_util__free(raises);
     leakgate_util__free(yaml);
@@ -1197,6 +1231,177 @@ leakgate_report__raises(const struct leakgate_verdict *v)
             leakgate_util__human_bytes(human, sizeof human, r->limit));
     }
     leakgate_thresholds__need_dispose(&sg.need);
+    return leakgate_buf__take(&b);
+}
+
+/* ---- one run's YAML ---------------------------------------------------- */
+
+/* The window prints YAML of its own (text_yaml); *yaml_out and
+ * *raises_out are the caller's.  False when it prints none (or ENOMEM:
+ * *failed). */
+static bool
+window_yaml(char **yaml_out,
+            char **raises_out,
+            const struct leakgate_verdict *v,
+            bool *failed)
+{
+    *yaml_out = NULL;
+    *raises_out = NULL;
+    if (!gate_failed(v) || v->shared_fixture)
+        return false;
+    *yaml_out = leakgate_report__yaml(v);
+    *raises_out = leakgate_report__raises(v);
+    if (!*yaml_out || !*raises_out) {
+        *failed = true;
+        return false;
+    }
+    return **yaml_out || **raises_out;
+}
+
+static bool
+listed(const char *const *names, size_t n, const char *name)
+{
+    for (size_t i = 0; name && i < n; i++) {
+        if (strcmp(names[i], name) == 0)
+            return true;
+    }
+    return false;
+}
+
+/* The entries of one section ("tests:" or "suites:"), each line indented
+ * by `indent`; a suite that also gets `scope: suite` gets it inside its own
+ * entry. */
+struct run_section {
+    struct leakgate_buf entries; /* YAML at the section's entry level */
+    struct leakgate_buf raises;
+    size_t count;
+};
+
+static void
+put_lines(struct leakgate_buf *b, const char *text, const char *indent)
+{
+    for (const char *line = text; *line;) {
+        size_t len = strcspn(line, "\n");
+
+        leakgate_buf__printf(b, "%s%.*s\n", indent, (int)len, line);
+        line += len + (line[len] == '\n');
+    }
+}
+
+static void
+run_collect(struct run_section *sec,
+            const struct leakgate_verdict *const *v,
+            size_t n,
+            const char *const *suites,
+            size_t nsuites,
+            bool *failed)
+{
+    for (size_t i = 0; i < n; i++) {
+        char *yaml, *raises;
+        bool suite = suite_window(v[i]);
+
+        if (window_yaml(&yaml, &raises, v[i], failed)) {
+            sec[suite].count++;
+            /* The entry without its section line. */
+            leakgate_buf__puts(&sec[suite].entries,
+                               yaml + strcspn(yaml, "\n") + (*yaml != '\0'));
+            if (*yaml && suite && listed(suites, nsuites, v[i]->suite))
+                leakgate_buf__puts(&sec[suite].entries, "    scope: suite\n");
+            leakgate_buf__puts(&sec[suite].raises, raises);
+        }
+        leakgate_util__free(yaml);
+        leakgate_util__free(raises);
+    }
+    for (size_t i = 0; i < nsuites; i++) {
+        bool own = false;
+
+        /* Given inside the suite window's own entry above. */
+        for (size_t k = 0; k < n && !own; k++) {
+            char *yaml = NULL, *raises = NULL;
+
+            if (suite_window(v[k]) && v[k]->suite &&
+                strcmp(v[k]->suite, suites[i]) == 0)
+                own = window_yaml(&yaml, &raises, v[k], failed) && *yaml;
+            leakgate_util__free(yaml);
+            leakgate_util__free(raises);
+        }
+        sec[1].count++;
+        if (own)
+            continue;
+        /* As the suite's own NOTE writes it (gate.c). */
+        leakgate_buf__puts(&sec[1].entries, "  '");
+        for (const char *c = suites[i]; *c; c++)
+            leakgate_buf__put(&sec[1].entries, *c == '\'' ? "''" : c,
+                              *c == '\'' ? 2 : 1);
+        leakgate_buf__puts(&sec[1].entries, "':\n    scope: suite\n");
+    }
+}
+
+/* Where each section goes, and its entries, into b. */
+static void
+run_place(struct leakgate_buf *b,
+          const struct run_section *sec,
+          const struct leakgate_report_env *env)
+{
+    static const char *const key[2] = {"tests:", "suites:"};
+    const bool has[2] = {env->has_tests, env->has_suites};
+    const char *sep = "";
+
+    if (!env->thresholds_path)
+        leakgate_buf__puts(b, "create leakgate.yaml with:\n  version: 1\n");
+    /* Sections the file lacks: one block at its end. */
+    for (int k = 0; k < 2; k++) {
+        if (!sec[k].entries.len || (env->thresholds_path && has[k]))
+            continue;
+        if (env->thresholds_path && !*sep)
+            leakgate_buf__printf(b, "add to %s:\n", env->thresholds_path);
+        sep = "and ";
+        leakgate_buf__printf(b, "  %s\n", key[k]);
+        put_lines(b, sec[k].entries.ptr, "  ");
+    }
+    /* Sections it has: under them (a second one is a duplicate key). */
+    for (int k = 0; k < 2 && env->thresholds_path; k++) {
+        if (!sec[k].entries.len || !has[k])
+            continue;
+        leakgate_buf__printf(b, "%sadd under `%s` in %s:\n", sep, key[k],
+                             env->thresholds_path);
+        sep = "and ";
+        put_lines(b, sec[k].entries.ptr, "  ");
+    }
+    for (int k = 0; k < 2; k++) {
+        if (!sec[k].raises.len)
+            continue;
+        leakgate_buf__printf(b, "%sraise in %s:\n", sep,
+                             env->thresholds_path ? env->thresholds_path
+                                                  : "leakgate.yaml");
+        sep = "and ";
+        put_lines(b, sec[k].raises.ptr, "    ");
+    }
+}
+
+char *
+leakgate_report__run_yaml(size_t *count_out,
+                          const struct leakgate_verdict *const *v,
+                          size_t n,
+                          const char *const *suites,
+                          size_t nsuites,
+                          const struct leakgate_report_env *env)
+{
+    struct run_section sec[2] = {{LEAKGATE_BUF_INIT, LEAKGATE_BUF_INIT, 0},
+                                 {LEAKGATE_BUF_INIT, LEAKGATE_BUF_INIT, 0}};
+    struct leakgate_buf b = LEAKGATE_BUF_INIT;
+    bool failed = false;
+
+    run_collect(sec, v, n, suites, nsuites, &failed);
+    *count_out = sec[0].count + sec[1].count;
+    run_place(&b, sec, env);
+    for (int k = 0; k < 2; k++) {
+        failed |= sec[k].entries.failed || sec[k].raises.failed;
+        leakgate_buf__dispose(&sec[k].entries);
+        leakgate_buf__dispose(&sec[k].raises);
+    }
+    if (failed)
+        b.failed = true;
     return leakgate_buf__take(&b);
 }
 

@@ -21,6 +21,8 @@ struct leakgate_report_env {
     const char *thresholds_path;  /* NULL: none, all limits 0 */
     const char *report_dir;       /* NULL: no artifacts */
     const char *filter;           /* --filter of the run, NULL: none */
+    bool has_tests;  /* the thresholds file has `tests:` entries: YAML */
+    bool has_suites; /* ... `suites:` entries: goes under them */
 };
 
 /*
@@ -52,6 +54,23 @@ char *leakgate_report__yaml(const struct leakgate_verdict *v);
  * --update-thresholds (thresholds_rules.c).
  */
 char *leakgate_report__raises(const struct leakgate_verdict *v);
+
+/*
+ * One run's YAML as one snippet that applies as a whole (the per-window
+ * snippets each are a whole document or section: pasted together they
+ * repeat keys): the entries of every failing window in v[0..n) that
+ * prints YAML of its own (not a test its suite's shared fixture explains),
+ * and `scope: suite` for suites[0..nsuites), one `tests:` and one
+ * `suites:` section, after the words that say where (a new leakgate.yaml
+ * with `version: 1`, the end of the file, or under its sections).  Sets
+ * *count_out to how many windows' snippets it combines.  NULL on ENOMEM.
+ */
+char *leakgate_report__run_yaml(size_t *count_out,
+                                const struct leakgate_verdict *const *v,
+                                size_t n,
+                                const char *const *suites,
+                                size_t nsuites,
+                                const struct leakgate_report_env *env);
 
 /*
  * One window of a results document, rendered by the per-window writers

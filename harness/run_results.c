@@ -66,7 +66,8 @@ leakgate_run__crash_case(struct leakgate_run *r, const char *message)
 {
     struct leakgate_verdict *v;
     struct leakgate_run_case *c;
-    struct leakgate_report_env env = {NULL, NULL, NULL, NULL, NULL, NULL, NULL};
+    struct leakgate_report_env env = {NULL, NULL, NULL,  NULL, NULL,
+                                      NULL, NULL, false, false};
     struct leakgate_config *cfg = NULL;
     int rc = 0;
 

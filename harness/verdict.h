@@ -88,6 +88,10 @@ struct leakgate_verdict {
     char *picture_note; /* why there is no SVG/PDF (said once), or NULL */
     char *ended;        /* the window never closed: how its process ended
                            (killed while it ran), or NULL */
+    /* A test whose growth later tests or its suite's cleanup freed: the
+     * suite window's hint (scope: suite) is its diagnosis, not a YAML
+     * entry or `warmup:` of its own. */
+    bool shared_fixture;
     enum leakgate_measured how;
     uint64_t first_bytes; /* RERUN, REPLAY: what the fast pass left */
     uint64_t first_objs;

@@ -403,9 +403,11 @@ LEAKGATE_API void leakgate_gate_set_runner(leakgate_gate *gate,
                                            const void *end);
 
 /**
- * @return when two or more suites got the shared-fixture NOTE, one YAML
- *         block that gives them all `scope: suite` (owned by the gate),
- *         else "".
+ * @return when two or more windows of the run printed YAML (entries that
+ *         accept a failing window's growth, `scope: suite` for a suite
+ *         that holds a shared fixture), one snippet that applies as a
+ *         whole and gives all of it, after the words that say where to
+ *         put it (owned by the gate), else "".
  */
 LEAKGATE_API const char *leakgate_gate_scope_hints(leakgate_gate *gate);
 

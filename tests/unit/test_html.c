@@ -97,7 +97,9 @@ fixture_init(struct fixture *fx)
         "1a2b3c",
         "leakgate.yaml",
         "/r",
-        NULL};
+        NULL,
+        false,
+        false};
     fx->run = (struct leakgate_html_run){"t", "2025-12-02T09:00:00Z",
                                          "call graphs drawn by dot"};
 }

@@ -136,7 +136,9 @@ fixture_init(struct fixture *fx)
         "1a2b3c",
         "leakgate.yaml",
         NULL,
-        NULL};
+        NULL,
+        false,
+        false};
 }
 
 static const char golden_text[] =

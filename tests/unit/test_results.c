@@ -72,8 +72,9 @@ sample(const char *suite, const char *test, leakgate_status status)
 static char *
 sample_json(leakgate_status status)
 {
-    struct leakgate_report_env env = {
-        "exact", "5.3.0", "/bin/app", "ab12", "leakgate.yaml", NULL, NULL};
+    struct leakgate_report_env env = {"exact", "5.3.0",         "/bin/app",
+                                      "ab12",  "leakgate.yaml", NULL,
+                                      NULL,    false,           false};
     struct leakgate_verdict *v = sample("p", "x", status);
     const struct leakgate_verdict *one[1] = {v};
     char *json = leakgate_report__json(one, 1, &env);

@@ -114,8 +114,8 @@ docs_init(struct docs *d)
     d->v[2].seconds = 1e-7;
     for (size_t i = 0; i < 3; i++)
         d->pv[i] = &d->v[i];
-    d->env = (struct leakgate_report_env){"exact", "5.3.0", "/b/t", "abc",
-                                          NULL,    NULL,    NULL};
+    d->env = (struct leakgate_report_env){"exact", "5.3.0", "/b/t", "abc", NULL,
+                                          NULL,    NULL,    false,  false};
 }
 
 /* A run holding the three verdicts as records, as run_outcome.c would. */

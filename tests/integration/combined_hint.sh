@@ -1,0 +1,90 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# One run's hints combine, and the snippets work as printed (issue 27 item
+# 3): several failing windows print one snippet for all of them at the end
+# of the run, and following it as written makes the run pass.
+#   A  no thresholds file: "create leakgate.yaml with:" one document
+#      (version once, one tests:, one suites:);
+#   B  a file that has a tests: section: the entries go under it (a second
+#      tests: is a duplicate key), the suites: section at the end; a
+#      single test's own snippet says "add under `tests:`" too.
+#   C  A under `leakgate run`, on the plain build of the corpus.
+# Usage: combined_hint.sh CORPUS LEAKGATE WORK CORPUS_PLAIN
+set -eu
+corpus=$1
+leakgate=$2
+work=$3
+plain=$4
+rm -rf "$work"
+mkdir -p "$work/a" "$work/b" "$work/c"
+unset LEAKGATE_THRESHOLDS LEAKGATE_JUNIT LEAKGATE_JSON LEAKGATE_REPORT_DIR || true
+
+fail() {
+    echo "combined_hint: $*"
+    exit 1
+}
+
+# ---- A: no thresholds file -------------------------------------------------
+cd "$work/a"
+"$corpus" --filter '[hl]*' >out.txt 2>err.txt && fail "A: the run passed"
+grep -q '^leakgate: 13 windows above printed YAML.*create leakgate.yaml with:$' err.txt ||
+    { cat err.txt; fail "A: no combined hint"; }
+sed -n '/windows above printed YAML/,/windows over the limits/p' err.txt |
+    sed -n '2,$p' | grep '^  ' | sed 's/^  //' >leakgate.yaml
+[ "$(grep -c '^version:' leakgate.yaml)" -eq 1 ] &&
+    [ "$(grep -c '^tests:' leakgate.yaml)" -eq 1 ] &&
+    [ "$(grep -c '^suites:' leakgate.yaml)" -eq 1 ] ||
+    { cat leakgate.yaml; fail "A: not one document"; }
+"$leakgate" thresholds check leakgate.yaml || fail "A: the snippet is not valid"
+"$corpus" --filter '[hl]*' >out2.txt 2>err2.txt ||
+    { cat err2.txt; fail "A: the run still fails with the snippet applied"; }
+
+# ---- B: a file with a tests: section ---------------------------------------
+cd "$work/b"
+cat >t.yaml <<'EOF'
+version: 1
+defaults:
+  stack_limit: 0
+tests:
+  "clean/*":
+    stack_limit: 0
+EOF
+cp t.yaml one.yaml
+"$corpus" --thresholds t.yaml --filter '[hl]*' >out.txt 2>err.txt &&
+    fail "B: the run passed"
+grep -q '^leakgate: 13 windows above printed YAML.*add to t.yaml:$' err.txt &&
+    grep -q '^and add under `tests:` in t.yaml:$' err.txt ||
+    { cat err.txt; fail "B: no combined hint"; }
+# "add to t.yaml:" goes at the end, "add under `tests:`" after tests:.
+sed -n '/windows above printed YAML/,/^and add under/p' err.txt |
+    sed -n '2,$p' | grep '^  ' | sed 's/^  //' >end.yaml
+sed -n '/^and add under `tests:`/,/windows over the limits/p' err.txt |
+    sed -n '2,$p' | grep '^  ' | sed 's/^  //' >under.yaml
+[ -s end.yaml ] && [ -s under.yaml ] || fail "B: empty blocks"
+sed '/^tests:$/r under.yaml' t.yaml >t2.yaml
+cat end.yaml >>t2.yaml
+"$leakgate" thresholds check t2.yaml || { cat t2.yaml; fail "B: the result is not valid"; }
+"$corpus" --thresholds t2.yaml --filter '[hl]*' >out2.txt 2>err2.txt ||
+    { cat err2.txt; fail "B: the run still fails with the snippets applied"; }
+# One test's own snippet, applied as it says, to a copy of the file.
+awk '/^leakgate: FAIL leaks\/malloc:/ { on = 1 }
+     on && /add under `tests:` in t.yaml:$/ { take = 1; next }
+     take && /^    / { sub(/^    /, ""); print; next }
+     take { exit }' err.txt >malloc.yaml
+[ -s malloc.yaml ] ||
+    { cat err.txt; fail "B: leaks/malloc's snippet does not say add under tests:"; }
+sed '/^tests:$/r malloc.yaml' one.yaml >one2.yaml
+"$corpus" --thresholds one2.yaml --filter 'leaks/malloc' >out3.txt 2>err3.txt ||
+    { cat one2.yaml err3.txt; fail "B: leaks/malloc's own snippet does not apply"; }
+
+# ---- C: leakgate run, no thresholds file -----------------------------------
+cd "$work/c"
+"$leakgate" run --filter '[hl]*' -- "$plain" >out.txt 2>err.txt &&
+    fail "C: the run passed"
+grep -q '^leakgate: 13 windows above printed YAML.*create leakgate.yaml with:$' err.txt ||
+    { cat err.txt; fail "C: no combined hint under leakgate run"; }
+sed -n '/windows above printed YAML/,/windows over the limits/p' err.txt |
+    sed -n '2,$p' | grep '^  ' | sed 's/^  //' >leakgate.yaml
+"$leakgate" run --filter '[hl]*' -- "$plain" >out2.txt 2>err2.txt ||
+    { cat leakgate.yaml err2.txt; fail "C: the run still fails with the snippet applied"; }
+echo ok
