@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -26,6 +27,8 @@
 #include "results.h"
 #include "run_proto.h"
 #include "util.h"
+
+static int set_store(struct leakgate_outputs_file *o, const char *key);
 
 /* ---- processes ---------------------------------------------------------- */
 
@@ -92,7 +95,73 @@ leakgate_outputs__alive(long pid, unsigned long long start)
 bool
 leakgate_outputs__is_shared(const char *spec)
 {
-    return spec && *spec && !leakgate_results__per_process(spec);
+    int kind;
+
+    if (!spec || !*spec || leakgate_results__per_process(spec))
+        return false;
+    /* The null device and a descriptor's name are written (or not) by
+     * each process as a stream: no store beside them. */
+    kind = leakgate_files__target(spec);
+    return kind != LEAKGATE_FILES_DISCARD && kind != LEAKGATE_FILES_STREAM &&
+           kind != LEAKGATE_EUSAGE;
+}
+
+/* The store beside (or in) an existing directory must be a directory
+ * of this user when it exists. */
+static int
+check_store(const char *parent, const char *store)
+{
+    const char *slash = strrchr(store, '/');
+    int dirfd = open(parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC), fd = -1;
+    int rc;
+
+    if (dirfd < 0)
+        return 0; /* created, or its failure said, when written */
+    rc = leakgate_files__open_own_dir(&fd, dirfd, slash ? slash + 1 : store,
+                                      store);
+    if (fd >= 0)
+        close(fd);
+    close(dirfd);
+    return rc == LEAKGATE_EUSAGE ? rc : 0;
+}
+
+int
+leakgate_outputs__check(const char *spec, enum leakgate_outputs_kind kind)
+{
+    struct leakgate_outputs_file o;
+    struct leakgate_buf index = LEAKGATE_BUF_INIT;
+    int rc = 0;
+
+    if (!spec || !*spec)
+        return 0;
+    if (kind != LEAKGATE_OUTPUTS_INDEX) {
+        if (leakgate_results__per_process(spec))
+            return 0;
+        rc = leakgate_files__target(spec);
+        if (rc == LEAKGATE_EUSAGE)
+            return rc;
+        if (rc == LEAKGATE_FILES_DISCARD || rc == LEAKGATE_FILES_STREAM)
+            return 0;
+        rc = 0;
+    }
+    memset(&o, 0, sizeof o);
+    o.kind = kind;
+    o.spec = (char *)(uintptr_t)spec;
+    if (kind == LEAKGATE_OUTPUTS_INDEX) {
+        leakgate_buf__printf(&index, "%s/index.html", spec);
+        rc = index.failed ? leakgate_error__set(LEAKGATE_ENOMEM, "path")
+                          : leakgate_files__target(index.ptr);
+        rc = rc == LEAKGATE_EUSAGE ? rc : 0;
+    }
+    if (rc == 0)
+        rc = set_store(&o, "run");
+    if (rc == 0)
+        rc = check_store(o.parent, o.store);
+    leakgate_buf__dispose(&index);
+    leakgate_util__free(o.parent);
+    leakgate_util__free(o.store);
+    leakgate_util__free(o.rundir);
+    return rc;
 }
 
 /* The process that started the run: the nearest ctest among this
@@ -160,49 +229,54 @@ set_store(struct leakgate_outputs_file *o, const char *key)
     struct leakgate_buf b = LEAKGATE_BUF_INIT, r = LEAKGATE_BUF_INIT;
     const char *slash = strrchr(o->spec, '/');
 
-    if (o->kind == LEAKGATE_OUTPUTS_INDEX)
+    if (o->kind == LEAKGATE_OUTPUTS_INDEX) {
         leakgate_buf__printf(&b, "%s/.leakgate", o->spec);
-    else if (slash)
+        o->parent = leakgate_util__strdup(o->spec);
+    } else if (slash) {
         leakgate_buf__printf(&b, "%.*s/.%s.leakgate",
                              (int)(slash == o->spec ? 0 : slash - o->spec),
                              o->spec, slash + 1);
-    else
+        o->parent = leakgate_util__strndup(
+            o->spec, slash == o->spec ? 1 : (size_t)(slash - o->spec));
+    } else {
         leakgate_buf__printf(&b, ".%s.leakgate", o->spec);
+        o->parent = leakgate_util__strdup(".");
+    }
     o->store = leakgate_buf__take(&b);
     if (o->store)
         leakgate_buf__printf(&r, "%s/%s", o->store, key);
     o->rundir = leakgate_buf__take(&r);
-    return o->rundir ? 0 : leakgate_error__set(LEAKGATE_ENOMEM, "store");
+    return o->rundir && o->parent
+               ? 0
+               : leakgate_error__set(LEAKGATE_ENOMEM, "store");
 }
 
-/* Remove dir and the files in it (best effort). */
-static void
-remove_run(const char *dir)
-{
-    DIR *d = opendir(dir);
-
-    for (struct dirent *de = d ? readdir(d) : NULL; de; de = readdir(d)) {
-        struct leakgate_buf f = LEAKGATE_BUF_INIT;
-
-        if (de->d_name[0] == '.')
-            continue;
-        leakgate_buf__printf(&f, "%s/%s", dir, de->d_name);
-        if (f.ptr)
-            unlink(f.ptr);
-        leakgate_buf__dispose(&f);
-    }
-    if (d)
-        closedir(d);
-    rmdir(dir);
-}
-
-/* Whether some process that wrote into run directory dir still runs. */
+/* The files leakgate keeps in a run directory: journals, the merge's
+ * stamp and its temporary files. */
 static bool
-any_writer_alive(const char *dir)
+run_file(const char *name)
 {
-    DIR *d = opendir(dir);
-    bool live = false;
+    unsigned long long start;
+    long pid;
 
+    return leakgate_outputs__journal_owner(name, &start, &pid) ||
+           strcmp(name, "merged") == 0 || strncmp(name, "merged.tmp.", 11) == 0;
+}
+
+/* Whether some process that wrote into run directory name (of the store
+ * store_fd) still runs. */
+static bool
+any_writer_alive(int store_fd, const char *name)
+{
+    DIR *d = NULL;
+    bool live = false;
+    int fd;
+
+    if (leakgate_files__open_own_dir(&fd, store_fd, name, name) < 0)
+        return true; /* not ours to judge, nor to remove */
+    d = fdopendir(fd);
+    if (!d)
+        close(fd);
     for (struct dirent *de = d ? readdir(d) : NULL; de && !live;
          de = readdir(d)) {
         unsigned long long start;
@@ -219,99 +293,150 @@ any_writer_alive(const char *dir)
 /* A run directory is stale when its starter has ended (run-p...), or, for
  * a named run, when none of its writers runs any more. */
 static bool
-stale(const char *name, const char *path)
+stale(const char *name, int store_fd)
 {
     unsigned long long start;
     long pid;
 
     if (sscanf(name, "run-p%9ld-%20llu", &pid, &start) == 2)
         return !leakgate_outputs__alive(pid, start);
-    return strncmp(name, "run-id-", 7) == 0 && !any_writer_alive(path);
+    return strncmp(name, "run-id-", 7) == 0 &&
+           !any_writer_alive(store_fd, name);
 }
 
-/* Remove the store's stale runs other than ours (under its lock). */
+/* Remove the store's stale runs other than ours (under its lock): only
+ * directories of this user, and in them only leakgate's files, unlinked
+ * through the store's descriptor (a planted link is never followed). */
 static void
-prune(const struct leakgate_outputs_file *o)
+prune(const struct leakgate_outputs_file *o, int store_fd)
 {
     const char *mine = strrchr(o->rundir, '/') + 1;
-    DIR *d = opendir(o->store);
+    int fd = dup(store_fd);
+    DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
 
+    if (!d && fd >= 0)
+        close(fd);
+    if (d)
+        rewinddir(d);
     for (struct dirent *de = d ? readdir(d) : NULL; de; de = readdir(d)) {
-        struct leakgate_buf path = LEAKGATE_BUF_INIT;
+        struct stat st;
 
         if (strncmp(de->d_name, "run-", 4) != 0 ||
-            strcmp(de->d_name, mine) == 0)
+            strcmp(de->d_name, mine) == 0 ||
+            fstatat(store_fd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0)
             continue;
-        leakgate_buf__printf(&path, "%s/%s", o->store, de->d_name);
-        if (path.ptr && stale(de->d_name, path.ptr))
-            remove_run(path.ptr);
-        leakgate_buf__dispose(&path);
+        if (S_ISLNK(st.st_mode)) {
+            /* Planted: leakgate makes directories.  The link goes. */
+            (void)unlinkat(store_fd, de->d_name, 0);
+            continue;
+        }
+        if (!S_ISDIR(st.st_mode) || st.st_uid != geteuid())
+            continue;
+        if (stale(de->d_name, store_fd))
+            leakgate_files__empty_own_dir(store_fd, de->d_name, run_file);
     }
     if (d)
         closedir(d);
 }
 
-int
-leakgate_outputs__lock(int *fd, const struct leakgate_outputs_file *o)
-{
-    struct leakgate_buf inside = LEAKGATE_BUF_INIT;
-    int rc;
-
-    leakgate_buf__printf(&inside, "%s/lock", o->store);
-    rc = inside.failed ? leakgate_error__set(LEAKGATE_ENOMEM, "store")
-                       : leakgate_files__lock_dir(fd, inside.ptr);
-    leakgate_buf__dispose(&inside);
-    return rc;
-}
-
 /* The store of o cannot be created: say so in the words of a write of
- * the output itself (errno of one more try says why). */
+ * the output itself, with the errno of the step that failed. */
 static int
-store_failed(const struct leakgate_outputs_file *o)
+store_failed(const struct leakgate_outputs_file *o, int rc, int err)
 {
-    const char *why = "cannot create its store";
-
-    if (mkdir(o->store, 0777) != 0 && errno != EEXIST)
-        why = strerror(errno);
+    if (rc != LEAKGATE_EIO)
+        return rc;
     if (o->kind == LEAKGATE_OUTPUTS_INDEX)
         return leakgate_error__set(LEAKGATE_EIO,
                                    "cannot create report directory %s: %s",
-                                   o->spec, why);
+                                   o->spec, strerror(err));
     return leakgate_error__set(LEAKGATE_EIO, "cannot write %s: %s", o->spec,
-                               why);
+                               strerror(err));
+}
+
+int
+leakgate_outputs__lock(int *store_fd, const struct leakgate_outputs_file *o)
+{
+    const char *slash = strrchr(o->store, '/');
+    int parent = -1, err = 0;
+    int rc = leakgate_files__mkdirs(o->parent);
+
+    *store_fd = -1;
+    err = errno;
+    if (rc == 0) {
+        parent = open(o->parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        err = errno;
+        if (parent < 0)
+            rc = LEAKGATE_EIO;
+    }
+    if (rc == 0) {
+        rc = leakgate_files__make_own_dir(
+            store_fd, parent, slash ? slash + 1 : o->store, o->store);
+        err = errno;
+    }
+    while (rc == 0 && flock(*store_fd, LOCK_EX) != 0) {
+        if (errno != EINTR)
+            rc = leakgate_error__set(LEAKGATE_EIO, "cannot lock %s: %s",
+                                     o->store, strerror(errno));
+    }
+    if (parent >= 0)
+        close(parent);
+    if (rc < 0 && *store_fd >= 0) {
+        close(*store_fd);
+        *store_fd = -1;
+    }
+    return rc < 0 ? store_failed(o, rc, err) : 0;
+}
+
+int
+leakgate_outputs__run_dir(int *run_fd,
+                          int store_fd,
+                          const struct leakgate_outputs_file *o)
+{
+    return leakgate_files__make_own_dir(run_fd, store_fd,
+                                        strrchr(o->rundir, '/') + 1, o->rundir);
+}
+
+/* Open (or reopen) this process's journal in the run directory. */
+static int
+journal_at(struct leakgate_outputs_file *o, int run_fd)
+{
+    struct stat st;
+
+    if (leakgate_files__open_at(&o->fd, run_fd, o->journal,
+                                O_WRONLY | O_CREAT | O_APPEND) != 0 ||
+        fstat(o->fd, &st) != 0)
+        return leakgate_error__set(LEAKGATE_EIO, "cannot write %s/%s: %s",
+                                   o->rundir, o->journal, strerror(errno));
+    o->dev = st.st_dev;
+    o->ino = st.st_ino;
+    return 0;
 }
 
 static int
-open_journal(struct leakgate_outputs_file *o)
+open_journal(struct leakgate_outputs_file *o, bool fresh)
 {
-    struct leakgate_buf path = LEAKGATE_BUF_INIT;
+    struct leakgate_buf name = LEAKGATE_BUF_INIT;
     unsigned long long start = 0;
-    int lock = -1;
-    int rc = leakgate_files__mkdirs(o->store);
+    int store = -1, run = -1;
+    int rc = leakgate_outputs__lock(&store, o);
 
-    if (rc == LEAKGATE_EIO)
-        rc = store_failed(o);
+    if (rc == 0 && fresh)
+        prune(o, store);
     if (rc == 0)
-        rc = leakgate_outputs__lock(&lock, o);
-    if (rc == 0) {
-        prune(o);
-        rc = leakgate_files__mkdirs(o->rundir);
+        rc = leakgate_outputs__run_dir(&run, store, o);
+    if (!o->journal) {
+        (void)proc_start(&start, (long)getpid());
+        leakgate_buf__printf(&name, "%020llu-%ld.log", start, (long)getpid());
+        o->journal = leakgate_buf__take(&name);
     }
-    (void)proc_start(&start, (long)getpid());
-    leakgate_buf__printf(&path, "%s/%020llu-%ld.log", o->rundir, start,
-                         (long)getpid());
-    o->journal =
-        path.ptr ? leakgate_util__strdup(strrchr(path.ptr, '/') + 1) : NULL;
-    if (rc == 0 && (path.failed || !o->journal))
+    if (rc == 0 && !o->journal)
         rc = leakgate_error__set(LEAKGATE_ENOMEM, "journal");
-    if (rc == 0) {
-        o->fd = open(path.ptr, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0666);
-        if (o->fd < 0)
-            rc = leakgate_error__set(LEAKGATE_EIO, "cannot write %s: %s",
-                                     path.ptr, strerror(errno));
-    }
-    leakgate_files__unlock(lock);
-    leakgate_buf__dispose(&path);
+    if (rc == 0)
+        rc = journal_at(o, run);
+    if (run >= 0)
+        close(run);
+    leakgate_files__unlock(store);
     return rc;
 }
 
@@ -329,7 +454,7 @@ add_output(struct leakgate_outputs *os,
     o->spec = leakgate_util__strdup(spec);
     rc = o->spec ? set_store(o, key)
                  : leakgate_error__set(LEAKGATE_ENOMEM, "store");
-    return rc == 0 ? open_journal(o) : rc;
+    return rc == 0 ? open_journal(o, true) : rc;
 }
 
 int
@@ -380,12 +505,24 @@ leakgate_outputs__free(struct leakgate_outputs *os)
         leakgate_util__free(os->out[i].store);
         leakgate_util__free(os->out[i].rundir);
         leakgate_util__free(os->out[i].journal);
+        leakgate_util__free(os->out[i].parent);
     }
     leakgate_util__free(os->sent);
     leakgate_util__free(os);
 }
 
 /* ---- writing records ---------------------------------------------------- */
+
+/* Whether o's descriptor is still its journal: a test may have closed
+ * it, and another file may have its number now.  Never allocates. */
+static bool
+journal_ok(const struct leakgate_outputs_file *o)
+{
+    struct stat st;
+
+    return o->fd >= 0 && fstat(o->fd, &st) == 0 && st.st_dev == o->dev &&
+           st.st_ino == o->ino;
+}
 
 int
 leakgate_outputs__append(struct leakgate_outputs *os,
@@ -398,6 +535,8 @@ leakgate_outputs__append(struct leakgate_outputs *os,
         const char *p = line;
         size_t left = len;
 
+        if (os->out[i].fd >= 0 && !journal_ok(&os->out[i]))
+            os->out[i].fd = -1; /* not ours any more: never closed */
         while (os->out[i].fd >= 0 && left > 0) {
             ssize_t w = write(os->out[i].fd, p, left);
 
@@ -411,6 +550,32 @@ leakgate_outputs__append(struct leakgate_outputs *os,
             }
             p += w;
             left -= (size_t)w;
+        }
+    }
+    return rc;
+}
+
+int
+leakgate_outputs__revive(struct leakgate_outputs *os,
+                         const char *suite,
+                         const char *test)
+{
+    int rc = 0;
+
+    for (size_t i = 0; os && i < os->n && rc == 0; i++) {
+        struct leakgate_outputs_file *o = &os->out[i];
+
+        if (!o->journal || journal_ok(o))
+            continue;
+        o->fd = -1;
+        rc = open_journal(o, false);
+        if (rc < 0 && suite) {
+            char why[1024];
+
+            snprintf(why, sizeof why, "%s", leakgate_error_last());
+            rc = leakgate_error__set(
+                rc, "%s (its descriptor was closed during %s/%s)", why, suite,
+                test);
         }
     }
     return rc;
@@ -516,9 +681,10 @@ leakgate_outputs__window(struct leakgate_outputs *os,
                          int rank)
 {
     struct leakgate_buf b = LEAKGATE_BUF_INIT;
+    int rc = leakgate_outputs__revive(os, suite, test);
 
-    if (sent_before(os, suite, test, piece->json_test))
-        return 0;
+    if (rc < 0 || sent_before(os, suite, test, piece->json_test))
+        return rc;
     leakgate_buf__puts(&b, "V\t");
     leakgate_run__put_field(&b, suite);
     leakgate_buf__puts(&b, "\t");

@@ -45,6 +45,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 /* The run's name when $LEAKGATE_RUN_ID is unset: its starter's. */
 #define LEAKGATE_OUTPUTS_RUN_ID_ENV "LEAKGATE_RUN_ID"
@@ -64,6 +65,15 @@ struct leakgate_outputs;
  * %p or %h, which already give each process its own file.  Cannot fail.
  */
 bool leakgate_outputs__is_shared(const char *spec);
+
+/*
+ * Check an output before the run: LEAKGATE_EUSAGE naming spec (or
+ * DIR/index.html) when it is a symbolic link, a FIFO, a socket, a device
+ * other than the null device, a directory or another user's file, or
+ * naming its store when that is not a directory of this user; else 0
+ * (what cannot be created is said when it is written).
+ */
+int leakgate_outputs__check(const char *spec, enum leakgate_outputs_kind kind);
 
 /*
  * Open this process's journals for the shared outputs among junit, json
@@ -126,8 +136,11 @@ struct leakgate_outputs_file {
     char *spec;    /* FILE, or DIR for index.html */
     char *store;   /* .NAME.leakgate/ or DIR/.leakgate/ */
     char *rundir;  /* store/run-KEY */
+    char *parent;  /* the directory that holds the store */
     int fd;        /* this process's journal, -1 when none */
     char *journal; /* its name in rundir */
+    dev_t dev;     /* the journal's file: a test that closed fd (another */
+    ino_t ino;     /* file may have its number now) is noticed */
 };
 
 /* A V record already journaled: the same one is not written twice. */
@@ -152,10 +165,28 @@ bool leakgate_outputs__journal_owner(const char *name,
                                      unsigned long long *start,
                                      long *pid);
 
-/* flock the store of o.  Returns 0 or LEAKGATE_EIO / LEAKGATE_ENOMEM. */
-int leakgate_outputs__lock(int *fd, const struct leakgate_outputs_file *o);
+/* Open the store of o (created when missing, with its parents; a
+ * directory of this user, never through a link) and flock it: *store_fd
+ * is the lock, released with leakgate_files__unlock().  Returns 0;
+ * LEAKGATE_EUSAGE (a link, another user's) or LEAKGATE_EIO naming it. */
+int leakgate_outputs__lock(int *store_fd,
+                           const struct leakgate_outputs_file *o);
 
-/* Append len bytes to every journal of os.  Returns 0 or LEAKGATE_EIO. */
+/* Open (creating it) o's run directory in the store store_fd, checked
+ * as the store is.  Returns 0, LEAKGATE_EUSAGE or LEAKGATE_EIO. */
+int leakgate_outputs__run_dir(int *run_fd,
+                              int store_fd,
+                              const struct leakgate_outputs_file *o);
+
+/* Reopen every journal whose descriptor is not its journal any more (a
+ * test closed it: suite/test, which the error names; NULL when not
+ * known).  Returns 0, LEAKGATE_EIO, LEAKGATE_EUSAGE or LEAKGATE_ENOMEM. */
+int leakgate_outputs__revive(struct leakgate_outputs *os,
+                             const char *suite,
+                             const char *test);
+
+/* Append len bytes to every journal of os (skipping one whose descriptor
+ * is not its journal any more).  Returns 0 or LEAKGATE_EIO. */
 int leakgate_outputs__append(struct leakgate_outputs *os,
                              const char *line,
                              size_t len);

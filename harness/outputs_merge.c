@@ -14,6 +14,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -132,7 +133,7 @@ take_line(struct journal *j, char *line)
 }
 
 static int
-read_journal(struct journal *j, const char *dir, const char *name)
+read_journal(struct journal *j, int dirfd, const char *dir, const char *name)
 {
     struct leakgate_buf path = LEAKGATE_BUF_INIT, text = LEAKGATE_BUF_INIT;
     char *line, *end;
@@ -141,8 +142,8 @@ read_journal(struct journal *j, const char *dir, const char *name)
     leakgate_buf__printf(&path, "%s/%s", dir, name);
     rc = path.failed
              ? leakgate_error__set(LEAKGATE_ENOMEM, "journal")
-             : leakgate_files__read(&text, path.ptr,
-                                    LEAKGATE_OUTPUTS_JOURNAL_MAX, "journal");
+             : leakgate_files__read_at(&text, dirfd, name, path.ptr,
+                                       LEAKGATE_OUTPUTS_JOURNAL_MAX, "journal");
     leakgate_buf__dispose(&path);
     if (rc == LEAKGATE_ENOTFOUND) {
         leakgate_buf__dispose(&text);
@@ -170,18 +171,22 @@ cmp_names(const void *a, const void *b)
 
 /* The journal names of dir, in start order. */
 static int
-list_journals(char ***out, size_t *n_out, const char *dir)
+list_journals(char ***out, size_t *n_out, int dirfd, const char *dir)
 {
-    DIR *d = opendir(dir);
+    int fd = dup(dirfd);
+    DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
     char **names = NULL;
     size_t n = 0;
     int rc = 0;
 
     *out = NULL;
     *n_out = 0;
+    if (!d && fd >= 0)
+        close(fd);
     if (!d)
         return leakgate_error__set(LEAKGATE_EIO, "%s: %s", dir,
                                    strerror(errno));
+    rewinddir(d); /* the descriptor's offset is shared with dirfd's */
     for (struct dirent *de = readdir(d); de && rc == 0; de = readdir(d)) {
         unsigned long long start;
         long pid;
@@ -224,11 +229,11 @@ run_dispose(struct run *r)
 }
 
 static int
-read_run(struct run *r, const char *dir)
+read_run(struct run *r, int dirfd, const char *dir)
 {
     char **names = NULL;
     size_t n = 0;
-    int rc = list_journals(&names, &n, dir);
+    int rc = list_journals(&names, &n, dirfd, dir);
 
     r->j = rc == 0 ? leakgate_util__calloc(n ? n : 1, sizeof *r->j) : NULL;
     if (rc == 0 && !r->j)
@@ -239,7 +244,7 @@ read_run(struct run *r, const char *dir)
         (void)leakgate_outputs__journal_owner(names[i], &j->start, &j->pid);
         j->name = names[i];
         names[i] = NULL;
-        rc = read_journal(j, dir, j->name);
+        rc = read_journal(j, dirfd, dir, j->name);
     }
     for (size_t i = 0; i < n; i++)
         leakgate_util__free(names[i]);
@@ -577,7 +582,7 @@ stamp_path(const struct leakgate_outputs_file *o)
 /* Whether the last merge read this process's whole journal (processes
  * that finish together wait for the lock; the first merges for all). */
 static bool
-merged_already(const struct leakgate_outputs_file *o)
+merged_already(const struct leakgate_outputs_file *o, int run_fd)
 {
     struct leakgate_buf text = LEAKGATE_BUF_INIT, want = LEAKGATE_BUF_INIT;
     char *path = stamp_path(o);
@@ -585,8 +590,8 @@ merged_already(const struct leakgate_outputs_file *o)
     bool done = false;
 
     if (path && fstat(o->fd, &st) == 0 &&
-        leakgate_files__read(&text, path, LEAKGATE_OUTPUTS_JOURNAL_MAX,
-                             "stamp") == 0) {
+        leakgate_files__read_at(&text, run_fd, "merged", path,
+                                LEAKGATE_OUTPUTS_JOURNAL_MAX, "stamp") == 0) {
         leakgate_buf__printf(&want, "\n%s %jd\n", o->journal,
                              (intmax_t)st.st_size);
         done = want.ptr && text.ptr && strstr(text.ptr, want.ptr);
@@ -598,7 +603,9 @@ merged_already(const struct leakgate_outputs_file *o)
 }
 
 static void
-write_stamp(const struct leakgate_outputs_file *o, const struct run *r)
+write_stamp(const struct leakgate_outputs_file *o,
+            int run_fd,
+            const struct run *r)
 {
     struct leakgate_buf b = LEAKGATE_BUF_INIT;
     char *path = stamp_path(o);
@@ -607,8 +614,8 @@ write_stamp(const struct leakgate_outputs_file *o, const struct run *r)
     for (size_t i = 0; i < r->n; i++)
         leakgate_buf__printf(&b, "%s %zu\n", r->j[i].name, r->j[i].size);
     if (path && !b.failed)
-        (void)leakgate_files__write(NULL, path, b.ptr, b.len,
-                                    LEAKGATE_FILES_NOSYNC);
+        (void)leakgate_files__write_at(run_fd, "merged", path, b.ptr, b.len,
+                                       LEAKGATE_FILES_NOSYNC);
     leakgate_buf__dispose(&b);
     leakgate_util__free(path);
 }
@@ -632,23 +639,19 @@ loaded_dispose(struct loaded *l)
 /* Whether dir holds exactly the journals l read, each as long as it was
  * then (journals only grow: the same bytes). */
 static bool
-same_journals(const struct loaded *l, const char *dir)
+same_journals(const struct loaded *l, int dirfd, const char *dir)
 {
     char **names = NULL;
     size_t n = 0;
-    bool same = l->read && list_journals(&names, &n, dir) == 0 && n == l->r.n;
+    bool same =
+        l->read && list_journals(&names, &n, dirfd, dir) == 0 && n == l->r.n;
 
     for (size_t i = 0; i < n; i++) {
-        struct leakgate_buf path = LEAKGATE_BUF_INIT;
         struct stat st;
 
-        if (same) {
-            leakgate_buf__printf(&path, "%s/%s", dir, names[i]);
-            same = path.ptr && strcmp(names[i], l->r.j[i].name) == 0 &&
-                   stat(path.ptr, &st) == 0 &&
-                   (uintmax_t)st.st_size == (uintmax_t)l->r.j[i].size;
-        }
-        leakgate_buf__dispose(&path);
+        same = same && strcmp(names[i], l->r.j[i].name) == 0 &&
+               fstatat(dirfd, names[i], &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+               (uintmax_t)st.st_size == (uintmax_t)l->r.j[i].size;
         leakgate_util__free(names[i]);
     }
     leakgate_util__free(names);
@@ -656,9 +659,9 @@ same_journals(const struct loaded *l, const char *dir)
 }
 
 static int
-load_run(struct loaded *l, const struct leakgate_outputs_file *o)
+load_run(struct loaded *l, const struct leakgate_outputs_file *o, int run_fd)
 {
-    int rc = read_run(&l->r, o->rundir);
+    int rc = read_run(&l->r, run_fd, o->rundir);
 
     l->read = true;
     return rc == 0 ? compose(&l->r) : rc;
@@ -669,23 +672,28 @@ merge_one(struct loaded *l,
           const struct leakgate_outputs_file *o,
           const char *pictures)
 {
-    int lock = -1;
+    int lock = -1, run = -1;
     int rc = leakgate_outputs__lock(&lock, o);
 
-    if (rc == 0 && merged_already(o)) {
+    if (rc == 0)
+        rc = leakgate_outputs__run_dir(&run, lock, o);
+    if (rc == 0 && merged_already(o, run)) {
+        close(run);
         leakgate_files__unlock(lock);
         return 0;
     }
-    if (rc == 0 && !same_journals(l, o->rundir)) {
+    if (rc == 0 && !same_journals(l, run, o->rundir)) {
         loaded_dispose(l);
-        rc = load_run(l, o);
+        rc = load_run(l, o, run);
     }
     if (rc == 0)
         rc = render(o, &l->r, &l->res, pictures);
     if (rc == 0)
-        write_stamp(o, &l->r);
+        write_stamp(o, run, &l->r);
     else
         loaded_dispose(l);
+    if (run >= 0)
+        close(run);
     leakgate_files__unlock(lock);
     return rc;
 }
@@ -693,7 +701,11 @@ merge_one(struct loaded *l,
 int
 leakgate_outputs__merge(struct leakgate_outputs *os, const char *pictures)
 {
-    int rc = leakgate_outputs__append(os, "D\n", 2), first = rc;
+    int rc = leakgate_outputs__revive(os, NULL, NULL), first;
+
+    if (rc == 0)
+        rc = leakgate_outputs__append(os, "D\n", 2);
+    first = rc;
 
     struct loaded l;
 

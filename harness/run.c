@@ -217,6 +217,15 @@ leakgate_run_program(leakgate_run **out,
     *out = NULL;
     if (!argv || !argv[0])
         return leakgate_error__set(LEAKGATE_EUSAGE, "no program to run");
+    /* A link, a FIFO, a device or another user's file as an output:
+     * refused before the program runs (exit 2). */
+    rc = leakgate_outputs__check(opts->junit_path, LEAKGATE_OUTPUTS_JUNIT);
+    if (rc == 0)
+        rc = leakgate_outputs__check(opts->json_path, LEAKGATE_OUTPUTS_JSON);
+    if (rc == 0)
+        rc = leakgate_outputs__check(opts->report_dir, LEAKGATE_OUTPUTS_INDEX);
+    if (rc < 0)
+        return rc;
     r = leakgate_util__calloc(1, sizeof *r);
     if (!r)
         return leakgate_error__set(LEAKGATE_ENOMEM, "run");
