@@ -83,8 +83,10 @@ read_open(struct leakgate_buf *out,
         rc = leakgate_error__set(LEAKGATE_ETOOBIG,
                                  "%s: %jd bytes, more than the limit of %zu",
                                  path, (intmax_t)st.st_size, max);
-    else if (fcntl(fd, F_SETFL, 0) != 0) /* O_NONBLOCK off */
-        rc = leakgate_error__set(LEAKGATE_EIO, "%s: %s", path, strerror(errno));
+    else if (fcntl(fd, F_SETFL, 0) != 0)
+        rc =
+            leakgate_error__set(LEAKGATE_EIO, "%s: cannot clear O_NONBLOCK: %s",
+                                path, strerror(errno));
     else
         rc = read_fd(out, fd, path, max);
     close(fd);
@@ -294,7 +296,8 @@ write_in(char **final_out,
         rc = leakgate_files__check_entry(&kind, &st, dirfd, base, path);
     if (rc < 0 || kind == LEAKGATE_FILES_DISCARD)
         return rc;
-    mode = st.st_mode & 07777;
+    if (kind == LEAKGATE_FILES_REGULAR)
+        mode = st.st_mode & 07777;
     leakgate_buf__printf(&tmp, "%s.tmp.%ld", base, (long)getpid());
     if (tmp.failed)
         return leakgate_error__set(LEAKGATE_ENOMEM, "path");
