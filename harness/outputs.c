@@ -29,6 +29,7 @@
 #include "util.h"
 
 static int set_store(struct leakgate_outputs_file *o, const char *key);
+static int append_buf(struct leakgate_outputs *os, struct leakgate_buf *b);
 
 /* ---- processes ---------------------------------------------------------- */
 
@@ -486,11 +487,32 @@ leakgate_outputs__open(struct leakgate_outputs **out,
     if (rc == 0 && report_dir)
         rc = add_output(os, LEAKGATE_OUTPUTS_INDEX, report_dir, key);
     leakgate_util__free(key);
+    if (rc == 0)
+        rc = leakgate_outputs__set_binary(os, NULL);
     if (rc < 0)
         leakgate_outputs__free(os);
     else
         *out = os;
     return rc;
+}
+
+int
+leakgate_outputs__set_binary(struct leakgate_outputs *os, const char *binary)
+{
+    struct leakgate_buf b = LEAKGATE_BUF_INIT;
+    char exe[4096];
+    ssize_t n;
+
+    if (!os)
+        return 0;
+    if (!binary) {
+        n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+        exe[n > 0 ? n : 0] = '\0';
+        binary = exe;
+    }
+    leakgate_buf__puts(&b, "B\t");
+    leakgate_run__put_field(&b, binary);
+    return append_buf(os, &b);
 }
 
 void

@@ -18,6 +18,7 @@
  * ticks and pid, so that the name alone tells whether it still runs), one
  * record a line, fields escaped as in run_proto.h:
  *
+ *   B binary           the executable whose windows follow (its path)
  *   N env junit_env    the process's environment (JSON value, JUnit
  *                      properties)
  *   S suite test phase a window opens (the test or suite init/cleanup)
@@ -33,8 +34,10 @@
  * error record for the window that was running (killed, when its process
  * is gone: SIGKILL from ctest's TIMEOUT or the OOM killer; unfinished,
  * when it still runs: the files are a snapshot, which its own merge
- * replaces), chooses one record per window name (a test's later record;
- * a suite window's failure over a pass), and writes the output.  A run starts
+ * replaces), chooses one record per window name and binary (a test's
+ * later record; a suite window's failure over a pass; a name several
+ * binaries have gets "BINARY:SUITE" JUnit classnames), and writes the
+ * output.  A run starts
  * fresh: records of other runs are never read, and a run directory whose
  * starter (or, for $LEAKGATE_RUN_ID, every writer) has ended is removed when
  * another run opens the store.
@@ -85,6 +88,14 @@ int leakgate_outputs__open(struct leakgate_outputs **out,
                            const char *junit,
                            const char *json,
                            const char *report_dir);
+
+/* Journal the binary this process's windows belong to (NULL: this
+ * process's executable, which leakgate_outputs__open() already wrote;
+ * `leakgate run` names its program): windows of different binaries are
+ * different windows, even with the same name.  Returns 0 or
+ * LEAKGATE_EIO / LEAKGATE_ENOMEM.  o may be NULL. */
+int leakgate_outputs__set_binary(struct leakgate_outputs *o,
+                                 const char *binary);
 
 /* A window opens.  Never allocates (it may run while a window records);
  * best effort.  o may be NULL. */

@@ -34,6 +34,7 @@
 
 struct record {
     const char *suite, *test;           /* into the journal's text */
+    const char *binary;                 /* its journal's B ("": none) */
     struct leakgate_report_piece piece; /* counts and report.c's texts */
     int rank;                           /* leakgate_results__rank() */
 };
@@ -50,6 +51,7 @@ struct journal {
     struct record *recs;
     size_t nrecs;
     const char *open[3]; /* suite, test, phase of the last S; NULL: none */
+    const char *binary;  /* of the last B record; "" before one */
 };
 
 struct run {
@@ -96,6 +98,7 @@ take_window(struct journal *j, char **f)
     memset(&rec, 0, sizeof rec);
     rec.suite = f[1];
     rec.test = f[2];
+    rec.binary = j->binary ? j->binary : "";
     rec.piece.suite = f[1];
     rec.piece.status = leakgate_run__status_parse(f[3]);
     rec.rank = (int)strtol(f[4], NULL, 10);
@@ -117,7 +120,9 @@ take_line(struct journal *j, char *line)
     char *f[10];
     size_t n = leakgate_run__split(f, 10, line);
 
-    if (n == 3 && strcmp(f[0], "N") == 0) {
+    if (n == 2 && strcmp(f[0], "B") == 0) {
+        j->binary = f[1];
+    } else if (n == 3 && strcmp(f[0], "N") == 0) {
         j->env = f[1];
         j->junit_env = f[2];
     } else if (n == 4 && strcmp(f[0], "S") == 0) {
@@ -341,6 +346,7 @@ add_unfinished(struct run *r, const struct journal *j, bool *failed)
     v.settings.total_unlimited = true;
     rec.suite = j->open[0];
     rec.test = j->open[1];
+    rec.binary = j->binary ? j->binary : "";
     rec.rank = leakgate_results__rank(&v);
     if (why.ptr && name.ptr &&
         leakgate_report__render_piece(&rec.piece, &json, &junit, &v, &no_env)) {
@@ -384,6 +390,12 @@ struct pick {
     size_t first; /* of the name's first record */
 };
 
+static bool
+same_name(const struct record *x, const struct record *y)
+{
+    return strcmp(x->suite, y->suite) == 0 && strcmp(x->test, y->test) == 0;
+}
+
 static int
 cmp_name(const void *a, const void *b)
 {
@@ -392,7 +404,42 @@ cmp_name(const void *a, const void *b)
 
     if (c == 0)
         c = strcmp(x->rec->test, y->rec->test);
+    if (c == 0)
+        c = strcmp(x->rec->binary, y->rec->binary);
     return c != 0 ? c : (x->index > y->index) - (x->index < y->index);
+}
+
+/* A window name that windows of several binaries have: its JUnit
+ * testcase's classname becomes "BINARY:SUITE" (the binary's file name),
+ * so that each is a testcase of its own and none replaces another. */
+static void
+label(struct run *r, struct record *rec, bool *failed)
+{
+    static const char open[] = "<testcase classname=\"";
+    const char *at = strstr(rec->piece.junit_case, open);
+    const char *base = leakgate_util__base_name(rec->binary);
+    struct leakgate_buf b = LEAKGATE_BUF_INIT;
+
+    if (!at)
+        return;
+    at += sizeof open - 1;
+    leakgate_buf__put(&b, rec->piece.junit_case,
+                      (size_t)(at - rec->piece.junit_case));
+    for (const char *p = *base ? base : "unknown"; *p; p++) {
+        switch (*p) {
+        case '&': leakgate_buf__puts(&b, "&amp;"); break;
+        case '<': leakgate_buf__puts(&b, "&lt;"); break;
+        case '>': leakgate_buf__puts(&b, "&gt;"); break;
+        case '"': leakgate_buf__puts(&b, "&quot;"); break;
+        default:
+            if ((unsigned char)*p >= 0x20)
+                leakgate_buf__put(&b, p, 1);
+        }
+    }
+    leakgate_buf__puts(&b, ":");
+    leakgate_buf__puts(&b, at);
+    rec->piece.junit_case = own(r, &b);
+    *failed |= rec->piece.junit_case == NULL;
 }
 
 static int
@@ -403,15 +450,18 @@ cmp_first(const void *a, const void *b)
     return (x->first > y->first) - (x->first < y->first);
 }
 
-/* One record per window name, where the name first appeared: a test's
- * later record replaces an earlier one, a suite window's unless the
- * earlier ranks higher (every process measures it: a failure stays). */
+/* One record per window name and binary, where it first appeared: a
+ * test's later record replaces an earlier one of the same binary, a
+ * suite window's unless the earlier ranks higher (every process measures
+ * it: a failure stays).  The records of different binaries are all kept
+ * (label()). */
 static int
 choose(struct run *r)
 {
     struct pick *p =
         leakgate_util__calloc(r->ntests ? r->ntests : 1, sizeof *p);
     size_t n = 0;
+    bool failed = false;
 
     r->chosen =
         leakgate_util__calloc(r->ntests ? r->ntests : 1, sizeof *r->chosen);
@@ -425,8 +475,8 @@ choose(struct run *r)
     for (size_t i = 0; i < r->ntests; i++) {
         struct pick *kept = n > 0 ? &p[n - 1] : NULL;
 
-        if (kept && strcmp(kept->rec->suite, p[i].rec->suite) == 0 &&
-            strcmp(kept->rec->test, p[i].rec->test) == 0) {
+        if (kept && same_name(kept->rec, p[i].rec) &&
+            strcmp(kept->rec->binary, p[i].rec->binary) == 0) {
             bool suite_window = strcmp(p[i].rec->test, "[suite]") == 0;
 
             if (p[i].rec->rank >= kept->rec->rank || !suite_window)
@@ -435,12 +485,19 @@ choose(struct run *r)
         }
         p[n++] = p[i];
     }
+    for (size_t i = 0; i < n; i++) {
+        bool shared = (i > 0 && same_name(p[i - 1].rec, p[i].rec)) ||
+                      (i + 1 < n && same_name(p[i + 1].rec, p[i].rec));
+
+        if (shared)
+            label(r, &r->tests[p[i].rec - r->tests], &failed);
+    }
     qsort(p, n, sizeof *p, cmp_first);
     for (size_t i = 0; i < n; i++)
         r->chosen[i] = p[i].rec;
     r->nchosen = n;
     leakgate_util__free(p);
-    return 0;
+    return failed ? leakgate_error__set(LEAKGATE_ENOMEM, "merging") : 0;
 }
 
 /* Every journal's records and the windows of dead processes; one chosen

@@ -240,9 +240,12 @@ leakgate_run_program(leakgate_run **out,
      * Without journals the run goes on: writing the files says why they
      * cannot be written. */
     if (rc == 0 &&
-        leakgate_outputs__open(&r->outputs, opts->junit_path, opts->json_path,
-                               opts->report_dir) < 0)
+        (leakgate_outputs__open(&r->outputs, opts->junit_path, opts->json_path,
+                                opts->report_dir) < 0 ||
+         leakgate_outputs__set_binary(r->outputs, r->program) < 0)) {
+        leakgate_outputs__free(r->outputs);
         r->outputs = NULL;
+    }
     if (rc == 0)
         rc = channel(sv);
     if (rc == 0)
