@@ -176,10 +176,14 @@ close_fds)
     PATHS_CLOSE_FDS=1 run 1 --filter "paths/*" --json "$WORK/r.json" --junit "$WORK/j.xml" \
         --report-dir "$WORK/rep"
     has_leak r.json
-    for t in pass leak close_fds chdir after; do
+    for t in pass leak close_fds chdir after leak_after; do
         grep -q "name=\"$t\"" j.xml || fail "j.xml lacks paths/$t"
     done
-    grep -q '"name": "paths/after"' r.json || fail "r.json lacks paths/after" ;;
+    grep -q '"name": "paths/after"' r.json || fail "r.json lacks paths/after"
+    grep -q 'FAIL paths/leak_after: 112 B' r.json ||
+        fail "the leak after the close is not judged"
+    grep -q 'test_leak .*paths_corpus.c' r.json ||
+        fail "the leak after the close is not symbolized" ;;
 read_only)
     # A read-only file system: the message says so (EROFS), naming it.
     need_root "a mount namespace"

@@ -3,7 +3,8 @@
  * paths_corpus: the CUnit program of the output-path checks (paths.sh):
  * a test that passes, one that leaks 100 bytes, one that closes every
  * descriptor from 3 to 4095 (as a test of a daemon's close-all helper
- * does) and one that changes the working directory.  Run under the gate
+ * does), one that changes the working directory, then a pass and a
+ * leak after them.  Run under the gate
  * with hostile --junit/--json/--report-dir targets, the gate must write
  * its files where they were named, and never through a link, over a
  * device or into another user's directory.
@@ -66,5 +67,6 @@ main(int argc, char **argv)
     CU_add_test(s, "close_fds", test_close_fds);
     CU_add_test(s, "chdir", test_chdir);
     CU_add_test(s, "after", test_pass);
+    CU_add_test(s, "leak_after", test_leak);
     return leakgate_cunit_main(argc, argv);
 }
