@@ -63,6 +63,25 @@ junit_dev_null)
     [ ! -e .null.leakgate ] || fail "a store was made beside the null device"
     LEAKGATE_JUNIT=$WORK/null run 1 $F
     is_char null ;;
+literal_dev_null)
+    # The documented spellings themselves, /dev/null and /dev/stdout, in
+    # a mount namespace whose /dev is a fresh tmpfs (a regression can
+    # only replace that namespace's node, never the machine's).
+    need_root "a mount namespace"
+    unshare -m true 2>/dev/null ||
+        { echo "paths/$CASE: unshare -m is not allowed here"; exit 77; }
+    unshare -m sh -c '
+        mount -t tmpfs none /dev && mknod -m 666 /dev/null c 1 3 &&
+            ln -s /proc/self/fd/1 /dev/stdout || exit 77
+        "$1" --filter "paths/[pl]*" --junit /dev/null --json "$2/r.json" \
+            >"$2/out" 2>"$2/err"
+        echo "null: $? $(stat -c %F /dev/null)"
+        "$1" --filter "paths/[pl]*" --junit /dev/stdout >/dev/null 2>>"$2/err"
+        echo "stdout: $? $(stat -c %F /dev/null)"' sh "$PROGRAM" "$WORK" >ns
+    [ $? -ne 77 ] || exit 77
+    grep -qx "null: 1 character special file" ns || fail "--junit /dev/null: $(cat ns)"
+    grep -qx "stdout: 1 character special file" ns || fail "--junit /dev/stdout: $(cat ns)"
+    has_leak r.json ;;
 junit_dev_stdout)
     # /dev/stdout is written as a stream, here to a null device.
     need_root mknod
