@@ -171,6 +171,21 @@ struct leakgate_outputs {
  * runs (a zombie does not).  Cannot fail. */
 bool leakgate_outputs__alive(long pid, unsigned long long start);
 
+/* Process pid's start time (clock ticks after boot) into *out.
+ * Returns 0, or -1 when the process is gone or a zombie. */
+int leakgate_outputs__proc_start(unsigned long long *out, long pid);
+
+/* Fill o->store, o->rundir ("store/KEY") and o->parent from o->spec.
+ * Returns 0 or LEAKGATE_ENOMEM. */
+int leakgate_outputs__set_store(struct leakgate_outputs_file *o,
+                                const char *key);
+
+/* Create (or, fresh false, reopen) this process's journal o->journal in
+ * o's run directory, under the store's lock; a fresh one first removes
+ * the store's stale runs.  Returns 0, LEAKGATE_EUSAGE or LEAKGATE_EIO
+ * naming the store or journal, LEAKGATE_ENOMEM. */
+int leakgate_outputs__open_journal(struct leakgate_outputs_file *o, bool fresh);
+
 /* A journal's name "START-PID.log": its process; false for other names. */
 bool leakgate_outputs__journal_owner(const char *name,
                                      unsigned long long *start,
