@@ -1320,9 +1320,10 @@ finish(leakgate_gate *gate)
     size_t failures = leakgate_gate_failures(gate);
     int status = 0, rc;
 
-    if (leakgate_gate_write_results(gate) < 0) {
+    rc = leakgate_gate_write_results(gate);
+    if (rc < 0) {
         fprintf(stderr, "leakgate: %s\n", leakgate_error_last());
-        status = 3;
+        status = exit_code_for(rc); /* 2: an output refused (a link...) */
     }
     rc = leakgate_cunit_run_error(&err);
     if (rc == LEAKGATE_EUSAGE) {

@@ -52,35 +52,82 @@ read_fd(struct leakgate_buf *out, int fd, const char *path, size_t max)
     return out->failed ? leakgate_error__set(LEAKGATE_ENOMEM, "%s", path) : 0;
 }
 
+/* Read the open fd (closed here): regular files only, so that a FIFO
+ * or a device never blocks or streams forever. */
+static int
+read_open(struct leakgate_buf *out,
+          int fd,
+          const char *path,
+          size_t max,
+          const char *what)
+{
+    struct stat st;
+    int rc;
+
+    if (fstat(fd, &st) != 0)
+        rc = leakgate_error__set(LEAKGATE_EIO, "%s: %s", path, strerror(errno));
+    else if (S_ISDIR(st.st_mode))
+        rc = leakgate_error__set(LEAKGATE_EIO, "%s: is a directory, not a %s",
+                                 path, what);
+    else if (!S_ISREG(st.st_mode))
+        rc = leakgate_error__set(LEAKGATE_EIO,
+                                 "%s: is a %s, not a regular file: a %s is "
+                                 "read only from a regular file",
+                                 path,
+                                 S_ISFIFO(st.st_mode)   ? "FIFO"
+                                 : S_ISSOCK(st.st_mode) ? "socket"
+                                 : S_ISBLK(st.st_mode)  ? "block device"
+                                                        : "character device",
+                                 what);
+    else if ((uintmax_t)st.st_size > max)
+        rc = leakgate_error__set(LEAKGATE_ETOOBIG,
+                                 "%s: %jd bytes, more than the limit of %zu",
+                                 path, (intmax_t)st.st_size, max);
+    else if (fcntl(fd, F_SETFL, 0) != 0)
+        rc =
+            leakgate_error__set(LEAKGATE_EIO, "%s: cannot clear O_NONBLOCK: %s",
+                                path, strerror(errno));
+    else
+        rc = read_fd(out, fd, path, max);
+    close(fd);
+    return rc;
+}
+
+static int
+read_failed(const char *path, const char *what)
+{
+    if (errno == ENOENT || errno == ENOTDIR)
+        return leakgate_error__set(LEAKGATE_ENOTFOUND, "%s: no such %s", path,
+                                   what);
+    return leakgate_error__set(LEAKGATE_EIO, "%s: %s", path, strerror(errno));
+}
+
 int
 leakgate_files__read(struct leakgate_buf *out,
                      const char *path,
                      size_t max,
                      const char *what)
 {
-    struct stat st;
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    int rc;
+    /* O_NONBLOCK: opening a FIFO must not wait for a writer. */
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 
-    if (fd < 0 && (errno == ENOENT || errno == ENOTDIR))
-        return leakgate_error__set(LEAKGATE_ENOTFOUND, "%s: no such %s", path,
-                                   what);
-    if (fd < 0)
-        return leakgate_error__set(LEAKGATE_EIO, "%s: %s", path,
-                                   strerror(errno));
-    if (fstat(fd, &st) != 0)
-        rc = leakgate_error__set(LEAKGATE_EIO, "%s: %s", path, strerror(errno));
-    else if (S_ISDIR(st.st_mode))
-        rc = leakgate_error__set(LEAKGATE_EIO, "%s: is a directory, not a %s",
-                                 path, what);
-    else if (S_ISREG(st.st_mode) && (uintmax_t)st.st_size > max)
-        rc = leakgate_error__set(LEAKGATE_ETOOBIG,
-                                 "%s: %jd bytes, more than the limit of %zu",
-                                 path, (intmax_t)st.st_size, max);
-    else
-        rc = read_fd(out, fd, path, max);
-    close(fd);
-    return rc;
+    return fd < 0 ? read_failed(path, what)
+                  : read_open(out, fd, path, max, what);
+}
+
+int
+leakgate_files__read_at(struct leakgate_buf *out,
+                        int dirfd,
+                        const char *name,
+                        const char *display,
+                        size_t max,
+                        const char *what)
+{
+    int fd =
+        openat(dirfd, name, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
+
+    return fd < 0 ? read_failed(display, what)
+                  : read_open(out, fd, display, max, what);
 }
 
 static int
@@ -105,21 +152,24 @@ write_all(int fd, const char *data, size_t len)
     return 0;
 }
 
-/* Create "path.tmp.PID" with the data, fsync'ed.  A file of that name can
- * only be left by an earlier process with this pid, which is gone. */
+/* Create "BASE.tmp.PID" in dirfd with the data, fsync'ed.  A file of
+ * that name can only be left by an earlier process with this pid, which
+ * is gone (or planted: O_NOFOLLOW and O_EXCL never write through it). */
 static int
-write_temp(const char *tmp,
+write_temp(int dirfd,
+           const char *tmp,
            const char *path,
            const char *data,
            size_t len,
            const mode_t *mode,
            bool sync)
 {
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    int flags = O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC;
+    int fd = openat(dirfd, tmp, flags, 0666);
     int rc = 0;
 
-    if (fd < 0 && errno == EEXIST && unlink(tmp) == 0)
-        fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    if (fd < 0 && errno == EEXIST && unlinkat(dirfd, tmp, 0) == 0)
+        fd = openat(dirfd, tmp, flags, 0666);
     if (fd < 0)
         return io_error(path, strerror(errno));
     if ((mode && fchmod(fd, *mode) != 0) || write_all(fd, data, len) != 0 ||
@@ -128,64 +178,48 @@ write_temp(const char *tmp,
     if (close(fd) != 0 && rc == 0)
         rc = io_error(path, strerror(errno));
     if (rc < 0)
-        unlink(tmp);
+        unlinkat(dirfd, tmp, 0);
     return rc;
 }
 
-static void
-sync_dir_of(const char *path)
-{
-    const char *slash = strrchr(path, '/');
-    struct leakgate_buf dir = LEAKGATE_BUF_INIT;
-    int fd;
-
-    if (slash)
-        leakgate_buf__put(&dir, path,
-                          slash == path ? 1 : (size_t)(slash - path));
-    else
-        leakgate_buf__puts(&dir, ".");
-    fd = dir.ptr ? open(dir.ptr, O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
-    if (fd >= 0) {
-        fsync(fd); /* best effort: the rename is already atomic */
-        close(fd);
-    }
-    leakgate_buf__dispose(&dir);
-}
-
-/* PATH, or PATH with ".N" before its extension (after the last '/'). */
+/* BASE, or BASE with ".N" before its extension. */
 static char *
-candidate(const char *path, unsigned int n)
+candidate(const char *base, unsigned int n)
 {
     struct leakgate_buf b = LEAKGATE_BUF_INIT;
-    const char *slash = strrchr(path, '/');
-    const char *dot = strrchr(slash ? slash + 1 : path, '.');
+    const char *dot = strrchr(base, '.');
 
     if (n == 0)
-        leakgate_buf__puts(&b, path);
-    else if (!dot || dot == (slash ? slash + 1 : path))
-        leakgate_buf__printf(&b, "%s.%u", path, n);
+        leakgate_buf__puts(&b, base);
+    else if (!dot || dot == base)
+        leakgate_buf__printf(&b, "%s.%u", base, n);
     else
-        leakgate_buf__printf(&b, "%.*s.%u%s", (int)(dot - path), path, n, dot);
+        leakgate_buf__printf(&b, "%.*s.%u%s", (int)(dot - base), base, n, dot);
     return leakgate_buf__take(&b);
 }
 
-/* Move tmp to the first free candidate name; never replaces a file. */
+/* Move tmp to the first free candidate name in dirfd; never replaces a
+ * file. */
 static int
-place_noclobber(char **final_out, const char *tmp, const char *path)
+place_noclobber(char **final_out,
+                int dirfd,
+                const char *tmp,
+                const char *base,
+                const char *path)
 {
     for (unsigned int n = 0; n < MAX_SUFFIX; n++) {
-        char *name = candidate(path, n);
+        char *name = candidate(base, n);
         int r;
 
         if (!name)
             return leakgate_error__set(LEAKGATE_ENOMEM, "path");
-        r = renameat2(AT_FDCWD, tmp, AT_FDCWD, name, RENAME_NOREPLACE);
+        r = renameat2(dirfd, tmp, dirfd, name, RENAME_NOREPLACE);
         if (r != 0 && (errno == EINVAL || errno == ENOSYS)) {
             /* A file system without RENAME_NOREPLACE: link(2) never
              * replaces either. */
-            r = link(tmp, name);
+            r = linkat(dirfd, tmp, dirfd, name, 0);
             if (r == 0)
-                unlink(tmp);
+                unlinkat(dirfd, tmp, 0);
         }
         if (r == 0) {
             *final_out = name;
@@ -227,6 +261,80 @@ dir_of(const char *path)
                                   slash == path ? 1 : (size_t)(slash - path));
 }
 
+/* The path written: DIR/NAME for the final name in path's directory. */
+static char *
+written_name(const char *path, const char *name)
+{
+    const char *slash = strrchr(path, '/');
+    struct leakgate_buf b = LEAKGATE_BUF_INIT;
+
+    if (slash)
+        leakgate_buf__put(&b, path, (size_t)(slash - path) + 1);
+    leakgate_buf__puts(&b, name);
+    return leakgate_buf__take(&b);
+}
+
+/* Replace (or place) base in dirfd: check what is there, write the
+ * temporary file, rename it.  *final_out: the name used (NOCLOBBER). */
+static int
+write_in(char **final_out,
+         int dirfd,
+         const char *base,
+         const char *path,
+         const char *data,
+         size_t len,
+         unsigned int flags)
+{
+    struct leakgate_buf tmp = LEAKGATE_BUF_INIT;
+    struct stat st;
+    mode_t mode = 0;
+    int kind = LEAKGATE_FILES_ABSENT;
+    int rc = 0;
+
+    *final_out = NULL;
+    if (!(flags & LEAKGATE_FILES_NOCLOBBER))
+        rc = leakgate_files__check_entry(&kind, &st, dirfd, base, path);
+    if (rc < 0 || kind == LEAKGATE_FILES_DISCARD)
+        return rc;
+    if (kind == LEAKGATE_FILES_REGULAR)
+        mode = st.st_mode & 07777;
+    leakgate_buf__printf(&tmp, "%s.tmp.%ld", base, (long)getpid());
+    if (tmp.failed)
+        return leakgate_error__set(LEAKGATE_ENOMEM, "path");
+    rc = write_temp(dirfd, tmp.ptr, path, data, len,
+                    (flags & LEAKGATE_FILES_KEEP_MODE) &&
+                            kind == LEAKGATE_FILES_REGULAR
+                        ? &mode
+                        : NULL,
+                    !(flags & LEAKGATE_FILES_NOSYNC));
+    if (rc == 0 && (flags & LEAKGATE_FILES_NOCLOBBER))
+        rc = place_noclobber(final_out, dirfd, tmp.ptr, base, path);
+    else if (rc == 0 && renameat(dirfd, tmp.ptr, dirfd, base) != 0)
+        rc = io_error(path, strerror(errno));
+    if (rc == 0 && !(flags & LEAKGATE_FILES_NOSYNC))
+        (void)fsync(dirfd); /* best effort: the rename is already atomic */
+    if (rc < 0)
+        unlinkat(dirfd, tmp.ptr, 0);
+    leakgate_buf__dispose(&tmp);
+    return rc;
+}
+
+int
+leakgate_files__write_at(int dirfd,
+                         const char *base,
+                         const char *display,
+                         const char *data,
+                         size_t len,
+                         unsigned int flags)
+{
+    char *final = NULL;
+    int rc = write_in(&final, dirfd, base, display, data, len,
+                      flags & ~LEAKGATE_FILES_NOCLOBBER);
+
+    leakgate_util__free(final);
+    return rc;
+}
+
 /* The missing parent directories of path (several processes may create
  * them at once: an existing one is fine).  Returns 0, LEAKGATE_EIO or
  * LEAKGATE_ENOMEM. */
@@ -241,6 +349,58 @@ mkdirs_of(const char *path)
     return rc;
 }
 
+static int
+open_dir_of(int *fd_out, const char *path)
+{
+    char *dir = dir_of(path);
+    int rc = 0;
+
+    *fd_out = dir ? open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
+    if (!dir)
+        rc = leakgate_error__set(LEAKGATE_ENOMEM, "path");
+    else if (*fd_out < 0)
+        rc = io_error(path, strerror(errno));
+    leakgate_util__free(dir);
+    return rc;
+}
+
+/* path replaced in its directory; *final_out: the path written when
+ * NOCLOBBER chose another name (else NULL). */
+static int
+write_file(char **final_out,
+           const char *path,
+           const char *data,
+           size_t len,
+           unsigned int flags)
+{
+    char *target = (flags & LEAKGATE_FILES_FOLLOW)
+                       ? target_of(path)
+                       : leakgate_util__strdup(path);
+    const char *slash = target ? strrchr(target, '/') : NULL;
+    char *name = NULL;
+    int dirfd = -1, rc;
+
+    *final_out = NULL;
+    if (!target)
+        return leakgate_error__set(LEAKGATE_ENOMEM, "path");
+    rc = (flags & LEAKGATE_FILES_MKDIRS) ? mkdirs_of(target) : 0;
+    if (rc == 0)
+        rc = open_dir_of(&dirfd, target);
+    if (rc == 0)
+        rc = write_in(&name, dirfd, slash ? slash + 1 : target, path, data, len,
+                      flags);
+    if (dirfd >= 0)
+        close(dirfd);
+    if (rc == 0 && name) {
+        *final_out = written_name(target, name);
+        if (!*final_out)
+            rc = leakgate_error__set(LEAKGATE_ENOMEM, "path");
+    }
+    leakgate_util__free(name);
+    leakgate_util__free(target);
+    return rc;
+}
+
 int
 leakgate_files__write(char **written_out,
                       const char *path,
@@ -248,47 +408,21 @@ leakgate_files__write(char **written_out,
                       size_t len,
                       unsigned int flags)
 {
-    struct leakgate_buf tmp = LEAKGATE_BUF_INIT;
-    char *target = target_of(path), *final = NULL;
-    struct stat st;
-    mode_t mode = 0;
-    bool keep = false;
-    int rc;
+    int stream = leakgate_files__stream_fd(path);
+    char *final = NULL;
+    int rc = stream >= 0 ? leakgate_files__write_stream(path, stream, data, len)
+                         : write_file(&final, path, data, len, flags);
 
     if (written_out)
         *written_out = NULL;
-    if (target)
-        leakgate_buf__printf(&tmp, "%s.tmp.%ld", target, (long)getpid());
-    if (!target || tmp.failed) {
-        leakgate_util__free(target);
-        leakgate_buf__dispose(&tmp);
-        return leakgate_error__set(LEAKGATE_ENOMEM, "path");
+    if (rc == 0 && written_out) {
+        *written_out = final ? final : leakgate_util__strdup(path);
+        final = NULL;
+        if (!*written_out)
+            rc = leakgate_error__set(LEAKGATE_ENOMEM, "path");
     }
-    if ((flags & LEAKGATE_FILES_KEEP_MODE) && stat(target, &st) == 0) {
-        mode = st.st_mode & 07777;
-        keep = true;
-    }
-    rc = (flags & LEAKGATE_FILES_MKDIRS) ? mkdirs_of(target) : 0;
-    if (rc == 0)
-        rc = write_temp(tmp.ptr, path, data, len, keep ? &mode : NULL,
-                        !(flags & LEAKGATE_FILES_NOSYNC));
-    if (rc == 0 && (flags & LEAKGATE_FILES_NOCLOBBER))
-        rc = place_noclobber(&final, tmp.ptr, target);
-    else if (rc == 0 && rename(tmp.ptr, target) != 0)
-        rc = io_error(path, strerror(errno));
-    if (rc == 0 && !(flags & LEAKGATE_FILES_NOSYNC))
-        sync_dir_of(target);
-    if (rc < 0)
-        unlink(tmp.ptr);
-    if (rc == 0 && written_out)
-        *written_out = final ? final : leakgate_util__strdup(target);
-    else
-        leakgate_util__free(final);
-    leakgate_buf__dispose(&tmp);
-    leakgate_util__free(target);
-    return rc == 0 && written_out && !*written_out
-               ? leakgate_error__set(LEAKGATE_ENOMEM, "path")
-               : rc;
+    leakgate_util__free(final);
+    return rc;
 }
 
 int
@@ -382,9 +516,13 @@ leakgate_files__mkdirs(const char *dir)
     }
     if (rc == 0 && mkdir(b.ptr, 0777) != 0 && errno != EEXIST)
         rc = -1;
-    if (rc < 0)
+    if (rc < 0) {
+        int err = errno; /* kept for the caller's own message */
+
         rc = leakgate_error__set(LEAKGATE_EIO, "cannot create directory %s: %s",
-                                 dir, strerror(errno));
+                                 dir, strerror(err));
+        errno = err;
+    }
     leakgate_buf__dispose(&b);
     return rc;
 }

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "error.h"
+#include "files.h"
 #include "heapfile.h"
 #include "intercept.h"
 #include "outputs.h"
@@ -47,6 +48,40 @@ load_config(struct leakgate_gate *gate)
     /* Every failure to read the file is a configuration error (exit 2);
      * the detail from config names the file and the cause. */
     return rc < 0 ? LEAKGATE_ECONFIG : 0;
+}
+
+/* The outputs as absolute paths, so that a test's chdir() cannot move
+ * them, each checked before the run (exit 2 for a link, a FIFO, a
+ * device, another user's file or store: outputs.c). */
+static int
+resolve_outputs(struct leakgate_gate *gate)
+{
+    const char **specs[3] = {&gate->opts.junit_path, &gate->opts.json_path,
+                             &gate->opts.report_dir};
+    static const enum leakgate_outputs_kind kinds[3] = {
+        LEAKGATE_OUTPUTS_JUNIT, LEAKGATE_OUTPUTS_JSON, LEAKGATE_OUTPUTS_INDEX};
+    char cwd[4096];
+    int rc = 0;
+
+    if (getcwd(cwd, sizeof cwd))
+        gate->start_dir = leakgate_util__strdup(cwd);
+    for (size_t i = 0; i < 3 && rc == 0; i++) {
+        if (!*specs[i] || !**specs[i])
+            continue;
+        rc = leakgate_files__absolute(&gate->out_paths[i], *specs[i]);
+        if (rc == 0) {
+            *specs[i] = gate->out_paths[i];
+            rc = leakgate_outputs__check(*specs[i], kinds[i]);
+        }
+    }
+    return rc;
+}
+
+void
+leakgate_gate__go_home(const struct leakgate_gate *gate)
+{
+    if (gate->start_dir)
+        (void)chdir(gate->start_dir);
 }
 
 /* The allocation wrappers (intercept.c) are allocator frames too. */
@@ -190,7 +225,9 @@ leakgate_gate_new(leakgate_gate **out, const struct leakgate_gate_options *opts)
     gate->has_peak_opt = opts->peak_limit != NULL;
     gate->color =
         opts->color > 0 || (opts->color < 0 && isatty(STDERR_FILENO) == 1);
-    rc = load_config(gate);
+    rc = resolve_outputs(gate);
+    if (rc == 0)
+        rc = load_config(gate);
     if (rc == 0)
         rc = leakgate_replay__child_setup(gate);
     if (rc == 0)
@@ -207,7 +244,7 @@ leakgate_gate_new(leakgate_gate **out, const struct leakgate_gate_options *opts)
     gate->env.thresholds_path = gate->thresholds_path;
     gate->env.has_tests = gate->config && gate->config->ntests > 0;
     gate->env.has_suites = gate->config && gate->config->nsuites > 0;
-    gate->env.report_dir = opts->report_dir;
+    gate->env.report_dir = gate->opts.report_dir;
     gate->env.filter = opts->filter;
     gate->env.binary = "";
     gate->env.build_id = "";
@@ -275,6 +312,9 @@ leakgate_gate_free(leakgate_gate *gate)
         leakgate_profile__dumpfile_close(&gate->peak);
     leakgate_config__free(gate->config);
     leakgate_util__free(gate->thresholds_path);
+    for (size_t i = 0; i < 3; i++)
+        leakgate_util__free(gate->out_paths[i]);
+    leakgate_util__free(gate->start_dir);
     leakgate_util__free(gate);
 }
 

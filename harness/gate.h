@@ -86,6 +86,9 @@ struct leakgate_gate {
     struct leakgate_gate_options opts;
     struct leakgate_config *config;
     char *thresholds_path; /* resolved; NULL: no file, all limits 0 */
+    char *out_paths[3];    /* --junit, --json, --report-dir made absolute
+                              (a test may chdir()); opts point here */
+    char *start_dir;       /* the working directory at start-up */
     bool color;
     struct leakgate_profile_info prof;
     char sampling[200];
@@ -289,5 +292,10 @@ int leakgate_gate__write_index(const char *dir,
 /* Write `len` bytes to `path` atomically (temporary file + rename).
  * Returns 0 or LEAKGATE_EIO naming the path. */
 int leakgate_gate__write_file(const char *path, const char *data, size_t len);
+
+/* Back to the directory the process started in (a test may have left
+ * it), for what runs after the tests: the replay, the thresholds file.
+ * Best effort: cannot fail. */
+void leakgate_gate__go_home(const struct leakgate_gate *gate);
 
 #endif

@@ -7,10 +7,12 @@
  * `dot` is on PATH (render.c; without it the report says so, once).  For
  * the run: --junit, --json and, with --report-dir, DIR/index.html
  * (html.c).  Every file is written to a temporary name and renamed, so a
- * crash never leaves a half-written file.  Names are sanitized with
- * leakgate_util__sanitize_name().
+ * crash never leaves a half-written file; a link, a device or another
+ * user's file in an artifact's place is refused (files.c).  Names are sanitized
+ * with leakgate_util__sanitize_name().
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -35,42 +37,9 @@
 int
 leakgate_gate__write_file(const char *path, const char *data, size_t len)
 {
-    struct leakgate_buf tmp = LEAKGATE_BUF_INIT;
-    FILE *f = NULL;
-    int rc = 0;
-
-    leakgate_buf__printf(&tmp, "%s.tmp.%ld", path, (long)getpid());
-    if (tmp.failed)
-        return leakgate_error__set(LEAKGATE_ENOMEM, "path");
-    f = fopen(tmp.ptr, "wb");
-    if (!f) {
-        rc = leakgate_error__set(LEAKGATE_EIO, "cannot write %s: %s", path,
-                                 strerror(errno));
-        goto cleanup;
-    }
-    if (fwrite(data, 1, len, f) != len || fflush(f) != 0 ||
-        fsync(fileno(f)) != 0) {
-        rc = leakgate_error__set(LEAKGATE_EIO, "cannot write %s: %s", path,
-                                 strerror(errno));
-        goto cleanup;
-    }
-    if (fclose(f) != 0) {
-        f = NULL;
-        rc = leakgate_error__set(LEAKGATE_EIO, "cannot write %s: %s", path,
-                                 strerror(errno));
-        goto cleanup;
-    }
-    f = NULL;
-    if (rename(tmp.ptr, path) != 0)
-        rc = leakgate_error__set(LEAKGATE_EIO, "cannot rename to %s: %s", path,
-                                 strerror(errno));
-cleanup:
-    if (f)
-        fclose(f);
-    if (rc < 0)
-        unlink(tmp.ptr);
-    leakgate_buf__dispose(&tmp);
-    return rc;
+    /* A temporary name renamed over path, inside its directory: a link
+     * or a device there is refused, never written through (files.c). */
+    return leakgate_files__write(NULL, path, data, len, 0);
 }
 
 /* mkdir -p for the report directory and one level below it. */
@@ -98,6 +67,19 @@ make_dirs(const char *dir)
                                  "cannot create report directory %s: %s", dir,
                                  strerror(errno));
     leakgate_buf__dispose(&b);
+    return rc;
+}
+
+/* The directory of a window's artifacts is a directory of this user,
+ * not a link planted to send them elsewhere. */
+static int
+own_dir(const char *dir)
+{
+    int fd = -1;
+    int rc = leakgate_files__open_own_dir(&fd, AT_FDCWD, dir, dir);
+
+    if (fd >= 0)
+        close(fd);
     return rc;
 }
 
@@ -294,6 +276,8 @@ leakgate_gate__write_artifacts(struct leakgate_gate *gate,
 
     if (rc == 0)
         rc = make_dirs(v->artifact_dir);
+    if (rc == 0)
+        rc = own_dir(v->artifact_dir);
     if (rc == 0 && v->how == LEAKGATE_MEASURED_SUITE_END) {
         /* Judged object by object: no heap pair shows what it lost. */
         leakgate_util__free(v->heap_before);
@@ -509,6 +493,7 @@ leakgate_gate_write_results(leakgate_gate *gate)
     const char *junit = gate->opts.junit_path, *json = gate->opts.json_path;
     int rc = 0;
 
+    leakgate_gate__go_home(gate); /* and the thresholds file after it */
     /* The results name the binary and its build-id even when no window
      * needed symbols (every test passed); without them, they stay
      * unknown. */

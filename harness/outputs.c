@@ -2,7 +2,8 @@
 /*
  * outputs: one --junit FILE, --json FILE and index.html for all the
  * processes of a run (see outputs.h).  This file: stores, run keys and
- * this process's journals; outputs_merge.c reads a run's journals back
+ * this process's journals (outputs_store.c: the stores and run
+ * directories); outputs_merge.c reads a run's journals back
  * and writes the files.  Journals are appended with single write(2)
  * calls and read back only up to their last newline, so a record torn by
  * SIGKILL, or one being written while another process merges, is never
@@ -11,7 +12,6 @@
  */
 #include "outputs.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -27,292 +27,22 @@
 #include "run_proto.h"
 #include "util.h"
 
-/* ---- processes ---------------------------------------------------------- */
-
-/* What /proc/PID/stat says of a process. */
-struct proc {
-    unsigned long long start; /* clock ticks after boot */
-    long ppid;
-    char comm[32]; /* its name, at most 15 bytes */
-};
-
-/* 0, or -1 when the process is gone or a zombie (killed, not yet
- * reaped). */
-static int
-proc_stat(struct proc *out, long pid)
-{
-    char path[64], text[1024], state = 'Z';
-    const char *open_paren, *p;
-    ssize_t n;
-    int fd;
-
-    snprintf(path, sizeof path, "/proc/%ld/stat", pid);
-    fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return -1;
-    n = read(fd, text, sizeof text - 1);
-    close(fd);
-    if (n <= 0)
-        return -1;
-    text[n] = '\0';
-    /* "pid (comm) state ppid ..." : comm may hold spaces and ')'. */
-    open_paren = strchr(text, '(');
-    p = strrchr(text, ')');
-    if (!open_paren || !p || p < open_paren ||
-        sscanf(p + 1,
-               " %c %ld %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u "
-               "%*u %*d %*d %*d %*d %*d %*d %llu",
-               &state, &out->ppid, &out->start) != 3)
-        return -1;
-    snprintf(out->comm, sizeof out->comm, "%.*s", (int)(p - open_paren - 1),
-             open_paren + 1);
-    return state == 'Z' || state == 'X' ? -1 : 0;
-}
-
-static int
-proc_start(unsigned long long *out, long pid)
-{
-    struct proc pr;
-    int rc = proc_stat(&pr, pid);
-
-    *out = rc == 0 ? pr.start : 0;
-    return rc;
-}
-
-bool
-leakgate_outputs__alive(long pid, unsigned long long start)
-{
-    unsigned long long now;
-
-    return proc_start(&now, pid) == 0 && now == start;
-}
+static int append_buf(struct leakgate_outputs *os, struct leakgate_buf *b);
 
 /* ---- names -------------------------------------------------------------- */
 
 bool
 leakgate_outputs__is_shared(const char *spec)
 {
-    return spec && *spec && !leakgate_results__per_process(spec);
-}
+    int kind;
 
-/* The process that started the run: the nearest ctest among this
- * process's ancestors (a test command may go through a wrapper: `cmake
- * -E env`, a shell, valgrind), else the parent. */
-static void
-starter(long *pid_out, unsigned long long *start_out)
-{
-    struct proc pr;
-    long pid = (long)getppid();
-
-    *pid_out = pid;
-    *start_out = proc_start(start_out, pid) == 0 ? *start_out : 0;
-    for (int depth = 0; depth < 16 && pid > 1; depth++) {
-        if (proc_stat(&pr, pid) < 0)
-            return;
-        if (strcmp(pr.comm, "ctest") == 0) {
-            *pid_out = pid;
-            *start_out = pr.start;
-            return;
-        }
-        pid = pr.ppid;
-    }
-}
-
-/* "run-id-ID" for $LEAKGATE_RUN_ID, else "run-p<starter>-<its start>". */
-static char *
-run_key(void)
-{
-    const char *id = getenv(LEAKGATE_OUTPUTS_RUN_ID_ENV);
-    struct leakgate_buf b = LEAKGATE_BUF_INIT;
-    unsigned long long start = 0;
-    long pid = 0;
-    char *safe;
-
-    if (id && *id) {
-        safe = leakgate_util__sanitize_name(id);
-        if (safe)
-            leakgate_buf__printf(&b, "run-id-%s", safe);
-        leakgate_util__free(safe);
-        return leakgate_buf__take(&b);
-    }
-    starter(&pid, &start);
-    leakgate_buf__printf(&b, "run-p%ld-%llu", pid, start);
-    return leakgate_buf__take(&b);
-}
-
-/* A journal's name "START-PID.log": its process; false for other names. */
-bool
-leakgate_outputs__journal_owner(const char *name,
-                                unsigned long long *start,
-                                long *pid)
-{
-    char tail[8] = "";
-
-    return sscanf(name, "%20llu-%9ld%7s", start, pid, tail) == 3 &&
-           strcmp(tail, ".log") == 0;
-}
-
-/* ---- stores ------------------------------------------------------------- */
-
-static int
-set_store(struct leakgate_outputs_file *o, const char *key)
-{
-    struct leakgate_buf b = LEAKGATE_BUF_INIT, r = LEAKGATE_BUF_INIT;
-    const char *slash = strrchr(o->spec, '/');
-
-    if (o->kind == LEAKGATE_OUTPUTS_INDEX)
-        leakgate_buf__printf(&b, "%s/.leakgate", o->spec);
-    else if (slash)
-        leakgate_buf__printf(&b, "%.*s/.%s.leakgate",
-                             (int)(slash == o->spec ? 0 : slash - o->spec),
-                             o->spec, slash + 1);
-    else
-        leakgate_buf__printf(&b, ".%s.leakgate", o->spec);
-    o->store = leakgate_buf__take(&b);
-    if (o->store)
-        leakgate_buf__printf(&r, "%s/%s", o->store, key);
-    o->rundir = leakgate_buf__take(&r);
-    return o->rundir ? 0 : leakgate_error__set(LEAKGATE_ENOMEM, "store");
-}
-
-/* Remove dir and the files in it (best effort). */
-static void
-remove_run(const char *dir)
-{
-    DIR *d = opendir(dir);
-
-    for (struct dirent *de = d ? readdir(d) : NULL; de; de = readdir(d)) {
-        struct leakgate_buf f = LEAKGATE_BUF_INIT;
-
-        if (de->d_name[0] == '.')
-            continue;
-        leakgate_buf__printf(&f, "%s/%s", dir, de->d_name);
-        if (f.ptr)
-            unlink(f.ptr);
-        leakgate_buf__dispose(&f);
-    }
-    if (d)
-        closedir(d);
-    rmdir(dir);
-}
-
-/* Whether some process that wrote into run directory dir still runs. */
-static bool
-any_writer_alive(const char *dir)
-{
-    DIR *d = opendir(dir);
-    bool live = false;
-
-    for (struct dirent *de = d ? readdir(d) : NULL; de && !live;
-         de = readdir(d)) {
-        unsigned long long start;
-        long pid;
-
-        live = leakgate_outputs__journal_owner(de->d_name, &start, &pid) &&
-               leakgate_outputs__alive(pid, start);
-    }
-    if (d)
-        closedir(d);
-    return live;
-}
-
-/* A run directory is stale when its starter has ended (run-p...), or, for
- * a named run, when none of its writers runs any more. */
-static bool
-stale(const char *name, const char *path)
-{
-    unsigned long long start;
-    long pid;
-
-    if (sscanf(name, "run-p%9ld-%20llu", &pid, &start) == 2)
-        return !leakgate_outputs__alive(pid, start);
-    return strncmp(name, "run-id-", 7) == 0 && !any_writer_alive(path);
-}
-
-/* Remove the store's stale runs other than ours (under its lock). */
-static void
-prune(const struct leakgate_outputs_file *o)
-{
-    const char *mine = strrchr(o->rundir, '/') + 1;
-    DIR *d = opendir(o->store);
-
-    for (struct dirent *de = d ? readdir(d) : NULL; de; de = readdir(d)) {
-        struct leakgate_buf path = LEAKGATE_BUF_INIT;
-
-        if (strncmp(de->d_name, "run-", 4) != 0 ||
-            strcmp(de->d_name, mine) == 0)
-            continue;
-        leakgate_buf__printf(&path, "%s/%s", o->store, de->d_name);
-        if (path.ptr && stale(de->d_name, path.ptr))
-            remove_run(path.ptr);
-        leakgate_buf__dispose(&path);
-    }
-    if (d)
-        closedir(d);
-}
-
-int
-leakgate_outputs__lock(int *fd, const struct leakgate_outputs_file *o)
-{
-    struct leakgate_buf inside = LEAKGATE_BUF_INIT;
-    int rc;
-
-    leakgate_buf__printf(&inside, "%s/lock", o->store);
-    rc = inside.failed ? leakgate_error__set(LEAKGATE_ENOMEM, "store")
-                       : leakgate_files__lock_dir(fd, inside.ptr);
-    leakgate_buf__dispose(&inside);
-    return rc;
-}
-
-/* The store of o cannot be created: say so in the words of a write of
- * the output itself (errno of one more try says why). */
-static int
-store_failed(const struct leakgate_outputs_file *o)
-{
-    const char *why = "cannot create its store";
-
-    if (mkdir(o->store, 0777) != 0 && errno != EEXIST)
-        why = strerror(errno);
-    if (o->kind == LEAKGATE_OUTPUTS_INDEX)
-        return leakgate_error__set(LEAKGATE_EIO,
-                                   "cannot create report directory %s: %s",
-                                   o->spec, why);
-    return leakgate_error__set(LEAKGATE_EIO, "cannot write %s: %s", o->spec,
-                               why);
-}
-
-static int
-open_journal(struct leakgate_outputs_file *o)
-{
-    struct leakgate_buf path = LEAKGATE_BUF_INIT;
-    unsigned long long start = 0;
-    int lock = -1;
-    int rc = leakgate_files__mkdirs(o->store);
-
-    if (rc == LEAKGATE_EIO)
-        rc = store_failed(o);
-    if (rc == 0)
-        rc = leakgate_outputs__lock(&lock, o);
-    if (rc == 0) {
-        prune(o);
-        rc = leakgate_files__mkdirs(o->rundir);
-    }
-    (void)proc_start(&start, (long)getpid());
-    leakgate_buf__printf(&path, "%s/%020llu-%ld.log", o->rundir, start,
-                         (long)getpid());
-    o->journal =
-        path.ptr ? leakgate_util__strdup(strrchr(path.ptr, '/') + 1) : NULL;
-    if (rc == 0 && (path.failed || !o->journal))
-        rc = leakgate_error__set(LEAKGATE_ENOMEM, "journal");
-    if (rc == 0) {
-        o->fd = open(path.ptr, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0666);
-        if (o->fd < 0)
-            rc = leakgate_error__set(LEAKGATE_EIO, "cannot write %s: %s",
-                                     path.ptr, strerror(errno));
-    }
-    leakgate_files__unlock(lock);
-    leakgate_buf__dispose(&path);
-    return rc;
+    if (!spec || !*spec || leakgate_results__per_process(spec))
+        return false;
+    /* The null device and a descriptor's name are written (or not) by
+     * each process as a stream: no store beside them. */
+    kind = leakgate_files__target(spec);
+    return kind != LEAKGATE_FILES_DISCARD && kind != LEAKGATE_FILES_STREAM &&
+           kind != LEAKGATE_EUSAGE;
 }
 
 static int
@@ -327,9 +57,9 @@ add_output(struct leakgate_outputs *os,
     o->kind = kind;
     o->fd = -1;
     o->spec = leakgate_util__strdup(spec);
-    rc = o->spec ? set_store(o, key)
+    rc = o->spec ? leakgate_outputs__set_store(o, key)
                  : leakgate_error__set(LEAKGATE_ENOMEM, "store");
-    return rc == 0 ? open_journal(o) : rc;
+    return rc == 0 ? leakgate_outputs__open_journal(o, true) : rc;
 }
 
 int
@@ -348,7 +78,7 @@ leakgate_outputs__open(struct leakgate_outputs **out,
     if (!junit && !json && !report_dir)
         return 0;
     os = leakgate_util__calloc(1, sizeof *os);
-    key = run_key();
+    key = leakgate_outputs__run_key();
     if (!os || !key) {
         leakgate_util__free(os);
         leakgate_util__free(key);
@@ -361,11 +91,32 @@ leakgate_outputs__open(struct leakgate_outputs **out,
     if (rc == 0 && report_dir)
         rc = add_output(os, LEAKGATE_OUTPUTS_INDEX, report_dir, key);
     leakgate_util__free(key);
+    if (rc == 0)
+        rc = leakgate_outputs__set_binary(os, NULL);
     if (rc < 0)
         leakgate_outputs__free(os);
     else
         *out = os;
     return rc;
+}
+
+int
+leakgate_outputs__set_binary(struct leakgate_outputs *os, const char *binary)
+{
+    struct leakgate_buf b = LEAKGATE_BUF_INIT;
+    char exe[4096];
+    ssize_t n;
+
+    if (!os)
+        return 0;
+    if (!binary) {
+        n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+        exe[n > 0 ? n : 0] = '\0';
+        binary = exe;
+    }
+    leakgate_buf__puts(&b, "B\t");
+    leakgate_run__put_field(&b, binary);
+    return append_buf(os, &b);
 }
 
 void
@@ -380,12 +131,24 @@ leakgate_outputs__free(struct leakgate_outputs *os)
         leakgate_util__free(os->out[i].store);
         leakgate_util__free(os->out[i].rundir);
         leakgate_util__free(os->out[i].journal);
+        leakgate_util__free(os->out[i].parent);
     }
     leakgate_util__free(os->sent);
     leakgate_util__free(os);
 }
 
 /* ---- writing records ---------------------------------------------------- */
+
+/* Whether o's descriptor is still its journal: a test may have closed
+ * it, and another file may have its number now.  Never allocates. */
+static bool
+journal_ok(const struct leakgate_outputs_file *o)
+{
+    struct stat st;
+
+    return o->fd >= 0 && fstat(o->fd, &st) == 0 && st.st_dev == o->dev &&
+           st.st_ino == o->ino;
+}
 
 int
 leakgate_outputs__append(struct leakgate_outputs *os,
@@ -398,6 +161,8 @@ leakgate_outputs__append(struct leakgate_outputs *os,
         const char *p = line;
         size_t left = len;
 
+        if (os->out[i].fd >= 0 && !journal_ok(&os->out[i]))
+            os->out[i].fd = -1; /* not ours any more: never closed */
         while (os->out[i].fd >= 0 && left > 0) {
             ssize_t w = write(os->out[i].fd, p, left);
 
@@ -411,6 +176,32 @@ leakgate_outputs__append(struct leakgate_outputs *os,
             }
             p += w;
             left -= (size_t)w;
+        }
+    }
+    return rc;
+}
+
+int
+leakgate_outputs__revive(struct leakgate_outputs *os,
+                         const char *suite,
+                         const char *test)
+{
+    int rc = 0;
+
+    for (size_t i = 0; os && i < os->n && rc == 0; i++) {
+        struct leakgate_outputs_file *o = &os->out[i];
+
+        if (!o->journal || journal_ok(o))
+            continue;
+        o->fd = -1;
+        rc = leakgate_outputs__open_journal(o, false);
+        if (rc < 0 && suite) {
+            char why[1024];
+
+            snprintf(why, sizeof why, "%s", leakgate_error_last());
+            rc = leakgate_error__set(
+                rc, "%s (its descriptor was closed during %s/%s)", why, suite,
+                test);
         }
     }
     return rc;
@@ -516,9 +307,10 @@ leakgate_outputs__window(struct leakgate_outputs *os,
                          int rank)
 {
     struct leakgate_buf b = LEAKGATE_BUF_INIT;
+    int rc = leakgate_outputs__revive(os, suite, test);
 
-    if (sent_before(os, suite, test, piece->json_test))
-        return 0;
+    if (rc < 0 || sent_before(os, suite, test, piece->json_test))
+        return rc;
     leakgate_buf__puts(&b, "V\t");
     leakgate_run__put_field(&b, suite);
     leakgate_buf__puts(&b, "\t");

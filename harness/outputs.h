@@ -18,6 +18,7 @@
  * ticks and pid, so that the name alone tells whether it still runs), one
  * record a line, fields escaped as in run_proto.h:
  *
+ *   B binary           the executable whose windows follow (its path)
  *   N env junit_env    the process's environment (JSON value, JUnit
  *                      properties)
  *   S suite test phase a window opens (the test or suite init/cleanup)
@@ -33,8 +34,10 @@
  * error record for the window that was running (killed, when its process
  * is gone: SIGKILL from ctest's TIMEOUT or the OOM killer; unfinished,
  * when it still runs: the files are a snapshot, which its own merge
- * replaces), chooses one record per window name (a test's later record;
- * a suite window's failure over a pass), and writes the output.  A run starts
+ * replaces), chooses one record per window name and binary (a test's
+ * later record; a suite window's failure over a pass; a name several
+ * binaries have gets "BINARY:SUITE" JUnit classnames), and writes the
+ * output.  A run starts
  * fresh: records of other runs are never read, and a run directory whose
  * starter (or, for $LEAKGATE_RUN_ID, every writer) has ended is removed when
  * another run opens the store.
@@ -45,6 +48,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 /* The run's name when $LEAKGATE_RUN_ID is unset: its starter's. */
 #define LEAKGATE_OUTPUTS_RUN_ID_ENV "LEAKGATE_RUN_ID"
@@ -66,6 +70,15 @@ struct leakgate_outputs;
 bool leakgate_outputs__is_shared(const char *spec);
 
 /*
+ * Check an output before the run: LEAKGATE_EUSAGE naming spec (or
+ * DIR/index.html) when it is a symbolic link, a FIFO, a socket, a device
+ * other than the null device, a directory or another user's file, or
+ * naming its store when that is not a directory of this user; else 0
+ * (what cannot be created is said when it is written).
+ */
+int leakgate_outputs__check(const char *spec, enum leakgate_outputs_kind kind);
+
+/*
  * Open this process's journals for the shared outputs among junit, json
  * (per leakgate_outputs__is_shared) and report_dir (always shared; each
  * may be NULL).  *out is NULL when none is shared.  Returns 0;
@@ -75,6 +88,14 @@ int leakgate_outputs__open(struct leakgate_outputs **out,
                            const char *junit,
                            const char *json,
                            const char *report_dir);
+
+/* Journal the binary this process's windows belong to (NULL: this
+ * process's executable, which leakgate_outputs__open() already wrote;
+ * `leakgate run` names its program): windows of different binaries are
+ * different windows, even with the same name.  Returns 0 or
+ * LEAKGATE_EIO / LEAKGATE_ENOMEM.  o may be NULL. */
+int leakgate_outputs__set_binary(struct leakgate_outputs *o,
+                                 const char *binary);
 
 /* A window opens.  Never allocates (it may run while a window records);
  * best effort.  o may be NULL. */
@@ -126,8 +147,11 @@ struct leakgate_outputs_file {
     char *spec;    /* FILE, or DIR for index.html */
     char *store;   /* .NAME.leakgate/ or DIR/.leakgate/ */
     char *rundir;  /* store/run-KEY */
+    char *parent;  /* the directory that holds the store */
     int fd;        /* this process's journal, -1 when none */
     char *journal; /* its name in rundir */
+    dev_t dev;     /* the journal's file: a test that closed fd (another */
+    ino_t ino;     /* file may have its number now) is noticed */
 };
 
 /* A V record already journaled: the same one is not written twice. */
@@ -147,15 +171,54 @@ struct leakgate_outputs {
  * runs (a zombie does not).  Cannot fail. */
 bool leakgate_outputs__alive(long pid, unsigned long long start);
 
+/* Process pid's start time (clock ticks after boot) into *out.
+ * Returns 0, or -1 when the process is gone or a zombie. */
+int leakgate_outputs__proc_start(unsigned long long *out, long pid);
+
+/* Fill o->store, o->rundir ("store/KEY") and o->parent from o->spec.
+ * Returns 0 or LEAKGATE_ENOMEM. */
+int leakgate_outputs__set_store(struct leakgate_outputs_file *o,
+                                const char *key);
+
+/* Create (or, fresh false, reopen) this process's journal o->journal in
+ * o's run directory, under the store's lock; a fresh one first removes
+ * the store's stale runs.  Returns 0, LEAKGATE_EUSAGE or LEAKGATE_EIO
+ * naming the store or journal, LEAKGATE_ENOMEM. */
+int leakgate_outputs__open_journal(struct leakgate_outputs_file *o, bool fresh);
+
+/* The run's key, the name of its directory in a store: "run-id-ID" for
+ * $LEAKGATE_RUN_ID, else "run-p<starter>-<its start>" (the nearest ctest
+ * among this process's ancestors, else the parent).  The caller frees;
+ * NULL when out of memory. */
+char *leakgate_outputs__run_key(void);
+
 /* A journal's name "START-PID.log": its process; false for other names. */
 bool leakgate_outputs__journal_owner(const char *name,
                                      unsigned long long *start,
                                      long *pid);
 
-/* flock the store of o.  Returns 0 or LEAKGATE_EIO / LEAKGATE_ENOMEM. */
-int leakgate_outputs__lock(int *fd, const struct leakgate_outputs_file *o);
+/* Open the store of o (created when missing, with its parents; a
+ * directory of this user, never through a link) and flock it: *store_fd
+ * is the lock, released with leakgate_files__unlock().  Returns 0;
+ * LEAKGATE_EUSAGE (a link, another user's) or LEAKGATE_EIO naming it. */
+int leakgate_outputs__lock(int *store_fd,
+                           const struct leakgate_outputs_file *o);
 
-/* Append len bytes to every journal of os.  Returns 0 or LEAKGATE_EIO. */
+/* Open (creating it) o's run directory in the store store_fd, checked
+ * as the store is.  Returns 0, LEAKGATE_EUSAGE or LEAKGATE_EIO. */
+int leakgate_outputs__run_dir(int *run_fd,
+                              int store_fd,
+                              const struct leakgate_outputs_file *o);
+
+/* Reopen every journal whose descriptor is not its journal any more (a
+ * test closed it: suite/test, which the error names; NULL when not
+ * known).  Returns 0, LEAKGATE_EIO, LEAKGATE_EUSAGE or LEAKGATE_ENOMEM. */
+int leakgate_outputs__revive(struct leakgate_outputs *os,
+                             const char *suite,
+                             const char *test);
+
+/* Append len bytes to every journal of os (skipping one whose descriptor
+ * is not its journal any more).  Returns 0 or LEAKGATE_EIO. */
 int leakgate_outputs__append(struct leakgate_outputs *os,
                              const char *line,
                              size_t len);

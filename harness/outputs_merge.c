@@ -14,6 +14,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,6 +34,7 @@
 
 struct record {
     const char *suite, *test;           /* into the journal's text */
+    const char *binary;                 /* its journal's B ("": none) */
     struct leakgate_report_piece piece; /* counts and report.c's texts */
     int rank;                           /* leakgate_results__rank() */
 };
@@ -49,6 +51,7 @@ struct journal {
     struct record *recs;
     size_t nrecs;
     const char *open[3]; /* suite, test, phase of the last S; NULL: none */
+    const char *binary;  /* of the last B record; "" before one */
 };
 
 struct run {
@@ -95,6 +98,7 @@ take_window(struct journal *j, char **f)
     memset(&rec, 0, sizeof rec);
     rec.suite = f[1];
     rec.test = f[2];
+    rec.binary = j->binary ? j->binary : "";
     rec.piece.suite = f[1];
     rec.piece.status = leakgate_run__status_parse(f[3]);
     rec.rank = (int)strtol(f[4], NULL, 10);
@@ -116,7 +120,9 @@ take_line(struct journal *j, char *line)
     char *f[10];
     size_t n = leakgate_run__split(f, 10, line);
 
-    if (n == 3 && strcmp(f[0], "N") == 0) {
+    if (n == 2 && strcmp(f[0], "B") == 0) {
+        j->binary = f[1];
+    } else if (n == 3 && strcmp(f[0], "N") == 0) {
         j->env = f[1];
         j->junit_env = f[2];
     } else if (n == 4 && strcmp(f[0], "S") == 0) {
@@ -132,7 +138,7 @@ take_line(struct journal *j, char *line)
 }
 
 static int
-read_journal(struct journal *j, const char *dir, const char *name)
+read_journal(struct journal *j, int dirfd, const char *dir, const char *name)
 {
     struct leakgate_buf path = LEAKGATE_BUF_INIT, text = LEAKGATE_BUF_INIT;
     char *line, *end;
@@ -141,8 +147,8 @@ read_journal(struct journal *j, const char *dir, const char *name)
     leakgate_buf__printf(&path, "%s/%s", dir, name);
     rc = path.failed
              ? leakgate_error__set(LEAKGATE_ENOMEM, "journal")
-             : leakgate_files__read(&text, path.ptr,
-                                    LEAKGATE_OUTPUTS_JOURNAL_MAX, "journal");
+             : leakgate_files__read_at(&text, dirfd, name, path.ptr,
+                                       LEAKGATE_OUTPUTS_JOURNAL_MAX, "journal");
     leakgate_buf__dispose(&path);
     if (rc == LEAKGATE_ENOTFOUND) {
         leakgate_buf__dispose(&text);
@@ -170,18 +176,22 @@ cmp_names(const void *a, const void *b)
 
 /* The journal names of dir, in start order. */
 static int
-list_journals(char ***out, size_t *n_out, const char *dir)
+list_journals(char ***out, size_t *n_out, int dirfd, const char *dir)
 {
-    DIR *d = opendir(dir);
+    int fd = dup(dirfd);
+    DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
     char **names = NULL;
     size_t n = 0;
     int rc = 0;
 
     *out = NULL;
     *n_out = 0;
+    if (!d && fd >= 0)
+        close(fd);
     if (!d)
         return leakgate_error__set(LEAKGATE_EIO, "%s: %s", dir,
                                    strerror(errno));
+    rewinddir(d); /* the descriptor's offset is shared with dirfd's */
     for (struct dirent *de = readdir(d); de && rc == 0; de = readdir(d)) {
         unsigned long long start;
         long pid;
@@ -224,11 +234,11 @@ run_dispose(struct run *r)
 }
 
 static int
-read_run(struct run *r, const char *dir)
+read_run(struct run *r, int dirfd, const char *dir)
 {
     char **names = NULL;
     size_t n = 0;
-    int rc = list_journals(&names, &n, dir);
+    int rc = list_journals(&names, &n, dirfd, dir);
 
     r->j = rc == 0 ? leakgate_util__calloc(n ? n : 1, sizeof *r->j) : NULL;
     if (rc == 0 && !r->j)
@@ -239,7 +249,7 @@ read_run(struct run *r, const char *dir)
         (void)leakgate_outputs__journal_owner(names[i], &j->start, &j->pid);
         j->name = names[i];
         names[i] = NULL;
-        rc = read_journal(j, dir, j->name);
+        rc = read_journal(j, dirfd, dir, j->name);
     }
     for (size_t i = 0; i < n; i++)
         leakgate_util__free(names[i]);
@@ -336,6 +346,7 @@ add_unfinished(struct run *r, const struct journal *j, bool *failed)
     v.settings.total_unlimited = true;
     rec.suite = j->open[0];
     rec.test = j->open[1];
+    rec.binary = j->binary ? j->binary : "";
     rec.rank = leakgate_results__rank(&v);
     if (why.ptr && name.ptr &&
         leakgate_report__render_piece(&rec.piece, &json, &junit, &v, &no_env)) {
@@ -379,6 +390,12 @@ struct pick {
     size_t first; /* of the name's first record */
 };
 
+static bool
+same_name(const struct record *x, const struct record *y)
+{
+    return strcmp(x->suite, y->suite) == 0 && strcmp(x->test, y->test) == 0;
+}
+
 static int
 cmp_name(const void *a, const void *b)
 {
@@ -387,7 +404,42 @@ cmp_name(const void *a, const void *b)
 
     if (c == 0)
         c = strcmp(x->rec->test, y->rec->test);
+    if (c == 0)
+        c = strcmp(x->rec->binary, y->rec->binary);
     return c != 0 ? c : (x->index > y->index) - (x->index < y->index);
+}
+
+/* A window name that windows of several binaries have: its JUnit
+ * testcase's classname becomes "BINARY:SUITE" (the binary's file name),
+ * so that each is a testcase of its own and none replaces another. */
+static void
+label(struct run *r, struct record *rec, bool *failed)
+{
+    static const char open[] = "<testcase classname=\"";
+    const char *at = strstr(rec->piece.junit_case, open);
+    const char *base = leakgate_util__base_name(rec->binary);
+    struct leakgate_buf b = LEAKGATE_BUF_INIT;
+
+    if (!at)
+        return;
+    at += sizeof open - 1;
+    leakgate_buf__put(&b, rec->piece.junit_case,
+                      (size_t)(at - rec->piece.junit_case));
+    for (const char *p = *base ? base : "unknown"; *p; p++) {
+        switch (*p) {
+        case '&': leakgate_buf__puts(&b, "&amp;"); break;
+        case '<': leakgate_buf__puts(&b, "&lt;"); break;
+        case '>': leakgate_buf__puts(&b, "&gt;"); break;
+        case '"': leakgate_buf__puts(&b, "&quot;"); break;
+        default:
+            if ((unsigned char)*p >= 0x20)
+                leakgate_buf__put(&b, p, 1);
+        }
+    }
+    leakgate_buf__puts(&b, ":");
+    leakgate_buf__puts(&b, at);
+    rec->piece.junit_case = own(r, &b);
+    *failed |= rec->piece.junit_case == NULL;
 }
 
 static int
@@ -398,15 +450,18 @@ cmp_first(const void *a, const void *b)
     return (x->first > y->first) - (x->first < y->first);
 }
 
-/* One record per window name, where the name first appeared: a test's
- * later record replaces an earlier one, a suite window's unless the
- * earlier ranks higher (every process measures it: a failure stays). */
+/* One record per window name and binary, where it first appeared: a
+ * test's later record replaces an earlier one of the same binary, a
+ * suite window's unless the earlier ranks higher (every process measures
+ * it: a failure stays).  The records of different binaries are all kept
+ * (label()). */
 static int
 choose(struct run *r)
 {
     struct pick *p =
         leakgate_util__calloc(r->ntests ? r->ntests : 1, sizeof *p);
     size_t n = 0;
+    bool failed = false;
 
     r->chosen =
         leakgate_util__calloc(r->ntests ? r->ntests : 1, sizeof *r->chosen);
@@ -420,8 +475,8 @@ choose(struct run *r)
     for (size_t i = 0; i < r->ntests; i++) {
         struct pick *kept = n > 0 ? &p[n - 1] : NULL;
 
-        if (kept && strcmp(kept->rec->suite, p[i].rec->suite) == 0 &&
-            strcmp(kept->rec->test, p[i].rec->test) == 0) {
+        if (kept && same_name(kept->rec, p[i].rec) &&
+            strcmp(kept->rec->binary, p[i].rec->binary) == 0) {
             bool suite_window = strcmp(p[i].rec->test, "[suite]") == 0;
 
             if (p[i].rec->rank >= kept->rec->rank || !suite_window)
@@ -430,12 +485,19 @@ choose(struct run *r)
         }
         p[n++] = p[i];
     }
+    for (size_t i = 0; i < n; i++) {
+        bool shared = (i > 0 && same_name(p[i - 1].rec, p[i].rec)) ||
+                      (i + 1 < n && same_name(p[i + 1].rec, p[i].rec));
+
+        if (shared)
+            label(r, &r->tests[p[i].rec - r->tests], &failed);
+    }
     qsort(p, n, sizeof *p, cmp_first);
     for (size_t i = 0; i < n; i++)
         r->chosen[i] = p[i].rec;
     r->nchosen = n;
     leakgate_util__free(p);
-    return 0;
+    return failed ? leakgate_error__set(LEAKGATE_ENOMEM, "merging") : 0;
 }
 
 /* Every journal's records and the windows of dead processes; one chosen
@@ -577,7 +639,7 @@ stamp_path(const struct leakgate_outputs_file *o)
 /* Whether the last merge read this process's whole journal (processes
  * that finish together wait for the lock; the first merges for all). */
 static bool
-merged_already(const struct leakgate_outputs_file *o)
+merged_already(const struct leakgate_outputs_file *o, int run_fd)
 {
     struct leakgate_buf text = LEAKGATE_BUF_INIT, want = LEAKGATE_BUF_INIT;
     char *path = stamp_path(o);
@@ -585,8 +647,8 @@ merged_already(const struct leakgate_outputs_file *o)
     bool done = false;
 
     if (path && fstat(o->fd, &st) == 0 &&
-        leakgate_files__read(&text, path, LEAKGATE_OUTPUTS_JOURNAL_MAX,
-                             "stamp") == 0) {
+        leakgate_files__read_at(&text, run_fd, "merged", path,
+                                LEAKGATE_OUTPUTS_JOURNAL_MAX, "stamp") == 0) {
         leakgate_buf__printf(&want, "\n%s %jd\n", o->journal,
                              (intmax_t)st.st_size);
         done = want.ptr && text.ptr && strstr(text.ptr, want.ptr);
@@ -598,7 +660,9 @@ merged_already(const struct leakgate_outputs_file *o)
 }
 
 static void
-write_stamp(const struct leakgate_outputs_file *o, const struct run *r)
+write_stamp(const struct leakgate_outputs_file *o,
+            int run_fd,
+            const struct run *r)
 {
     struct leakgate_buf b = LEAKGATE_BUF_INIT;
     char *path = stamp_path(o);
@@ -607,8 +671,8 @@ write_stamp(const struct leakgate_outputs_file *o, const struct run *r)
     for (size_t i = 0; i < r->n; i++)
         leakgate_buf__printf(&b, "%s %zu\n", r->j[i].name, r->j[i].size);
     if (path && !b.failed)
-        (void)leakgate_files__write(NULL, path, b.ptr, b.len,
-                                    LEAKGATE_FILES_NOSYNC);
+        (void)leakgate_files__write_at(run_fd, "merged", path, b.ptr, b.len,
+                                       LEAKGATE_FILES_NOSYNC);
     leakgate_buf__dispose(&b);
     leakgate_util__free(path);
 }
@@ -632,23 +696,19 @@ loaded_dispose(struct loaded *l)
 /* Whether dir holds exactly the journals l read, each as long as it was
  * then (journals only grow: the same bytes). */
 static bool
-same_journals(const struct loaded *l, const char *dir)
+same_journals(const struct loaded *l, int dirfd, const char *dir)
 {
     char **names = NULL;
     size_t n = 0;
-    bool same = l->read && list_journals(&names, &n, dir) == 0 && n == l->r.n;
+    bool same =
+        l->read && list_journals(&names, &n, dirfd, dir) == 0 && n == l->r.n;
 
     for (size_t i = 0; i < n; i++) {
-        struct leakgate_buf path = LEAKGATE_BUF_INIT;
         struct stat st;
 
-        if (same) {
-            leakgate_buf__printf(&path, "%s/%s", dir, names[i]);
-            same = path.ptr && strcmp(names[i], l->r.j[i].name) == 0 &&
-                   stat(path.ptr, &st) == 0 &&
-                   (uintmax_t)st.st_size == (uintmax_t)l->r.j[i].size;
-        }
-        leakgate_buf__dispose(&path);
+        same = same && strcmp(names[i], l->r.j[i].name) == 0 &&
+               fstatat(dirfd, names[i], &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+               (uintmax_t)st.st_size == (uintmax_t)l->r.j[i].size;
         leakgate_util__free(names[i]);
     }
     leakgate_util__free(names);
@@ -656,9 +716,9 @@ same_journals(const struct loaded *l, const char *dir)
 }
 
 static int
-load_run(struct loaded *l, const struct leakgate_outputs_file *o)
+load_run(struct loaded *l, const struct leakgate_outputs_file *o, int run_fd)
 {
-    int rc = read_run(&l->r, o->rundir);
+    int rc = read_run(&l->r, run_fd, o->rundir);
 
     l->read = true;
     return rc == 0 ? compose(&l->r) : rc;
@@ -669,23 +729,28 @@ merge_one(struct loaded *l,
           const struct leakgate_outputs_file *o,
           const char *pictures)
 {
-    int lock = -1;
+    int lock = -1, run = -1;
     int rc = leakgate_outputs__lock(&lock, o);
 
-    if (rc == 0 && merged_already(o)) {
+    if (rc == 0)
+        rc = leakgate_outputs__run_dir(&run, lock, o);
+    if (rc == 0 && merged_already(o, run)) {
+        close(run);
         leakgate_files__unlock(lock);
         return 0;
     }
-    if (rc == 0 && !same_journals(l, o->rundir)) {
+    if (rc == 0 && !same_journals(l, run, o->rundir)) {
         loaded_dispose(l);
-        rc = load_run(l, o);
+        rc = load_run(l, o, run);
     }
     if (rc == 0)
         rc = render(o, &l->r, &l->res, pictures);
     if (rc == 0)
-        write_stamp(o, &l->r);
+        write_stamp(o, run, &l->r);
     else
         loaded_dispose(l);
+    if (run >= 0)
+        close(run);
     leakgate_files__unlock(lock);
     return rc;
 }
@@ -693,7 +758,11 @@ merge_one(struct loaded *l,
 int
 leakgate_outputs__merge(struct leakgate_outputs *os, const char *pictures)
 {
-    int rc = leakgate_outputs__append(os, "D\n", 2), first = rc;
+    int rc = leakgate_outputs__revive(os, NULL, NULL), first;
+
+    if (rc == 0)
+        rc = leakgate_outputs__append(os, "D\n", 2);
+    first = rc;
 
     struct loaded l;
 

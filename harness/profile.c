@@ -350,10 +350,12 @@ open_tempfile(void)
     return fd;
 }
 
-int
-leakgate_profile__dumpfile_open(struct leakgate_dumpfile *d)
+/* A new descriptor for d (its text is kept).  Allocates nothing. */
+static int
+dumpfile_fd(struct leakgate_dumpfile *d)
 {
-    memset(d, 0, sizeof *d);
+    struct stat st;
+
     d->fd = memfd_create("leakgate-heap", MFD_CLOEXEC);
     if (d->fd < 0)
         d->fd = open_tempfile();
@@ -373,14 +375,44 @@ leakgate_profile__dumpfile_open(struct leakgate_dumpfile *d)
                                    "/proc mounted",
                                    "/proc/self/fd", strerror(err));
     }
+    if (fstat(d->fd, &st) == 0) {
+        d->dev = st.st_dev;
+        d->ino = st.st_ino;
+    }
     return 0;
+}
+
+int
+leakgate_profile__dumpfile_open(struct leakgate_dumpfile *d)
+{
+    memset(d, 0, sizeof *d);
+    return dumpfile_fd(d);
+}
+
+/* A test that closes every descriptor from 3 (a daemon's close-all
+ * helper) closes d's too, and a file it opens may take the number: the
+ * dump then goes to a new descriptor (the old number is not ours to
+ * close).  Allocates nothing. */
+static int
+dumpfile_check(struct leakgate_dumpfile *d)
+{
+    struct stat st;
+
+    if (d->fd >= 0 && fstat(d->fd, &st) == 0 && st.st_dev == d->dev &&
+        st.st_ino == d->ino)
+        return 0;
+    return dumpfile_fd(d);
 }
 
 int
 leakgate_profile__dump(struct leakgate_dumpfile *d)
 {
     const char *path = d->path;
-    int rc = mallctl("prof.dump", NULL, NULL, &path, sizeof path);
+    int rc = dumpfile_check(d);
+
+    if (rc < 0)
+        return rc;
+    rc = mallctl("prof.dump", NULL, NULL, &path, sizeof path);
 
     if (rc == ENOENT)
         return leakgate_error__set(LEAKGATE_ENOPROF,

@@ -18,6 +18,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
 #include <stdint.h>
 
 #include "util.h"
@@ -81,6 +82,8 @@ struct leakgate_dumpfile {
     char *text;    /* last dump read back (owned), not NUL-terminated */
     size_t len;    /* bytes of text */
     size_t cap;    /* bytes allocated for text */
+    dev_t dev;     /* fd's file: a test that closed the gate's */
+    ino_t ino;     /* descriptors is noticed, and fd reopened */
 };
 
 /* Open the target.  Returns 0 or LEAKGATE_EIO (detail names the cause). */

@@ -687,6 +687,7 @@ leakgate_gate_replay(leakgate_gate *gate, const char *preload)
 
     if (leakgate_gate_replays_pending(gate) == 0)
         return 0;
+    leakgate_gate__go_home(gate); /* relative paths mean what they did */
     rc = run_child(gate, &f, preload, waits, &status);
     if (rc == 0)
         rc = take_results(gate, f.json.ptr, f.log.ptr, status);

@@ -217,6 +217,15 @@ leakgate_run_program(leakgate_run **out,
     *out = NULL;
     if (!argv || !argv[0])
         return leakgate_error__set(LEAKGATE_EUSAGE, "no program to run");
+    /* A link, a FIFO, a device or another user's file as an output:
+     * refused before the program runs (exit 2). */
+    rc = leakgate_outputs__check(opts->junit_path, LEAKGATE_OUTPUTS_JUNIT);
+    if (rc == 0)
+        rc = leakgate_outputs__check(opts->json_path, LEAKGATE_OUTPUTS_JSON);
+    if (rc == 0)
+        rc = leakgate_outputs__check(opts->report_dir, LEAKGATE_OUTPUTS_INDEX);
+    if (rc < 0)
+        return rc;
     r = leakgate_util__calloc(1, sizeof *r);
     if (!r)
         return leakgate_error__set(LEAKGATE_ENOMEM, "run");
@@ -231,9 +240,12 @@ leakgate_run_program(leakgate_run **out,
      * Without journals the run goes on: writing the files says why they
      * cannot be written. */
     if (rc == 0 &&
-        leakgate_outputs__open(&r->outputs, opts->junit_path, opts->json_path,
-                               opts->report_dir) < 0)
+        (leakgate_outputs__open(&r->outputs, opts->junit_path, opts->json_path,
+                                opts->report_dir) < 0 ||
+         leakgate_outputs__set_binary(r->outputs, r->program) < 0)) {
+        leakgate_outputs__free(r->outputs);
         r->outputs = NULL;
+    }
     if (rc == 0)
         rc = channel(sv);
     if (rc == 0)

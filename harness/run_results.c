@@ -184,9 +184,16 @@ write_shared(const struct leakgate_run *r)
     struct leakgate_outputs *os = r->outputs;
     int rc = 0;
 
-    if (!os)
+    if (!os) {
         rc = leakgate_outputs__open(&os, r->opts.junit_path, r->opts.json_path,
                                     r->opts.report_dir);
+        if (rc == 0)
+            rc = leakgate_outputs__set_binary(os, r->program);
+        if (rc < 0) {
+            leakgate_outputs__free(os);
+            os = NULL;
+        }
+    }
     if (rc < 0 || !os)
         return rc;
     if (!leakgate_outputs__has_env(os))

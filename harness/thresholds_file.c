@@ -358,7 +358,8 @@ locked_update(struct leakgate_treport *rep,
     if (rc == 0 && write &&
         (*created || len != old.len || memcmp(text, old.ptr, len) != 0)) {
         rc = leakgate_files__write(NULL, path, text, len,
-                                   LEAKGATE_FILES_KEEP_MODE);
+                                   LEAKGATE_FILES_KEEP_MODE |
+                                       LEAKGATE_FILES_FOLLOW);
         *written = rc == 0;
     }
     leakgate_util__free(text);

@@ -91,8 +91,9 @@ leakgate_cmd_run(int argc, char **argv)
     for (size_t i = 0; i < leakgate_run_message_count(run); i++)
         fprintf(stderr, "leakgate: %s\n", leakgate_run_message(run, i));
     status = leakgate_run_status(run);
-    if (leakgate_run_write_results(run) < 0)
-        status = cli_fail(3);
+    rc = leakgate_run_write_results(run);
+    if (rc < 0) /* 2: an output refused (a link, a device...) */
+        status = cli_fail(rc == LEAKGATE_EUSAGE ? 2 : 3);
     leakgate_run_free(run);
     return status;
 }
