@@ -96,7 +96,7 @@ static struct {
     bool test_open;
     jmp_buf abort_jmp;
     int error; /* first gate error during the run, 0 if none */
-    char error_text[512];
+    char error_text[1024];
     struct pending *pending; /* room for every test and suite */
     size_t npending;
     size_t pending_cap;
@@ -131,6 +131,23 @@ gate_error(int rc, const char *what)
     run.error = rc;
     snprintf(run.error_text, sizeof run.error_text, "%s: %s (%s)", what,
              leakgate_strerror(rc), leakgate_error_last());
+}
+
+/* Print name as leakgate_name_escape() does: a newline in a name must not
+ * split its line. */
+static void
+put_printed(FILE *f, const char *name)
+{
+    char small[256], *big = NULL;
+    size_t n = leakgate_name_escape(small, sizeof small, name);
+
+    if (n >= sizeof small) {
+        big = malloc(n + 1);
+        if (big)
+            leakgate_name_escape(big, n + 1, name);
+    }
+    fputs(big ? big : small, f);
+    free(big);
 }
 
 static struct wsuite *
@@ -257,6 +274,10 @@ end_suite_window(struct wsuite *ws)
     return take_verdict(NULL, v);
 }
 
+/* A test's or a suite's phase is over: no window runs (a replay tells its
+ * first process the run goes on). */
+static void phase_over(void);
+
 /* The test or suite window running now, for the exit and crash guards of
  * linked test binaries (names owned by CUnit's registry). */
 static struct {
@@ -274,6 +295,12 @@ started(const struct wsuite *ws, const char *test, const char *phase)
     current.test = test;
     if (hooks.started)
         hooks.started(ws->suite->pName, test, phase, hooks.payload);
+}
+
+static void
+phase_over(void)
+{
+    current.test = NULL;
 }
 
 static void
@@ -500,7 +527,7 @@ leakgate_cunit_teardown(void)
     }
     if (wt)
         push_pending(wt->ws, wt);
-    current.test = NULL;
+    phase_over();
 }
 
 RUNNER static int
@@ -532,7 +559,7 @@ leakgate_cunit_init(void)
             gate_error(leakgate_gate_pause(run.gate), "pausing a window");
         }
     }
-    current.test = NULL;
+    phase_over();
     return result;
 }
 
@@ -637,7 +664,7 @@ leakgate_cunit_cleanup(void)
     }
     if (ws->suite_scope && !ws->whole)
         judge_held(ws);
-    current.test = NULL;
+    phase_over();
     if (last)
         uncount_filtered();
     return result;
@@ -795,6 +822,7 @@ add_awaiting_name(char *out,
                   const char *suite,
                   const char *test)
 {
+    char ps[128], pt[128];
     int k;
 
     if (*used >= size)
@@ -803,8 +831,10 @@ add_awaiting_name(char *out,
         snprintf(out + *used, size - *used, " and %zu more", n - *shown);
         return false;
     }
-    k = snprintf(out + *used, size - *used, "%s%s/%s", *shown ? ", " : "",
-                 suite, test);
+    leakgate_name_escape(ps, sizeof ps, suite);
+    leakgate_name_escape(pt, sizeof pt, test);
+    k = snprintf(out + *used, size - *used, "%s%s/%s", *shown ? ", " : "", ps,
+                 pt);
     *used += k > 0 ? (size_t)k : 0;
     (*shown)++;
     return true;
@@ -924,8 +954,11 @@ probe_warmup(void)
 
         if (!hint || strncmp(hint, "its growth is made once", 23) != 0)
             continue;
-        fprintf(stderr, "\nleakgate: NOTE %s/%s: %s", wt->ws->suite->pName,
-                wt->test->pName, hint);
+        fputs("\nleakgate: NOTE ", stderr);
+        put_printed(stderr, wt->ws->suite->pName);
+        fputc('/', stderr);
+        put_printed(stderr, wt->test->pName);
+        fprintf(stderr, ": %s", hint);
         if (hooks.revised)
             hooks.revised(wt->ws->suite->pName, wt->test->pName, hooks.payload);
     }
@@ -944,6 +977,7 @@ replay_awaiting(bool in_cunit)
 {
     size_t n = leakgate_gate_replays_pending(run.gate), failed = 0;
     size_t suites = 0;
+    int rc;
     char names[1024];
 
     if (n == 0)
@@ -969,8 +1003,10 @@ replay_awaiting(bool in_cunit)
                          "cleanup leaves memory)"
                        : "");
     checkpoint(); /* the waiting records are streamed, not judged, first */
-    gate_error(leakgate_gate_replay(run.gate, hooks.replay_preload),
-               "replaying the run");
+    rc = leakgate_gate_replay(run.gate, hooks.replay_preload);
+    /* The replay failing is the gate's failure (exit 3), never a usage
+     * error: the first process ran with the same options. */
+    gate_error(rc == LEAKGATE_EUSAGE ? LEAKGATE_EIO : rc, "replaying the run");
     for (size_t i = 0; i < run.ntests; i++) {
         struct wtest *wt = &run.tests[i];
         const leakgate_verdict *v;
@@ -996,6 +1032,32 @@ replay_awaiting(bool in_cunit)
                 failed, failed == 1 ? "" : "s", failed == 1 ? "it" : "them");
 }
 
+/* A window leakgate could not judge is never a pass: the run ends with
+ * the gate's error (exit 3), naming the first and why.  A replay's own
+ * windows are the first process's to judge. */
+static void
+refuse_unjudged(void)
+{
+    const leakgate_verdict *first;
+    const char *why;
+    char name[256];
+    size_t n;
+
+    if (run.error || leakgate_gate_in_replay(run.gate))
+        return;
+    n = leakgate_gate_unjudged(run.gate, &first);
+    if (n == 0 || !first)
+        return;
+    why = leakgate_verdict_not_judged_why(first);
+    leakgate_name_escape(name, sizeof name, leakgate_verdict_name(first));
+    run.error = LEAKGATE_EIO;
+    snprintf(run.error_text, sizeof run.error_text,
+             "%zu window%s could not be judged, so the run is not a pass: "
+             "%s%s (%s)",
+             n, n == 1 ? "" : "s", name, n > 1 ? " and others" : "",
+             why ? why : "no reason recorded");
+}
+
 /* Some test or suite window of the registry matches --filter (always
  * true without a filter, unless the registry is empty). */
 static bool
@@ -1012,6 +1074,82 @@ any_selected(void)
             return true;
     }
     return false;
+}
+
+/* The run's error: two windows leakgate cannot tell apart (what names
+ * them both: "suite 'S' has", "the registry has"; kind: "tests",
+ * "suites"). */
+static void
+say_same(const char *where, const char *kind, const char *a, const char *b)
+{
+    char x[160], y[160];
+
+    leakgate_name_escape(x, sizeof x, a);
+    leakgate_name_escape(y, sizeof y, b);
+    run.error = LEAKGATE_EUSAGE;
+    if (strcmp(a, b) == 0)
+        snprintf(run.error_text, sizeof run.error_text,
+                 "%s two %s named '%s': leakgate names each window by its "
+                 "suite/test name (--filter, the thresholds file, JUnit, "
+                 "JSON) and cannot judge them apart; rename one",
+                 where, kind, x);
+    else
+        snprintf(run.error_text, sizeof run.error_text,
+                 "%s %s '%s' and '%s', which leakgate's JSON results cannot "
+                 "tell apart (a byte that is not UTF-8 reads U+FFFD there); "
+                 "rename one",
+                 where, kind, x, y);
+}
+
+/* Two selected tests of a suite, or two selected suites, with one name
+ * (or names the results cannot tell apart, leakgate_names_same()), or a
+ * test named as its suite's own window: refused before any test runs
+ * (exit 2), rather than one's verdict lost under the other's. */
+static int
+refuse_same_names(void)
+{
+    char suite[160], where[200];
+
+    for (size_t i = 0; i < run.ntests; i++) {
+        const struct wtest *a = &run.tests[i];
+
+        if (!a->selected || !a->active)
+            continue;
+        if (strcmp(a->test->pName, SUITE_WINDOW) == 0) {
+            leakgate_name_escape(where, sizeof where, a->ws->suite->pName);
+            run.error = LEAKGATE_EUSAGE;
+            snprintf(run.error_text, sizeof run.error_text,
+                     "suite '%s' has a test named '%s', the name of the "
+                     "suite's own window: rename it",
+                     where, SUITE_WINDOW);
+            return LEAKGATE_EUSAGE;
+        }
+        for (size_t k = i + 1; k < run.ntests; k++) {
+            const struct wtest *b = &run.tests[k];
+
+            if (b->ws != a->ws || !b->selected || !b->active ||
+                !leakgate_names_same(a->test->pName, b->test->pName))
+                continue;
+            leakgate_name_escape(suite, sizeof suite, a->ws->suite->pName);
+            snprintf(where, sizeof where, "suite '%s' has", suite);
+            say_same(where, "tests", a->test->pName, b->test->pName);
+            return LEAKGATE_EUSAGE;
+        }
+    }
+    for (size_t i = 0; i < run.nsuites; i++) {
+        for (size_t k = i + 1; k < run.nsuites; k++) {
+            const struct wsuite *a = &run.suites[i], *b = &run.suites[k];
+
+            if (!a->active || !b->active || !a->suite->fActive ||
+                !b->suite->fActive ||
+                !leakgate_names_same(a->suite->pName, b->suite->pName))
+                continue;
+            say_same("the CUnit registry has", "suites", a->suite->pName,
+                     b->suite->pName);
+            return LEAKGATE_EUSAGE;
+        }
+    }
+    return 0;
 }
 
 /* A test the run measures exactly from the start (`rerun: false`,
@@ -1065,7 +1203,7 @@ leakgate_cunit_run(leakgate_gate *gate, int (*fn)(void *payload), void *payload)
         unwrap_registry();
         return -1;
     }
-    if (plan_exact() < 0) {
+    if (refuse_same_names() < 0 || plan_exact() < 0) {
         unwrap_registry();
         return -1;
     }
@@ -1078,6 +1216,7 @@ leakgate_cunit_run(leakgate_gate *gate, int (*fn)(void *payload), void *payload)
     replay_awaiting(false);
     probe_warmup();
     finish_run();
+    refuse_unjudged();
     unwrap_registry();
     return result;
 }
@@ -1097,9 +1236,14 @@ leakgate_cunit_list(void)
     if (!reg)
         return 0;
     for (CU_pSuite s = reg->pSuite; s; s = s->pNext) {
-        for (CU_pTest t = s->pTest; t; t = t->pNext)
-            printf("%s/%s\n", s->pName, t->pName);
-        printf("%s/%s\n", s->pName, SUITE_WINDOW);
+        for (CU_pTest t = s->pTest; t; t = t->pNext) {
+            put_printed(stdout, s->pName);
+            putchar('/');
+            put_printed(stdout, t->pName);
+            putchar('\n');
+        }
+        put_printed(stdout, s->pName);
+        printf("/%s\n", SUITE_WINDOW);
     }
     return fflush(stdout) == 0 ? 0 : LEAKGATE_EIO;
 }
@@ -1160,8 +1304,11 @@ abandon_current(const char *why)
     leakgate_gate_abandon(run.gate, current.suite, current.test, why);
     leakgate_cunit__rescue();
     leakgate_gate_write_results(run.gate);
-    snprintf(line, sizeof line, "\nleakgate: %s/%s: %s\n", current.suite,
-             current.test, why);
+    fputs("\nleakgate: ", stderr);
+    put_printed(stderr, current.suite);
+    fputc('/', stderr);
+    put_printed(stderr, current.test);
+    snprintf(line, sizeof line, ": %s\n", why);
     fputs(line, stderr);
 }
 

@@ -130,6 +130,11 @@ struct leakgate_gate {
                                              own strings the verdicts
                                              taken from them point to */
         size_t nloaded;
+        char **env; /* each option twin's value as the run
+                       began (leakgate_options__env_names()
+                       order; NULL: unset): a replay runs
+                       what leakgate chose, whatever a test
+                       set since */
     } replay;
 };
 

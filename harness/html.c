@@ -40,6 +40,7 @@ static const char style[] =
     ".banner{padding:.8em 1.1em;border-radius:8px;font-weight:600;"
     "font-size:1.1em;color:#fff}\n"
     ".banner.fail{background:var(--fail)}.banner.pass{background:var(--pass)}"
+    ".banner.unjudged{background:var(--skip)}"
     "\n"
     "table{border-collapse:collapse;width:100%;margin:.3em 0}\n"
     "th,td{text-align:left;padding:.35em .6em;border-bottom:1px solid "
@@ -148,17 +149,21 @@ link_to(struct leakgate_buf *b,
 
 /* ---- head, banner, environment ------------------------------------------ */
 
+/* out: passed, failed, not judged, and of those the ones leakgate could
+ * not judge (never a pass: leakgate_verdict__unjudged()). */
 static void
-counts(size_t out[3], const struct leakgate_verdict *const *v, size_t n)
+counts(size_t out[4], const struct leakgate_verdict *const *v, size_t n)
 {
-    out[0] = out[1] = out[2] = 0;
-    for (size_t i = 0; i < n; i++)
+    out[0] = out[1] = out[2] = out[3] = 0;
+    for (size_t i = 0; i < n; i++) {
         out[(unsigned int)v[i]->status < 3 ? v[i]->status : 1]++;
+        out[3] += leakgate_verdict__unjudged(v[i]);
+    }
 }
 
 static void
 head(struct leakgate_buf *b,
-     const size_t c[3],
+     const size_t c[4],
      size_t n,
      const struct leakgate_html_run *run)
 {
@@ -183,9 +188,17 @@ head(struct leakgate_buf *b,
     leakgate_buf__printf(b,
                          "<p class=\"banner %s\" id=\"summary\">%zu of %zu "
                          "window%s over the limits · %zu passed · %zu not "
-                         "judged</p>\n",
-                         c[1] ? "fail" : "pass", c[1], n, n == 1 ? "" : "s",
-                         c[0], c[2]);
+                         "judged",
+                         c[1]             ? "fail"
+                         : c[3] || n == 0 ? "unjudged"
+                                          : "pass",
+                         c[1], n, n == 1 ? "" : "s", c[0], c[2]);
+    if (c[3] > 0)
+        leakgate_buf__printf(b,
+                             " · %zu window%s leakgate could not judge: "
+                             "not a pass",
+                             c[3], c[3] == 1 ? "" : "s");
+    leakgate_buf__puts(b, "</p>\n");
 }
 
 static void
@@ -713,7 +726,7 @@ leakgate_html__index(const struct leakgate_verdict *const *v,
                      const struct leakgate_html_run *run)
 {
     struct leakgate_buf b = LEAKGATE_BUF_INIT;
-    size_t c[3];
+    size_t c[4];
     bool peaks = any_peak(v, n);
 
     counts(c, v, n);

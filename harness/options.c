@@ -75,6 +75,21 @@ static const struct flag_env flag_envs[] = {
 };
 
 #define NVALUE (sizeof value_options / sizeof value_options[0])
+#define NFLAG_ENV (sizeof flag_envs / sizeof flag_envs[0])
+
+const char *const *
+leakgate_options__env_names(void)
+{
+    static const char *names[NVALUE + NFLAG_ENV + 1];
+
+    if (!names[0]) {
+        for (size_t k = 0; k < NVALUE; k++)
+            names[k] = value_options[k].env;
+        for (size_t k = 0; k < NFLAG_ENV; k++)
+            names[NVALUE + k] = flag_envs[k].env;
+    }
+    return names;
+}
 
 static const char **
 field(struct leakgate_gate_options *opts, const struct value_option *o)

@@ -6,6 +6,11 @@
 #ifndef LEAKGATE_OPTIONS_H
 #define LEAKGATE_OPTIONS_H
 
+/* The environment twins of the options (LEAKGATE_THRESHOLDS, ...,
+ * LEAKGATE_EXACT), NULL-terminated: what a replay restores as the run
+ * began (replay.c).  Static.  Cannot fail. */
+const char *const *leakgate_options__env_names(void);
+
 /*
  * The process's own argv (/proc/self/cmdline), read once and kept for the
  * life of the process, NULL-terminated; for a caller that has none (a

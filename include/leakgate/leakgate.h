@@ -569,6 +569,49 @@ LEAKGATE_API int leakgate_gate_outputs_finished(leakgate_gate *gate,
 /** @return the number of verdicts with status LEAKGATE_STATUS_FAIL. */
 LEAKGATE_API size_t leakgate_gate_failures(const leakgate_gate *gate);
 
+/**
+ * A test or suite name as leakgate prints it (`--list`, reports, the
+ * replay's list): '\\' as "\\\\", newline, tab and carriage return as
+ * "\\n", "\\t", "\\r", other control bytes and bytes that are not UTF-8
+ * as "\\xNN"; the rest as it is.  `--filter` matches this form too.
+ * @param[out] out  the printed form, NUL-terminated, cut to @p size - 1
+ *                  bytes; may be NULL when @p size is 0.
+ * @param[in]  size bytes at @p out.
+ * @param[in]  name the name.
+ * @return the length of the whole printed form (as snprintf does).
+ */
+LEAKGATE_API size_t leakgate_name_escape(char *out,
+                                         size_t size,
+                                         const char *name);
+
+/**
+ * @return 1 when @p a and @p b name the same window in leakgate's results:
+ *         equal, or equal once every byte that is not UTF-8 reads U+FFFD
+ *         (as JSON has them); else 0.  Two such tests of one suite cannot
+ *         be told apart, and a run refuses them.
+ */
+LEAKGATE_API int leakgate_names_same(const char *a, const char *b);
+
+/**
+ * The windows leakgate could not judge: LEAKGATE_STATUS_NOT_JUDGED for a
+ * reason other than being left out of judging on purpose (a replay that
+ * failed or timed out, a process that stopped while they waited).  Such a
+ * window is never a pass: the CUnit glue ends the run with exit status 3.
+ * @param[in]  gate      the gate.
+ * @param[out] first_out the first of them (borrowed from the gate), or
+ *                       NULL when there is none; may be NULL.
+ * @return how many there are.
+ */
+LEAKGATE_API size_t leakgate_gate_unjudged(const leakgate_gate *gate,
+                                           const leakgate_verdict **first_out);
+
+/**
+ * @return why @p v was not judged (borrowed from the verdict), or NULL
+ *         when it was judged.
+ */
+LEAKGATE_API const char *
+leakgate_verdict_not_judged_why(const leakgate_verdict *v);
+
 /** @return what the verdict says. */
 LEAKGATE_API leakgate_status leakgate_verdict_status(const leakgate_verdict *v);
 
