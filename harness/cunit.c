@@ -278,6 +278,9 @@ end_suite_window(struct wsuite *ws)
  * first process the run goes on). */
 static void phase_over(void);
 
+/* In a replay: stop on the first process's signal (below). */
+static void arm_replay_stop(void);
+
 /* The test or suite window running now, for the exit and crash guards of
  * linked test binaries (names owned by CUnit's registry). */
 static struct {
@@ -293,6 +296,7 @@ started(const struct wsuite *ws, const char *test, const char *phase)
 {
     current.suite = ws->suite->pName;
     current.test = test;
+    leakgate_gate_replay_beat(run.gate);
     if (hooks.started)
         hooks.started(ws->suite->pName, test, phase, hooks.payload);
 }
@@ -301,6 +305,7 @@ static void
 phase_over(void)
 {
     current.test = NULL;
+    leakgate_gate_replay_beat(run.gate);
 }
 
 static void
@@ -1209,6 +1214,7 @@ leakgate_cunit_run(leakgate_gate *gate, int (*fn)(void *payload), void *payload)
     }
     /* Tests left out by --filter are deactivated; they are not failures. */
     CU_set_fail_on_inactive(CU_FALSE);
+    arm_replay_stop();
     run_depth++;
     result = fn(payload);
     run_depth--;
@@ -1342,6 +1348,43 @@ guard_signal(int sig)
     }
     signal(sig, SIG_DFL);
     raise(sig);
+}
+
+/*
+ * A replay whose test ran longer than the replay timeout is sent the stop
+ * signal by its first process (replay.c): the running test is recorded as
+ * not judged, with why, and the results of every window measured so far
+ * are written before the replay ends.  Best effort, as guard_signal().
+ */
+static void
+replay_stop(int sig)
+{
+    char why[256];
+
+    (void)sig;
+    alarm(10);
+    snprintf(why, sizeof why,
+             "in the replay it ran longer than the replay timeout (%u s: "
+             "--replay-timeout, LEAKGATE_REPLAY_TIMEOUT), which stopped "
+             "the replay there",
+             run.gate ? leakgate_gate_replay_timeout(run.gate) : 0u);
+    if (current.test)
+        abandon_current(why);
+    else if (run.gate)
+        leakgate_gate_write_results(run.gate);
+    _exit(3);
+}
+
+/* In a replay: the stop signal's handler.  Once per process. */
+static void
+arm_replay_stop(void)
+{
+    static bool armed;
+
+    if (armed || !leakgate_gate_in_replay(run.gate))
+        return;
+    armed = true;
+    signal(leakgate_gate_replay_stop_signal(), replay_stop);
 }
 
 static void

@@ -28,6 +28,10 @@
 #define LEAKGATE_REPLAY_ENV "LEAKGATE_REPLAY"
 /* ... and, set to 1, makes it a warm-up probe (leakgate_gate_probe_warmup). */
 #define LEAKGATE_REPLAY_WARMUP_ENV "LEAKGATE_REPLAY_WARMUP"
+/* ... and the pipe (a file descriptor) it beats on as its tests run
+ * (leakgate_gate_replay_beat()): the first process stops a replay that is
+ * silent for the replay timeout. */
+#define LEAKGATE_REPLAY_BEAT_ENV "LEAKGATE_REPLAY_BEAT"
 
 /*
  * At leakgate_gate_new(): when $LEAKGATE_REPLAY names a list, make this

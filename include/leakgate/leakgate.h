@@ -131,15 +131,18 @@ struct leakgate_gate_options {
     const char *slack;           /**< --slack: "25%" or a size; NULL: 25% */
     int exact; /**< --exact: every window exact from the start (no fast
                     first pass, see leakgate_gate_begin_fast()) */
-    const char *peak_limit; /**< --peak-limit: a size, the defaults'
-                                 peak_limit; NULL: the file's */
+    const char *peak_limit;     /**< --peak-limit: a size, the defaults'
+                                     peak_limit; NULL: the file's */
+    const char *replay_timeout; /**< --replay-timeout: whole seconds one
+                                     test may run in a replay before the
+                                     replay is stopped; NULL: 300 */
 };
 
 /** Static initializer for struct leakgate_gate_options. */
 #define LEAKGATE_GATE_OPTIONS_INIT                                             \
     {                                                                          \
         LEAKGATE_GATE_OPTIONS_VERSION, NULL, NULL, NULL, NULL, NULL, 0, 0, 0,  \
-            0, -1, 0, NULL, 0, NULL                                            \
+            0, -1, 0, NULL, 0, NULL, NULL                                      \
     }
 
 /**
@@ -408,6 +411,28 @@ LEAKGATE_API void leakgate_gate_set_runner(leakgate_gate *gate,
  *         else "".
  */
 LEAKGATE_API const char *leakgate_gate_scope_hints(leakgate_gate *gate);
+
+/**
+ * In a replay (leakgate_gate_in_replay()), tell the process that started
+ * it that the run goes on: call when a test's phase (setUp, the test,
+ * tearDown) or a suite's init or cleanup starts or ends.  A replay that
+ * does not beat for the replay timeout (--replay-timeout,
+ * LEAKGATE_REPLAY_TIMEOUT, 300 s by default) is sent
+ * leakgate_gate_replay_stop_signal(), then killed.  Elsewhere nothing.
+ * Async-signal-safe; allocates nothing.
+ */
+LEAKGATE_API void leakgate_gate_replay_beat(const leakgate_gate *gate);
+
+/**
+ * @return the signal that stops a replay whose test ran longer than the
+ *         replay timeout (a real-time signal); its handler should record
+ *         the running window as not judged, write the results and exit.
+ */
+LEAKGATE_API int leakgate_gate_replay_stop_signal(void);
+
+/** @return the replay timeout in seconds (--replay-timeout). */
+LEAKGATE_API unsigned int
+leakgate_gate_replay_timeout(const leakgate_gate *gate);
 
 /** @return how many verdicts wait for a replay. */
 LEAKGATE_API size_t leakgate_gate_replays_pending(const leakgate_gate *gate);
