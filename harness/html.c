@@ -74,6 +74,26 @@ text(struct leakgate_buf *b, const char *s)
     leakgate_report__put_escaped(b, s, ESC_TEXT);
 }
 
+/* A window's name as leakgate prints names (a control byte, a newline or
+ * a byte that is not UTF-8 as an escape, leakgate_util__name_escape), as
+ * text. */
+static void
+name_text(struct leakgate_buf *b, const char *name)
+{
+    struct leakgate_buf printed = LEAKGATE_BUF_INIT;
+
+    if (!name || leakgate_util__name_plain(name)) {
+        text(b, name);
+        return;
+    }
+    leakgate_util__name_escape(&printed, name);
+    if (printed.failed)
+        b->failed = true;
+    else
+        text(b, printed.ptr);
+    leakgate_buf__dispose(&printed);
+}
+
 static const char *
 or_unknown(const char *s)
 {
@@ -326,7 +346,7 @@ window_row(struct leakgate_buf *b,
     if (v->status == LEAKGATE_STATUS_FAIL)
         leakgate_buf__printf(b, "<a href=\"#w-%zu\">", i);
     leakgate_buf__puts(b, "<code>");
-    text(b, v->name);
+    name_text(b, v->name);
     leakgate_buf__puts(b, "</code>");
     if (v->status == LEAKGATE_STATUS_FAIL)
         leakgate_buf__puts(b, "</a>");
@@ -402,7 +422,7 @@ peak_row(struct leakgate_buf *b, const struct leakgate_verdict *v, size_t i)
     leakgate_buf__printf(b, "<tr class=\"%s\"><td><a href=\"#%s-%zu\"><code>",
                          v->peak_over ? "fail" : "pass",
                          v->status == LEAKGATE_STATUS_FAIL ? "w" : "row", i);
-    text(b, v->name);
+    name_text(b, v->name);
     leakgate_buf__printf(b, "</code></a></td><td class=\"num%s\">",
                          v->peak_over ? " over" : "");
     bytes(b, (int64_t)v->peak_bytes);
@@ -687,7 +707,7 @@ failure(struct leakgate_buf *b,
                          "<section class=\"failure\" id=\"w-%zu\">\n"
                          "<h2>FAIL <code>",
                          i);
-    text(b, v->name);
+    name_text(b, v->name);
     leakgate_buf__puts(b, "</code></h2>\n<p>");
     bytes(b, (int64_t)v->policy.total_bytes);
     leakgate_buf__printf(
