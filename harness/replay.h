@@ -41,6 +41,27 @@
  */
 int leakgate_replay__child_setup(struct leakgate_gate *gate);
 
+/* replay_run.c: at leakgate_gate_new(), keep the options' environment
+ * twins for the replays (0 or ENOMEM); in a replay, take the pipe it
+ * beats on from $LEAKGATE_REPLAY_BEAT (cannot fail). */
+int leakgate_replay__save_env(struct leakgate_gate *gate);
+void leakgate_replay__take_beat(struct leakgate_gate *gate);
+
+/*
+ * replay_run.c: start the replay of list (this program again, its output
+ * into log, preload in LD_PRELOAD when not NULL; probe: the warm-up probe)
+ * and wait for it, stopping it when a test runs longer than the replay
+ * timeout (gate->replay.timed_out says so).  *status_out: its wait
+ * status.  Returns 0 or LEAKGATE_EIO (cannot fork).
+ */
+int leakgate_replay__start_and_wait(struct leakgate_gate *gate,
+                                    char *const *argv,
+                                    const char *list,
+                                    const char *log,
+                                    const char *preload,
+                                    bool probe,
+                                    int *status_out);
+
 /* The public side (leakgate.h): leakgate_gate_measures(),
  * leakgate_gate_replays_pending(), leakgate_gate_replay(),
  * leakgate_verdict_waits_for_replay(). */
