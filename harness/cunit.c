@@ -1448,6 +1448,20 @@ update_thresholds(leakgate_gate *gate,
     return status;
 }
 
+/* The run's last count: windows over the limits, and those leakgate could
+ * not judge (never a pass). */
+static void
+summary(leakgate_gate *gate, size_t failures)
+{
+    size_t unjudged = leakgate_gate_unjudged(gate, NULL);
+
+    fprintf(stderr, "leakgate: %zu window%s over the limits", failures,
+            failures == 1 ? "" : "s");
+    if (unjudged > 0)
+        fprintf(stderr, ", %zu not judged (not a pass)", unjudged);
+    fputs("\n", stderr);
+}
+
 static int
 finish(leakgate_gate *gate)
 {
@@ -1465,6 +1479,9 @@ finish(leakgate_gate *gate)
         return 2;
     }
     if (rc < 0) {
+        /* What was judged still counts; the reason comes last. */
+        if (failures > 0 || leakgate_gate_unjudged(gate, NULL) > 0)
+            summary(gate, failures);
         fprintf(stderr, "leakgate: the gate could not measure: %s\n", err);
         return 3;
     }
@@ -1478,8 +1495,7 @@ finish(leakgate_gate *gate)
     }
     if (*leakgate_gate_scope_hints(gate))
         fprintf(stderr, "leakgate: %s", leakgate_gate_scope_hints(gate));
-    fprintf(stderr, "leakgate: %zu window%s over the limits\n", failures,
-            failures == 1 ? "" : "s");
+    summary(gate, failures);
     if (status == 0 && (CU_get_number_of_failures() > 0 ||
                         CU_get_number_of_failure_records() > 0 || failures > 0))
         status = 1;
