@@ -522,9 +522,12 @@ take_results(struct leakgate_gate *gate,
         leakgate_results_free(r);
         return leakgate_error__set(
             LEAKGATE_EIO,
-            "the replay (exit status %d) left no results: %s; its output is "
-            "in %s",
+            "the replay (exit status %d%s) left no results: %s; its output "
+            "is in %s",
             WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status),
+            gate->replay.timed_out ? ", killed: a test ran longer than the "
+                                     "replay timeout and did not stop"
+                                   : "",
             leakgate_error_last(), log);
     }
     for (size_t i = 0; i < gate->nverdicts; i++) {
