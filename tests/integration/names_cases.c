@@ -1,19 +1,24 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Windows leakgate must judge, or refuse with a clear error, never lose
- * or show as passing (issue 26 item 3; tests/integration/CMakeLists.txt,
- * the gate/names tests).  $NAMES_CASE picks one suite of tests (all when
- * unset); each leaking test leaves one malloc(100) (112 B), which its fast
- * first pass finds and a replay measures: nl     a test name with a newline ctl
- * a test name with control bytes (an ANSI colour escape) utf    a test name
- * that is not UTF-8 dup    two tests of one suite with the same name (one
- * leaks) env    a test that sets LEAKGATE_FILTER in its own environment crash
- * a test that dies of SIGABRT on its second run (the replay's) hang   a test
- * that hangs on its second run (the replay's) "Second run" is told by a marker
- * file, $NAMES_MARKER: the first run creates it.  Every case also has
- * "plainleak", an ordinary leak, before the case's tests, and the hang case a
- * leak after the hanging test. Built with NAMES_PLAIN it is a plain CUnit
- * program (no leakgate), for `leakgate run`.
+ * or show as passing (issue 26 items 3 and 6; the gate/names tests in
+ * tests/integration/CMakeLists.txt).  $NAMES_CASE picks the tests (all
+ * when unset); each leaking test leaves one malloc(100) (112 B), which
+ * its fast first pass finds and a replay measures:
+ *
+ *   nl     a test name with a newline
+ *   ctl    a test name with control bytes (an ANSI colour escape)
+ *   utf    a test name that is not UTF-8
+ *   dup    two tests of one suite with the same name (one leaks)
+ *   env    a test that sets LEAKGATE_FILTER in its own environment
+ *   crash  a test that dies of SIGABRT on its second run (the replay's)
+ *   deaf   a test that hangs on its second run, every signal blocked
+ *   hang   a test that hangs on its second run, then one that leaks
+ *
+ * "Second run" is told by a marker file, $NAMES_MARKER: the first run
+ * creates it.  Every case also has "plainleak", an ordinary leak, first.
+ * Built with NAMES_PLAIN it is a plain CUnit program (no leakgate), for
+ * `leakgate run`.
  */
 #include <signal.h>
 #include <stdio.h>
@@ -85,6 +90,20 @@ hang_second(void)
     leak();
 }
 
+static void
+deaf_hang_second(void)
+{
+    sigset_t all;
+
+    if (second_run()) {
+        sigfillset(&all);
+        sigprocmask(SIG_BLOCK, &all, NULL);
+        for (;;)
+            pause();
+    }
+    leak();
+}
+
 static int
 wanted(const char *which, const char *name)
 {
@@ -115,6 +134,8 @@ main(int argc, char **argv)
         CU_add_test(s, "setfilter", set_filter);
     if (wanted(which, "crash"))
         CU_add_test(s, "crash", crash_second);
+    if (wanted(which, "deaf"))
+        CU_add_test(s, "deaf", deaf_hang_second);
     if (wanted(which, "hang")) {
         CU_add_test(s, "hang", hang_second);
         CU_add_test(s, "after_hang", leak);
