@@ -101,7 +101,7 @@ static struct {
     bool test_open;
     jmp_buf abort_jmp;
     int error; /* first gate error during the run, 0 if none */
-    char error_text[512];
+    char error_text[1024];
     struct pending *pending; /* room for every test and suite */
     size_t npending;
     size_t pending_cap;
@@ -136,6 +136,23 @@ gate_error(int rc, const char *what)
     run.error = rc;
     snprintf(run.error_text, sizeof run.error_text, "%s: %s (%s)", what,
              leakgate_strerror(rc), leakgate_error_last());
+}
+
+/* Print name as leakgate_name_escape() does: a newline in a name must not
+ * split its line. */
+static void
+put_printed(FILE *f, const char *name)
+{
+    char small[256], *big = NULL;
+    size_t n = leakgate_name_escape(small, sizeof small, name);
+
+    if (n >= sizeof small) {
+        big = malloc(n + 1);
+        if (big)
+            leakgate_name_escape(big, n + 1, name);
+    }
+    fputs(big ? big : small, f);
+    free(big);
 }
 
 static struct wsuite *
@@ -268,6 +285,13 @@ end_suite_window(struct wsuite *ws)
     return take_verdict(NULL, v);
 }
 
+/* A test's or a suite's phase is over: no window runs (a replay tells its
+ * first process the run goes on). */
+static void phase_over(void);
+
+/* In a replay: stop on the first process's signal (below). */
+static void arm_replay_stop(void);
+
 /* The test or suite window running now, for the exit and crash guards of
  * linked test binaries (names owned by CUnit's registry). */
 static struct {
@@ -283,8 +307,16 @@ started(const struct wsuite *ws, const char *test, const char *phase)
 {
     current.suite = ws->suite->pName;
     current.test = test;
+    leakgate_gate_replay_beat(run.gate);
     if (hooks.started)
         hooks.started(ws->suite->pName, test, phase, hooks.payload);
+}
+
+static void
+phase_over(void)
+{
+    current.test = NULL;
+    leakgate_gate_replay_beat(run.gate);
 }
 
 static void
@@ -511,7 +543,7 @@ leakgate_cunit_teardown(void)
     }
     if (wt)
         push_pending(wt->ws, wt);
-    current.test = NULL;
+    phase_over();
 }
 
 RUNNER static int
@@ -543,7 +575,7 @@ leakgate_cunit_init(void)
             gate_error(leakgate_gate_pause(run.gate), "pausing a window");
         }
     }
-    current.test = NULL;
+    phase_over();
     return result;
 }
 
@@ -652,7 +684,7 @@ leakgate_cunit_cleanup(void)
      * that diagnosis, not `warmup:` as well. */
     if (probe)
         probe_warmup();
-    current.test = NULL;
+    phase_over();
     if (last)
         uncount_filtered();
     return result;
@@ -810,6 +842,7 @@ add_awaiting_name(char *out,
                   const char *suite,
                   const char *test)
 {
+    char ps[128], pt[128];
     int k;
 
     if (*used >= size)
@@ -818,8 +851,10 @@ add_awaiting_name(char *out,
         snprintf(out + *used, size - *used, " and %zu more", n - *shown);
         return false;
     }
-    k = snprintf(out + *used, size - *used, "%s%s/%s", *shown ? ", " : "",
-                 suite, test);
+    leakgate_name_escape(ps, sizeof ps, suite);
+    leakgate_name_escape(pt, sizeof pt, test);
+    k = snprintf(out + *used, size - *used, "%s%s/%s", *shown ? ", " : "", ps,
+                 pt);
     *used += k > 0 ? (size_t)k : 0;
     (*shown)++;
     return true;
@@ -967,8 +1002,11 @@ probe_warmup(void)
 
         if (!hint || strncmp(hint, "its growth is made once", 23) != 0)
             continue;
-        fprintf(stderr, "\nleakgate: NOTE %s/%s: %s", wt->ws->suite->pName,
-                wt->test->pName, hint);
+        fputs("\nleakgate: NOTE ", stderr);
+        put_printed(stderr, wt->ws->suite->pName);
+        fputc('/', stderr);
+        put_printed(stderr, wt->test->pName);
+        fprintf(stderr, ": %s", hint);
         if (hooks.revised)
             hooks.revised(wt->ws->suite->pName, wt->test->pName, hooks.payload);
     }
@@ -987,6 +1025,7 @@ replay_awaiting(bool in_cunit)
 {
     size_t n = leakgate_gate_replays_pending(run.gate), failed = 0;
     size_t suites = 0;
+    int rc;
     char names[1024];
 
     if (n == 0)
@@ -1012,8 +1051,10 @@ replay_awaiting(bool in_cunit)
                          "cleanup leaves memory)"
                        : "");
     checkpoint(); /* the waiting records are streamed, not judged, first */
-    gate_error(leakgate_gate_replay(run.gate, hooks.replay_preload),
-               "replaying the run");
+    rc = leakgate_gate_replay(run.gate, hooks.replay_preload);
+    /* The replay failing is the gate's failure (exit 3), never a usage
+     * error: the first process ran with the same options. */
+    gate_error(rc == LEAKGATE_EUSAGE ? LEAKGATE_EIO : rc, "replaying the run");
     late_hints();
     for (size_t i = 0; i < run.ntests; i++) {
         struct wtest *wt = &run.tests[i];
@@ -1049,6 +1090,32 @@ replay_awaiting(bool in_cunit)
                 failed, failed == 1 ? "" : "s", failed == 1 ? "it" : "them");
 }
 
+/* A window leakgate could not judge is never a pass: the run ends with
+ * the gate's error (exit 3), naming the first and why.  A replay's own
+ * windows are the first process's to judge. */
+static void
+refuse_unjudged(void)
+{
+    const leakgate_verdict *first;
+    const char *why;
+    char name[256];
+    size_t n;
+
+    if (run.error || leakgate_gate_in_replay(run.gate))
+        return;
+    n = leakgate_gate_unjudged(run.gate, &first);
+    if (n == 0 || !first)
+        return;
+    why = leakgate_verdict_not_judged_why(first);
+    leakgate_name_escape(name, sizeof name, leakgate_verdict_name(first));
+    run.error = LEAKGATE_EIO;
+    snprintf(run.error_text, sizeof run.error_text,
+             "%zu window%s could not be judged, so the run is not a pass: "
+             "%s%s (%s)",
+             n, n == 1 ? "" : "s", name, n > 1 ? " and others" : "",
+             why ? why : "no reason recorded");
+}
+
 /* Some test or suite window of the registry matches --filter (always
  * true without a filter, unless the registry is empty). */
 static bool
@@ -1065,6 +1132,82 @@ any_selected(void)
             return true;
     }
     return false;
+}
+
+/* The run's error: two windows leakgate cannot tell apart (what names
+ * them both: "suite 'S' has", "the registry has"; kind: "tests",
+ * "suites"). */
+static void
+say_same(const char *where, const char *kind, const char *a, const char *b)
+{
+    char x[160], y[160];
+
+    leakgate_name_escape(x, sizeof x, a);
+    leakgate_name_escape(y, sizeof y, b);
+    run.error = LEAKGATE_EUSAGE;
+    if (strcmp(a, b) == 0)
+        snprintf(run.error_text, sizeof run.error_text,
+                 "%s two %s named '%s': leakgate names each window by its "
+                 "suite/test name (--filter, the thresholds file, JUnit, "
+                 "JSON) and cannot judge them apart; rename one",
+                 where, kind, x);
+    else
+        snprintf(run.error_text, sizeof run.error_text,
+                 "%s %s '%s' and '%s', which leakgate's JSON results cannot "
+                 "tell apart (a byte that is not UTF-8 reads U+FFFD there); "
+                 "rename one",
+                 where, kind, x, y);
+}
+
+/* Two selected tests of a suite, or two selected suites, with one name
+ * (or names the results cannot tell apart, leakgate_names_same()), or a
+ * test named as its suite's own window: refused before any test runs
+ * (exit 2), rather than one's verdict lost under the other's. */
+static int
+refuse_same_names(void)
+{
+    char suite[160], where[200];
+
+    for (size_t i = 0; i < run.ntests; i++) {
+        const struct wtest *a = &run.tests[i];
+
+        if (!a->selected || !a->active)
+            continue;
+        if (strcmp(a->test->pName, SUITE_WINDOW) == 0) {
+            leakgate_name_escape(where, sizeof where, a->ws->suite->pName);
+            run.error = LEAKGATE_EUSAGE;
+            snprintf(run.error_text, sizeof run.error_text,
+                     "suite '%s' has a test named '%s', the name of the "
+                     "suite's own window: rename it",
+                     where, SUITE_WINDOW);
+            return LEAKGATE_EUSAGE;
+        }
+        for (size_t k = i + 1; k < run.ntests; k++) {
+            const struct wtest *b = &run.tests[k];
+
+            if (b->ws != a->ws || !b->selected || !b->active ||
+                !leakgate_names_same(a->test->pName, b->test->pName))
+                continue;
+            leakgate_name_escape(suite, sizeof suite, a->ws->suite->pName);
+            snprintf(where, sizeof where, "suite '%s' has", suite);
+            say_same(where, "tests", a->test->pName, b->test->pName);
+            return LEAKGATE_EUSAGE;
+        }
+    }
+    for (size_t i = 0; i < run.nsuites; i++) {
+        for (size_t k = i + 1; k < run.nsuites; k++) {
+            const struct wsuite *a = &run.suites[i], *b = &run.suites[k];
+
+            if (!a->active || !b->active || !a->suite->fActive ||
+                !b->suite->fActive ||
+                !leakgate_names_same(a->suite->pName, b->suite->pName))
+                continue;
+            say_same("the CUnit registry has", "suites", a->suite->pName,
+                     b->suite->pName);
+            return LEAKGATE_EUSAGE;
+        }
+    }
+    return 0;
 }
 
 /* A test the run measures exactly from the start (`rerun: false`,
@@ -1118,12 +1261,13 @@ leakgate_cunit_run(leakgate_gate *gate, int (*fn)(void *payload), void *payload)
         unwrap_registry();
         return -1;
     }
-    if (plan_exact() < 0) {
+    if (refuse_same_names() < 0 || plan_exact() < 0) {
         unwrap_registry();
         return -1;
     }
     /* Tests left out by --filter are deactivated; they are not failures. */
     CU_set_fail_on_inactive(CU_FALSE);
+    arm_replay_stop();
     run_depth++;
     result = fn(payload);
     run_depth--;
@@ -1131,6 +1275,7 @@ leakgate_cunit_run(leakgate_gate *gate, int (*fn)(void *payload), void *payload)
     replay_awaiting(false);
     probe_warmup();
     finish_run();
+    refuse_unjudged();
     unwrap_registry();
     return result;
 }
@@ -1150,9 +1295,14 @@ leakgate_cunit_list(void)
     if (!reg)
         return 0;
     for (CU_pSuite s = reg->pSuite; s; s = s->pNext) {
-        for (CU_pTest t = s->pTest; t; t = t->pNext)
-            printf("%s/%s\n", s->pName, t->pName);
-        printf("%s/%s\n", s->pName, SUITE_WINDOW);
+        for (CU_pTest t = s->pTest; t; t = t->pNext) {
+            put_printed(stdout, s->pName);
+            putchar('/');
+            put_printed(stdout, t->pName);
+            putchar('\n');
+        }
+        put_printed(stdout, s->pName);
+        printf("/%s\n", SUITE_WINDOW);
     }
     return fflush(stdout) == 0 ? 0 : LEAKGATE_EIO;
 }
@@ -1215,8 +1365,11 @@ abandon_current(const char *why)
     leakgate_gate_abandon(run.gate, current.suite, current.test, why);
     leakgate_cunit__rescue();
     leakgate_gate_write_results(run.gate);
-    snprintf(line, sizeof line, "\nleakgate: %s/%s: %s\n", current.suite,
-             current.test, why);
+    fputs("\nleakgate: ", stderr);
+    put_printed(stderr, current.suite);
+    fputc('/', stderr);
+    put_printed(stderr, current.test);
+    snprintf(line, sizeof line, ": %s\n", why);
     fputs(line, stderr);
 }
 
@@ -1250,6 +1403,43 @@ guard_signal(int sig)
     }
     signal(sig, SIG_DFL);
     raise(sig);
+}
+
+/*
+ * A replay whose test ran longer than the replay timeout is sent the stop
+ * signal by its first process (replay.c): the running test is recorded as
+ * not judged, with why, and the results of every window measured so far
+ * are written before the replay ends.  Best effort, as guard_signal().
+ */
+static void
+replay_stop(int sig)
+{
+    char why[256];
+
+    (void)sig;
+    alarm(10);
+    snprintf(why, sizeof why,
+             "in the replay it ran longer than the replay timeout (%u s: "
+             "--replay-timeout, LEAKGATE_REPLAY_TIMEOUT), which stopped "
+             "the replay there",
+             run.gate ? leakgate_gate_replay_timeout(run.gate) : 0u);
+    if (current.test)
+        abandon_current(why);
+    else if (run.gate)
+        leakgate_gate_write_results(run.gate);
+    _exit(3);
+}
+
+/* In a replay: the stop signal's handler.  Once per process. */
+static void
+arm_replay_stop(void)
+{
+    static bool armed;
+
+    if (armed || !leakgate_gate_in_replay(run.gate))
+        return;
+    armed = true;
+    signal(leakgate_gate_replay_stop_signal(), replay_stop);
 }
 
 static void
@@ -1313,6 +1503,20 @@ update_thresholds(leakgate_gate *gate,
     return status;
 }
 
+/* The run's last count: windows over the limits, and those leakgate could
+ * not judge (never a pass). */
+static void
+summary(leakgate_gate *gate, size_t failures)
+{
+    size_t unjudged = leakgate_gate_unjudged(gate, NULL);
+
+    fprintf(stderr, "leakgate: %zu window%s over the limits", failures,
+            failures == 1 ? "" : "s");
+    if (unjudged > 0)
+        fprintf(stderr, ", %zu not judged (not a pass)", unjudged);
+    fputs("\n", stderr);
+}
+
 static int
 finish(leakgate_gate *gate)
 {
@@ -1331,6 +1535,9 @@ finish(leakgate_gate *gate)
         return 2;
     }
     if (rc < 0) {
+        /* What was judged still counts; the reason comes last. */
+        if (failures > 0 || leakgate_gate_unjudged(gate, NULL) > 0)
+            summary(gate, failures);
         fprintf(stderr, "leakgate: the gate could not measure: %s\n", err);
         return 3;
     }
@@ -1344,8 +1551,7 @@ finish(leakgate_gate *gate)
     }
     if (*leakgate_gate_scope_hints(gate))
         fprintf(stderr, "leakgate: %s", leakgate_gate_scope_hints(gate));
-    fprintf(stderr, "leakgate: %zu window%s over the limits\n", failures,
-            failures == 1 ? "" : "s");
+    summary(gate, failures);
     if (status == 0 && (CU_get_number_of_failures() > 0 ||
                         CU_get_number_of_failure_records() > 0 || failures > 0))
         status = 1;

@@ -353,6 +353,12 @@ leakgate_gate_settings(struct leakgate_window_settings *out,
     out->rerun = s.rerun ? 1 : 0;
 }
 
+static bool
+filter_matches(const char *filter, const char *name)
+{
+    return strcmp(filter, name) == 0 || leakgate_util__glob_match(filter, name);
+}
+
 int
 leakgate_gate_selected(const leakgate_gate *gate,
                        const char *suite,
@@ -361,28 +367,37 @@ leakgate_gate_selected(const leakgate_gate *gate,
     struct leakgate_buf name = LEAKGATE_BUF_INIT;
     size_t ns = strlen(suite), nt = strlen(test);
     char small[256];
-    int selected;
+    bool plain, selected;
 
     if (!gate->opts.filter)
         return 1;
+    plain = leakgate_util__name_plain(suite) && leakgate_util__name_plain(test);
     /* Called for every registered test of every process (ctest runs one
      * per test): no allocation, no printf for the usual short name. */
     if (ns + 1 + nt < sizeof small) {
         memcpy(small, suite, ns);
         small[ns] = '/';
         memcpy(small + ns + 1, test, nt + 1);
-        return strcmp(gate->opts.filter, small) == 0 ||
-               leakgate_util__glob_match(gate->opts.filter, small);
+        if (filter_matches(gate->opts.filter, small))
+            return 1;
+        if (plain)
+            return 0;
     }
     leakgate_buf__printf(&name, "%s/%s", suite, test);
-    if (name.failed) {
+    selected = !name.failed && filter_matches(gate->opts.filter, name.ptr);
+    if (!selected && !plain) {
+        /* A name with a newline, a control byte or a byte that is not
+         * UTF-8 also matches as --list prints it. */
         leakgate_buf__dispose(&name);
-        return 1; /* never skip a test because of memory pressure */
+        leakgate_util__name_escape(&name, suite);
+        leakgate_buf__puts(&name, "/");
+        leakgate_util__name_escape(&name, test);
+        selected = !name.failed && filter_matches(gate->opts.filter, name.ptr);
     }
-    selected = strcmp(gate->opts.filter, name.ptr) == 0 ||
-               leakgate_util__glob_match(gate->opts.filter, name.ptr);
+    /* never skip a test because of memory pressure */
+    selected |= name.failed;
     leakgate_buf__dispose(&name);
-    return selected;
+    return selected ? 1 : 0;
 }
 
 const char *
@@ -1329,6 +1344,29 @@ leakgate_gate_failures(const leakgate_gate *gate)
     for (size_t i = 0; i < gate->nverdicts; i++)
         n += gate->verdicts[i]->status == LEAKGATE_STATUS_FAIL;
     return n;
+}
+
+size_t
+leakgate_gate_unjudged(const leakgate_gate *gate,
+                       const leakgate_verdict **first_out)
+{
+    size_t n = 0;
+
+    if (first_out)
+        *first_out = NULL;
+    for (size_t i = 0; i < gate->nverdicts; i++) {
+        if (!leakgate_verdict__unjudged(gate->verdicts[i]))
+            continue;
+        if (n++ == 0 && first_out)
+            *first_out = gate->verdicts[i];
+    }
+    return n;
+}
+
+const char *
+leakgate_verdict_not_judged_why(const leakgate_verdict *v)
+{
+    return v->status == LEAKGATE_STATUS_NOT_JUDGED ? v->not_judged_why : NULL;
 }
 
 leakgate_status

@@ -133,6 +133,17 @@ struct leakgate_gate {
                                              own strings the verdicts
                                              taken from them point to */
         size_t nloaded;
+        unsigned int timeout_s; /* --replay-timeout: a replay's test may
+                                   run this long (seconds) */
+        int beat_fd;            /* in a replay: where it beats (+1; 0:
+                                   none) */
+        bool timed_out;         /* the last replay was stopped: a test ran
+                                   longer than timeout_s */
+        char **env;             /* each option twin's value as the run
+                                   began (leakgate_options__env_names()
+                                   order; NULL: unset): a replay runs
+                                   what leakgate chose, whatever a test
+                                   set since */
     } replay;
 };
 

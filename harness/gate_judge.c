@@ -297,7 +297,7 @@ decide(struct leakgate_gate *gate, struct leakgate_verdict *v, bool judged)
     if (gate->cur.aborted)
         why = gate->cur.aborted_why;
     else if (!judged)
-        why = "measured only: this window is not selected for judging";
+        why = LEAKGATE_VERDICT_MEASURED_ONLY;
     if (why) {
         v->status = LEAKGATE_STATUS_NOT_JUDGED;
         v->not_judged_why = leakgate_util__strdup(why);

@@ -40,6 +40,7 @@ static const char style[] =
     ".banner{padding:.8em 1.1em;border-radius:8px;font-weight:600;"
     "font-size:1.1em;color:#fff}\n"
     ".banner.fail{background:var(--fail)}.banner.pass{background:var(--pass)}"
+    ".banner.unjudged{background:var(--skip)}"
     "\n"
     "table{border-collapse:collapse;width:100%;margin:.3em 0}\n"
     "th,td{text-align:left;padding:.35em .6em;border-bottom:1px solid "
@@ -71,6 +72,26 @@ static void
 text(struct leakgate_buf *b, const char *s)
 {
     leakgate_report__put_escaped(b, s, ESC_TEXT);
+}
+
+/* A window's name as leakgate prints names (a control byte, a newline or
+ * a byte that is not UTF-8 as an escape, leakgate_util__name_escape), as
+ * text. */
+static void
+name_text(struct leakgate_buf *b, const char *name)
+{
+    struct leakgate_buf printed = LEAKGATE_BUF_INIT;
+
+    if (!name || leakgate_util__name_plain(name)) {
+        text(b, name);
+        return;
+    }
+    leakgate_util__name_escape(&printed, name);
+    if (printed.failed)
+        b->failed = true;
+    else
+        text(b, printed.ptr);
+    leakgate_buf__dispose(&printed);
 }
 
 static const char *
@@ -148,17 +169,21 @@ link_to(struct leakgate_buf *b,
 
 /* ---- head, banner, environment ------------------------------------------ */
 
+/* out: passed, failed, not judged, and of those the ones leakgate could
+ * not judge (never a pass: leakgate_verdict__unjudged()). */
 static void
-counts(size_t out[3], const struct leakgate_verdict *const *v, size_t n)
+counts(size_t out[4], const struct leakgate_verdict *const *v, size_t n)
 {
-    out[0] = out[1] = out[2] = 0;
-    for (size_t i = 0; i < n; i++)
+    out[0] = out[1] = out[2] = out[3] = 0;
+    for (size_t i = 0; i < n; i++) {
         out[(unsigned int)v[i]->status < 3 ? v[i]->status : 1]++;
+        out[3] += leakgate_verdict__unjudged(v[i]);
+    }
 }
 
 static void
 head(struct leakgate_buf *b,
-     const size_t c[3],
+     const size_t c[4],
      size_t n,
      const struct leakgate_html_run *run)
 {
@@ -183,9 +208,17 @@ head(struct leakgate_buf *b,
     leakgate_buf__printf(b,
                          "<p class=\"banner %s\" id=\"summary\">%zu of %zu "
                          "window%s over the limits · %zu passed · %zu not "
-                         "judged</p>\n",
-                         c[1] ? "fail" : "pass", c[1], n, n == 1 ? "" : "s",
-                         c[0], c[2]);
+                         "judged",
+                         c[1]             ? "fail"
+                         : c[3] || n == 0 ? "unjudged"
+                                          : "pass",
+                         c[1], n, n == 1 ? "" : "s", c[0], c[2]);
+    if (c[3] > 0)
+        leakgate_buf__printf(b,
+                             " · %zu window%s leakgate could not judge: "
+                             "not a pass",
+                             c[3], c[3] == 1 ? "" : "s");
+    leakgate_buf__puts(b, "</p>\n");
 }
 
 static void
@@ -313,7 +346,7 @@ window_row(struct leakgate_buf *b,
     if (v->status == LEAKGATE_STATUS_FAIL)
         leakgate_buf__printf(b, "<a href=\"#w-%zu\">", i);
     leakgate_buf__puts(b, "<code>");
-    text(b, v->name);
+    name_text(b, v->name);
     leakgate_buf__puts(b, "</code>");
     if (v->status == LEAKGATE_STATUS_FAIL)
         leakgate_buf__puts(b, "</a>");
@@ -389,7 +422,7 @@ peak_row(struct leakgate_buf *b, const struct leakgate_verdict *v, size_t i)
     leakgate_buf__printf(b, "<tr class=\"%s\"><td><a href=\"#%s-%zu\"><code>",
                          v->peak_over ? "fail" : "pass",
                          v->status == LEAKGATE_STATUS_FAIL ? "w" : "row", i);
-    text(b, v->name);
+    name_text(b, v->name);
     leakgate_buf__printf(b, "</code></a></td><td class=\"num%s\">",
                          v->peak_over ? " over" : "");
     bytes(b, (int64_t)v->peak_bytes);
@@ -674,7 +707,7 @@ failure(struct leakgate_buf *b,
                          "<section class=\"failure\" id=\"w-%zu\">\n"
                          "<h2>FAIL <code>",
                          i);
-    text(b, v->name);
+    name_text(b, v->name);
     leakgate_buf__puts(b, "</code></h2>\n<p>");
     bytes(b, (int64_t)v->policy.total_bytes);
     leakgate_buf__printf(
@@ -713,7 +746,7 @@ leakgate_html__index(const struct leakgate_verdict *const *v,
                      const struct leakgate_html_run *run)
 {
     struct leakgate_buf b = LEAKGATE_BUF_INIT;
-    size_t c[3];
+    size_t c[4];
     bool peaks = any_peak(v, n);
 
     counts(c, v, n);

@@ -58,6 +58,8 @@ static const struct value_option value_options[] = {
      offsetof(struct leakgate_gate_options, slack)},
     {"--peak-limit", "LEAKGATE_PEAK_LIMIT",
      offsetof(struct leakgate_gate_options, peak_limit)},
+    {"--replay-timeout", "LEAKGATE_REPLAY_TIMEOUT",
+     offsetof(struct leakgate_gate_options, replay_timeout)},
 };
 
 /* Flags with an environment twin: on when set to anything but "" or "0"
@@ -75,6 +77,21 @@ static const struct flag_env flag_envs[] = {
 };
 
 #define NVALUE (sizeof value_options / sizeof value_options[0])
+#define NFLAG_ENV (sizeof flag_envs / sizeof flag_envs[0])
+
+const char *const *
+leakgate_options__env_names(void)
+{
+    static const char *names[NVALUE + NFLAG_ENV + 1];
+
+    if (!names[0]) {
+        for (size_t k = 0; k < NVALUE; k++)
+            names[k] = value_options[k].env;
+        for (size_t k = 0; k < NFLAG_ENV; k++)
+            names[NVALUE + k] = flag_envs[k].env;
+    }
+    return names;
+}
 
 static const char **
 field(struct leakgate_gate_options *opts, const struct value_option *o)
@@ -194,6 +211,32 @@ check_peak_limit(const struct leakgate_gate_options *opts)
 }
 
 int
+leakgate_options__replay_timeout(unsigned int *seconds_out, const char *text)
+{
+    unsigned long n = 0;
+    const char *p = text;
+
+    *seconds_out = LEAKGATE_REPLAY_TIMEOUT_DEFAULT;
+    if (!text)
+        return 0;
+    for (; *p >= '0' && *p <= '9' && n <= LEAKGATE_REPLAY_TIMEOUT_MAX; p++)
+        n = n * 10 + (unsigned long)(*p - '0');
+    if (p[0] == 's' && p[1] == '\0' && p != text)
+        p++;
+    if (*p || p == text || n == 0 || n > LEAKGATE_REPLAY_TIMEOUT_MAX)
+        return leakgate_error__set(
+            LEAKGATE_EUSAGE,
+            "%s: invalid timeout '%s' (expected whole seconds from 1 to %u, "
+            "e.g. 300 or 300s)",
+            text == getenv("LEAKGATE_REPLAY_TIMEOUT")
+                ? "LEAKGATE_REPLAY_TIMEOUT"
+                : "option '--replay-timeout'",
+            text, LEAKGATE_REPLAY_TIMEOUT_MAX);
+    *seconds_out = (unsigned int)n;
+    return 0;
+}
+
+int
 leakgate_options__own_argv(int *argc_out, char *const **argv_out)
 {
     static struct leakgate_buf text = LEAKGATE_BUF_INIT;
@@ -272,7 +315,14 @@ leakgate_gate_options_parse(struct leakgate_gate_options *opts,
     if (opts->color < 0 && getenv("NO_COLOR"))
         opts->color = 0;
     rc = check_slack(opts);
-    return rc < 0 ? rc : check_peak_limit(opts);
+    if (rc == 0)
+        rc = check_peak_limit(opts);
+    if (rc == 0) {
+        unsigned int seconds;
+
+        rc = leakgate_options__replay_timeout(&seconds, opts->replay_timeout);
+    }
+    return rc;
 }
 
 const char *
@@ -316,6 +366,11 @@ leakgate_gate_options_usage(void)
            "                       defaults' peak_limit; the file's suites\n"
            "                       and tests entries win)\n"
            "                       [LEAKGATE_PEAK_LIMIT]\n"
+           "  --replay-timeout SECONDS\n"
+           "                       how long one test may run in a replay\n"
+           "                       (default 300); a test still running\n"
+           "                       then is not judged (exit 3)\n"
+           "                       [LEAKGATE_REPLAY_TIMEOUT]\n"
            "  --exact              measure every test in an exact window\n"
            "                       from the start: no fast first pass, so\n"
            "                       no test runs twice [LEAKGATE_EXACT]\n"

@@ -6,7 +6,11 @@
  * with its own arguments and $LEAKGATE_REPLAY=DIR/list, waits, and reads
  * DIR/list.json back with results.c.  The replay's output goes to
  * DIR/replay.log.  The directory is removed afterwards, and kept (named in
- * the error) only when the replay failed.
+ * the error) only when the replay failed.  The list has one "SUITE\tTEST"
+ * line per test with each name as leakgate prints it (a newline in a name
+ * cannot cut its line); the replay's verdicts are matched back by name as
+ * JSON has them (leakgate_names_same()).  Starting the replay and waiting
+ * for it, with its timeout, is replay_run.c's.
  */
 #include "replay.h"
 
@@ -34,23 +38,37 @@
 /* The longest list file a replay reads. */
 #define LIST_MAX ((size_t)16 << 20)
 
+/* One line of the list, "SUITE\tTEST" with each name printed
+ * (leakgate_util__name_escape), kept as "SUITE\tTEST" with the names as
+ * they are (a name may hold a tab: the suite is compared first, by its
+ * length). */
 static int
 add_name(struct leakgate_gate *gate, const char *line, size_t len)
 {
+    struct leakgate_buf name = LEAKGATE_BUF_INIT;
+    size_t tab = strcspn(line, "\t");
     char **names;
-    char *name;
 
+    bool ok = tab < len && leakgate_util__name_unescape(&name, line, tab);
+
+    if (ok) {
+        leakgate_buf__puts(&name, "\t");
+        ok = leakgate_util__name_unescape(&name, line + tab + 1, len - tab - 1);
+    }
+    if (!ok) {
+        leakgate_buf__dispose(&name);
+        return leakgate_error__set(LEAKGATE_EUSAGE,
+                                   "replay list: malformed line '%.*s'",
+                                   (int)(len < 200 ? len : 200), line);
+    }
     names = leakgate_util__realloc(gate->replay.names,
                                    (gate->replay.n + 1) * sizeof *names);
-    if (!names)
+    if (!names || name.failed) {
+        leakgate_buf__dispose(&name);
         return leakgate_error__set(LEAKGATE_ENOMEM, "replay list");
+    }
     gate->replay.names = names;
-    name = leakgate_util__malloc(len + 1);
-    if (!name)
-        return leakgate_error__set(LEAKGATE_ENOMEM, "replay list");
-    memcpy(name, line, len);
-    name[len] = '\0';
-    names[gate->replay.n++] = name;
+    names[gate->replay.n++] = leakgate_buf__take(&name);
     return 0;
 }
 
@@ -59,10 +77,14 @@ leakgate_replay__child_setup(struct leakgate_gate *gate)
 {
     const char *list = getenv(LEAKGATE_REPLAY_ENV);
     struct leakgate_buf text = LEAKGATE_BUF_INIT, out = LEAKGATE_BUF_INIT;
-    int rc;
+    int rc = leakgate_options__replay_timeout(&gate->replay.timeout_s,
+                                              gate->opts.replay_timeout);
 
-    if (!list || !*list)
-        return 0;
+    if (rc == 0)
+        rc = leakgate_replay__save_env(gate);
+    if (rc < 0 || !list || !*list)
+        return rc;
+    leakgate_replay__take_beat(gate);
     rc = leakgate_files__read(&text, list, LIST_MAX, "replay list");
     if (rc < 0) {
         leakgate_buf__dispose(&text);
@@ -172,7 +194,8 @@ may_warm_up(const struct leakgate_verdict *v)
            !leakgate_verdict__grew_loading(v);
 }
 
-/* The list: "SUITE\tTEST\n" per verdict `pick` chooses. */
+/* The list: "SUITE\tTEST\n" per verdict `pick` chooses, each name as
+ * leakgate_util__name_escape() prints it. */
 static int
 write_list(const struct leakgate_gate *gate,
            const char *path,
@@ -186,14 +209,11 @@ write_list(const struct leakgate_gate *gate,
 
         if (!pick(v))
             continue;
-        if (strpbrk(v->suite, "\t\n") || strpbrk(v->test, "\t\n")) {
-            leakgate_buf__dispose(&b);
-            return leakgate_error__set(LEAKGATE_EUSAGE,
-                                       "cannot replay %s: a tab or newline "
-                                       "in the name",
-                                       v->name);
-        }
-        leakgate_buf__printf(&b, "%s\t%s\n", v->suite, v->test);
+        /* Printed: a newline or a tab in a name cannot cut its line. */
+        leakgate_util__name_escape(&b, v->suite);
+        leakgate_buf__puts(&b, "\t");
+        leakgate_util__name_escape(&b, v->test);
+        leakgate_buf__puts(&b, "\n");
     }
     rc = b.failed ? leakgate_error__set(LEAKGATE_ENOMEM, "replay list")
                   : leakgate_gate__write_file(path, b.ptr ? b.ptr : "", b.len);
@@ -201,76 +221,57 @@ write_list(const struct leakgate_gate *gate,
     return rc;
 }
 
-/* In the forked child: become the replay.  Never returns. */
-static void
-exec_replay(char *const *argv,
-            const char *list,
-            const char *log,
-            const char *preload,
-            bool probe,
-            bool lean)
+/* v's verdict in the replay's results r, a measured one, or (measured
+ * false) any, e.g. the test the replay was stopped in; NULL when none. */
+static struct leakgate_verdict *
+find_loaded(struct leakgate_results *r,
+            const struct leakgate_verdict *v,
+            bool measured)
 {
-    int null = open("/dev/null", O_RDWR);
-    /* The log is new in a directory only this user can write: a name
-     * that exists already is never followed. */
-    int fd = open(log, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0600);
+    for (size_t i = 0; i < r->n; i++) {
+        struct leakgate_verdict *x = r->v[i];
 
-    if (!argv || !argv[0])
-        _exit(127);
-    if (null >= 0) {
-        dup2(null, STDIN_FILENO);
-        dup2(null, STDOUT_FILENO);
+        /* The replay's JSON has U+FFFD for a byte that is not UTF-8. */
+        if (x && (x->measured || !measured) &&
+            leakgate_names_same(x->suite, v->suite) &&
+            leakgate_names_same(x->test, v->test))
+            return x;
     }
-    if (fd >= 0)
-        dup2(fd, STDERR_FILENO);
-    if (setenv(LEAKGATE_REPLAY_ENV, list, 1) != 0 ||
-        (probe && setenv(LEAKGATE_REPLAY_WARMUP_ENV, "1", 1) != 0) ||
-        (preload && setenv("LD_PRELOAD", preload, 1) != 0) ||
-        (lean && leakgate_gate__lean_conf() < 0))
-        _exit(127);
-    execv("/proc/self/exe", argv);
-    fprintf(stderr, "cannot start /proc/self/exe: %s\n", strerror(errno));
-    _exit(127);
-}
-
-static int
-start_and_wait(char *const *argv,
-               const char *list,
-               const char *log,
-               const char *preload,
-               bool probe,
-               bool lean,
-               int *status_out)
-{
-    pid_t pid;
-
-    fflush(NULL);
-    pid = fork();
-    if (pid < 0)
-        return leakgate_error__set(LEAKGATE_EIO, "cannot fork the replay: %s",
-                                   strerror(errno));
-    if (pid == 0)
-        exec_replay(argv, list, log, preload, probe, lean);
-    while (waitpid(pid, status_out, 0) < 0) {
-        if (errno != EINTR)
-            return leakgate_error__set(LEAKGATE_EIO,
-                                       "cannot wait for the replay: %s",
-                                       strerror(errno));
-    }
-    return 0;
+    return NULL;
 }
 
 static struct leakgate_verdict *
 loaded_verdict(struct leakgate_results *r, const struct leakgate_verdict *v)
 {
-    for (size_t i = 0; i < r->n; i++) {
-        struct leakgate_verdict *x = r->v[i];
+    return find_loaded(r, v, true);
+}
 
-        if (x && x->measured && strcmp(x->suite, v->suite) == 0 &&
-            strcmp(x->test, v->test) == 0)
-            return x;
-    }
-    return NULL;
+/* The replay could not judge v either (it was stopped in it, or the test
+ * died): v stays not judged, with the replay's reason.  False when x is
+ * no such verdict. */
+static bool
+replay_could_not(struct leakgate_verdict *v, const struct leakgate_verdict *x)
+{
+    struct leakgate_buf b = LEAKGATE_BUF_INIT;
+    char *why;
+
+    if (!x || x->status != LEAKGATE_STATUS_NOT_JUDGED || !x->not_judged_why ||
+        x->measured)
+        return false;
+    leakgate_buf__printf(&b, "%s%s",
+                         strncmp(x->not_judged_why, "in the replay", 13) == 0
+                             ? ""
+                             : "in the replay: ",
+                         x->not_judged_why);
+    why = leakgate_buf__take(&b);
+    if (!why)
+        return false;
+    leakgate_util__free(v->not_judged_why);
+    v->not_judged_why = why;
+    v->needs_replay = false;
+    v->peak_replay = false;
+    v->status = LEAKGATE_STATUS_NOT_JUDGED;
+    return true;
 }
 
 /*
@@ -404,6 +405,22 @@ take_peak_stacks(struct leakgate_gate *gate,
     }
 }
 
+/* x takes v's names: the replay's JSON may have U+FFFD for a byte of a
+ * name that is not UTF-8, and the gate finds verdicts by the names as
+ * they are. */
+static void
+swap_names(struct leakgate_verdict *x, struct leakgate_verdict *v)
+{
+    char *suite = x->suite, *test = x->test, *name = x->name;
+
+    x->suite = v->suite;
+    x->test = v->test;
+    x->name = v->name;
+    v->suite = suite;
+    v->test = test;
+    v->name = name;
+}
+
 /* Swap the replay's verdict into the gate; the gate's own notes (the
  * assertions of the first run) stay with the test. */
 static void
@@ -427,6 +444,7 @@ take_verdict(struct leakgate_gate *gate,
     x->nnotes = v->nnotes;
     v->notes = notes;
     v->nnotes = nnotes;
+    swap_names(x, v);
     relocate(x);
     watched = x->how == LEAKGATE_MEASURED_REPLAY;
     bytes = x->first_bytes;
@@ -490,7 +508,8 @@ take_results(struct leakgate_gate *gate,
              int status)
 {
     struct leakgate_results *r = NULL, **loaded;
-    size_t missing = 0;
+    struct leakgate_buf name = LEAKGATE_BUF_INIT;
+    size_t missing = 0, stopped = 0;
     const char *first = NULL;
     int rc = leakgate_results_new(&r);
 
@@ -509,9 +528,12 @@ take_results(struct leakgate_gate *gate,
         leakgate_results_free(r);
         return leakgate_error__set(
             LEAKGATE_EIO,
-            "the replay (exit status %d) left no results: %s; its output is "
-            "in %s",
+            "the replay (exit status %d%s) left no results: %s; its output "
+            "is in %s",
             WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status),
+            gate->replay.timed_out ? ", killed: a test ran longer than the "
+                                     "replay timeout and did not stop"
+                                   : "",
             leakgate_error_last(), log);
     }
     for (size_t i = 0; i < gate->nverdicts; i++) {
@@ -524,18 +546,34 @@ take_results(struct leakgate_gate *gate,
             take_peak_stacks(gate, gate->verdicts[i], x);
         } else if (x) {
             take_verdict(gate, i, r, x);
+        } else if (replay_could_not(gate->verdicts[i],
+                                    find_loaded(r, gate->verdicts[i], false))) {
+            stopped++;
         } else if (missing++ == 0) {
             first = gate->verdicts[i]->name;
         }
     }
     gate->replay.loaded[gate->replay.nloaded++] = r;
-    if (missing > 0)
-        return leakgate_error__set(LEAKGATE_EIO,
-                                   "the replay did not measure %s%s; its "
-                                   "output is in %s",
-                                   first, missing > 1 ? " and others" : "",
-                                   log);
-    return 0;
+    if (missing > 0) {
+        leakgate_util__name_escape(&name, first);
+        rc = leakgate_error__set(
+            LEAKGATE_EIO,
+            "the replay did not measure %s%s%s; its "
+            "output is in %s",
+            name.ptr ? name.ptr : "a test", missing > 1 ? " and others" : "",
+            gate->replay.timed_out ? " (it was stopped: a test ran longer "
+                                     "than the replay timeout)"
+                                   : "",
+            log);
+    } else if (stopped > 0) {
+        rc = leakgate_error__set(LEAKGATE_EIO,
+                                 "the replay could not judge %zu test%s "
+                                 "(the JUnit <error> of each says why); its "
+                                 "output is in %s",
+                                 stopped, stopped == 1 ? "" : "s", log);
+    }
+    leakgate_buf__dispose(&name);
+    return rc;
 }
 
 /* A private directory for the replay's files (mode 0700, a name no other
@@ -605,9 +643,12 @@ give_up(struct leakgate_gate *gate, const char *log)
             v->not_judged_why = text;
         }
     }
+    /* Reading the log may have replaced the error: say it again. */
     if (*said)
         leakgate_error__set(LEAKGATE_EIO, "%s; the replay said: %s", error,
                             said);
+    else
+        leakgate_error__set(LEAKGATE_EIO, "%s", error);
     leakgate_buf__dispose(&why);
 }
 
@@ -673,9 +714,10 @@ run_child(struct leakgate_gate *gate,
         rc = leakgate_error__set(LEAKGATE_EIO, "/proc/self/cmdline is empty");
     if (rc == 0)
         /* A lean process's replay runs with jemalloc (gate_lean.c). */
-        rc = start_and_wait(argv, f->list.ptr, f->log.ptr,
-                            leakgate_gate__lean_preload(gate, preload),
-                            pick == may_warm_up, gate->lean, status);
+        rc = leakgate_replay__start_and_wait(
+            gate, argv, f->list.ptr, f->log.ptr,
+            leakgate_gate__lean_preload(gate, preload), pick == may_warm_up,
+            status);
     return rc;
 }
 
@@ -768,6 +810,10 @@ leakgate_replay__dispose(struct leakgate_gate *gate)
     for (size_t i = 0; i < gate->replay.nloaded; i++)
         leakgate_results_free(gate->replay.loaded[i]);
     leakgate_util__free(gate->replay.loaded);
+    for (size_t k = 0; gate->replay.env && leakgate_options__env_names()[k];
+         k++)
+        leakgate_util__free(gate->replay.env[k]);
+    leakgate_util__free(gate->replay.env);
     memset(&gate->replay, 0, sizeof gate->replay);
 }
 

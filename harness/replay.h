@@ -28,6 +28,10 @@
 #define LEAKGATE_REPLAY_ENV "LEAKGATE_REPLAY"
 /* ... and, set to 1, makes it a warm-up probe (leakgate_gate_probe_warmup). */
 #define LEAKGATE_REPLAY_WARMUP_ENV "LEAKGATE_REPLAY_WARMUP"
+/* ... and the pipe (a file descriptor) it beats on as its tests run
+ * (leakgate_gate_replay_beat()): the first process stops a replay that is
+ * silent for the replay timeout. */
+#define LEAKGATE_REPLAY_BEAT_ENV "LEAKGATE_REPLAY_BEAT"
 
 /*
  * At leakgate_gate_new(): when $LEAKGATE_REPLAY names a list, make this
@@ -36,6 +40,27 @@
  * Returns 0 (also when this is no replay), LEAKGATE_EIO or ENOMEM.
  */
 int leakgate_replay__child_setup(struct leakgate_gate *gate);
+
+/* replay_run.c: at leakgate_gate_new(), keep the options' environment
+ * twins for the replays (0 or ENOMEM); in a replay, take the pipe it
+ * beats on from $LEAKGATE_REPLAY_BEAT (cannot fail). */
+int leakgate_replay__save_env(struct leakgate_gate *gate);
+void leakgate_replay__take_beat(struct leakgate_gate *gate);
+
+/*
+ * replay_run.c: start the replay of list (this program again, its output
+ * into log, preload in LD_PRELOAD when not NULL; probe: the warm-up probe)
+ * and wait for it, stopping it when a test runs longer than the replay
+ * timeout (gate->replay.timed_out says so).  *status_out: its wait
+ * status.  Returns 0 or LEAKGATE_EIO (cannot fork).
+ */
+int leakgate_replay__start_and_wait(struct leakgate_gate *gate,
+                                    char *const *argv,
+                                    const char *list,
+                                    const char *log,
+                                    const char *preload,
+                                    bool probe,
+                                    int *status_out);
 
 /* The public side (leakgate.h): leakgate_gate_measures(),
  * leakgate_gate_replays_pending(), leakgate_gate_replay(),

@@ -197,38 +197,6 @@ shown_range(const struct leakgate_vstack *s, size_t *begin, size_t *end)
     }
 }
 
-/* Length (1-4) of the well-formed UTF-8 sequence at s with its code point
- * in *cp; 0 when s does not start one (overlong, surrogate, truncated).
- * Never reads past a NUL: it is not a continuation byte. */
-static size_t
-utf8_seq(const unsigned char *s, uint32_t *cp)
-{
-    uint32_t c = s[0], min;
-    size_t len;
-
-    *cp = c;
-    if (c < 0x80)
-        return 1;
-    if (c >= 0xc2 && c <= 0xdf) {
-        len = 2, c &= 0x1f, min = 0x80;
-    } else if (c >= 0xe0 && c <= 0xef) {
-        len = 3, c &= 0x0f, min = 0x800;
-    } else if (c >= 0xf0 && c <= 0xf4) {
-        len = 4, c &= 0x07, min = 0x10000;
-    } else {
-        return 0;
-    }
-    for (size_t i = 1; i < len; i++) {
-        if ((s[i] & 0xc0) != 0x80)
-            return 0;
-        c = (c << 6) | (s[i] & 0x3fu);
-    }
-    if (c < min || c > 0x10ffff || (c >= 0xd800 && c <= 0xdfff))
-        return 0;
-    *cp = c;
-    return len;
-}
-
 static void
 put_ascii(struct leakgate_buf *b, char c, enum escape mode)
 {
@@ -275,7 +243,7 @@ put_escaped_n(struct leakgate_buf *b, const char *s, size_t n, enum escape mode)
 
     while (p < end && *p) {
         uint32_t cp;
-        size_t len = utf8_seq(p, &cp);
+        size_t len = leakgate_util__utf8_seq(p, &cp);
 
         if (len == 0)
             leakgate_buf__puts(b, mode == ESC_JSON ? "\\ufffd" : "?");
@@ -572,14 +540,18 @@ text_stacks(struct text *t,
     }
 }
 
+/* The window's name, printable: a newline or a control byte in a test's
+ * name must not cut or colour the report (leakgate_util__name_escape). */
 static void
 put_name(struct text *t, const struct leakgate_verdict *v)
 {
-    if (v->name)
-        leakgate_buf__puts(t->b, v->name);
-    else
-        leakgate_buf__printf(t->b, "%s/%s", or_unknown(v->suite),
-                             or_unknown(v->test));
+    if (v->name) {
+        leakgate_util__name_escape(t->b, v->name);
+    } else {
+        leakgate_util__name_escape(t->b, or_unknown(v->suite));
+        leakgate_buf__puts(t->b, "/");
+        leakgate_util__name_escape(t->b, or_unknown(v->test));
+    }
 }
 
 /* "; peak 41,943,152 B, 1,204 allocations" (when measured).  The peak is
@@ -977,8 +949,11 @@ leakgate_report__text(const struct leakgate_verdict *v,
         text_artifacts(&t, v, env);
         text_yaml(&t, v, env);
     }
-    if (v->hint)
-        leakgate_buf__printf(&b, "leakgate: NOTE %s: %s\n", v->name, v->hint);
+    if (v->hint) {
+        leakgate_buf__puts(&b, "leakgate: NOTE ");
+        leakgate_util__name_escape(&b, v->name);
+        leakgate_buf__printf(&b, ": %s\n", v->hint);
+    }
     return leakgate_buf__take(&b);
 }
 
@@ -1631,6 +1606,50 @@ junit_error(struct leakgate_buf *b, const struct leakgate_verdict *v)
     leakgate_buf__puts(b, "</error>\n");
 }
 
+/* A name attribute: as leakgate prints names (a newline, a control byte,
+ * a byte that is not UTF-8 as an escape: XML 1.0 cannot carry them). */
+static void
+xml_name_attr(struct leakgate_buf *b, const char *name, const char *value)
+{
+    struct leakgate_buf printed = LEAKGATE_BUF_INIT;
+
+    if (!value || leakgate_util__name_plain(value)) {
+        xml_attr(b, name, value);
+        return;
+    }
+    leakgate_util__name_escape(&printed, value);
+    if (printed.failed)
+        b->failed = true;
+    else
+        xml_attr(b, name, printed.ptr ? printed.ptr : "");
+    leakgate_buf__dispose(&printed);
+}
+
+/* A window leakgate could not judge: never a pass (exit 3).  The reason
+ * is the message; the report, when there is one, the text. */
+static void
+junit_unjudged(struct leakgate_buf *b,
+               const struct leakgate_verdict *v,
+               const char *report)
+{
+    leakgate_buf__puts(b, "      <error message=\"not judged: ");
+    put_escaped_n(b, or_unknown(v->not_judged_why),
+                  strcspn(or_unknown(v->not_judged_why), "\n"), ESC_XML_ATTR);
+    leakgate_buf__puts(b, "\" type=\"not_judged\">");
+    put_escaped(b, *report ? report : or_unknown(v->not_judged_why),
+                ESC_XML_TEXT);
+    leakgate_buf__puts(b, "</error>\n");
+}
+
+/* A window measured but left out of judging on purpose. */
+static void
+junit_skipped(struct leakgate_buf *b, const struct leakgate_verdict *v)
+{
+    leakgate_buf__puts(b, "      <skipped message=\"");
+    put_escaped(b, v->not_judged_why, ESC_XML_ATTR);
+    leakgate_buf__puts(b, "\"/>\n");
+}
+
 void
 leakgate_report__junit_case(struct leakgate_buf *b,
                             const struct leakgate_verdict *v,
@@ -1648,8 +1667,8 @@ leakgate_report__junit_case(struct leakgate_buf *b,
         return;
     }
     leakgate_buf__puts(b, "    <testcase");
-    xml_attr(b, "classname", suite_of(v));
-    xml_attr(b, "name", v->test);
+    xml_name_attr(b, "classname", suite_of(v));
+    xml_name_attr(b, "name", v->test);
     leakgate_buf__printf(b, " time=\"%.6f\">\n", seconds_of(v));
     if (v->measured) {
         junit_case_props(b, v);
@@ -1662,7 +1681,11 @@ leakgate_report__junit_case(struct leakgate_buf *b,
     }
     if (v->ended)
         junit_error(b, v);
-    else if (case_failed(v))
+    else if (leakgate_verdict__unjudged(v))
+        junit_unjudged(b, v, report);
+    else if (leakgate_verdict__skipped(v))
+        junit_skipped(b, v);
+    if (!v->ended && case_failed(v))
         junit_failure(b, v, report);
     if (v->status == LEAKGATE_STATUS_NOT_JUDGED) {
         leakgate_buf__puts(b, "      <system-out>");
@@ -1690,7 +1713,7 @@ junit_counts(struct leakgate_buf *b,
              size_t n,
              const char *suite)
 {
-    size_t tests = 0, failures = 0, errors = 0;
+    size_t tests = 0, failures = 0, errors = 0, skipped = 0;
     double seconds = 0;
 
     for (size_t i = 0; i < n; i++) {
@@ -1698,14 +1721,19 @@ junit_counts(struct leakgate_buf *b,
             continue;
         tests++;
         failures += p[i].failed;
-        errors += p[i].error;
+        /* The testcase's text says (a piece from a record or a journal
+         * carries no flags): the writers escape every '<' of a text. */
+        errors += p[i].error ||
+                  (p[i].junit_case && strstr(p[i].junit_case, "<error "));
+        skipped += p[i].skipped ||
+                   (p[i].junit_case && strstr(p[i].junit_case, "<skipped "));
         seconds +=
             isfinite(p[i].seconds) && p[i].seconds > 0 ? p[i].seconds : 0.0;
     }
     leakgate_buf__printf(b,
                          " tests=\"%zu\" failures=\"%zu\" errors=\"%zu\" "
-                         "skipped=\"0\" time=\"%.6f\">\n",
-                         tests, failures, errors, seconds);
+                         "skipped=\"%zu\" time=\"%.6f\">\n",
+                         tests, failures, errors, skipped, seconds);
 }
 
 /* text, every line two spaces deeper. */
@@ -1751,7 +1779,7 @@ leakgate_report__junit_doc(const struct leakgate_report_piece *p,
         if (suite_seen_before(p, i))
             continue;
         leakgate_buf__puts(&b, "  <testsuite");
-        xml_attr(&b, "name", p[i].suite);
+        xml_name_attr(&b, "name", p[i].suite);
         junit_counts(&b, p, n, p[i].suite);
         put_deeper(&b, env);
         for (size_t k = i; k < n; k++) {
@@ -1836,7 +1864,8 @@ leakgate_report__piece_of(struct leakgate_report_piece *out,
     out->suite = suite_of(v);
     out->status = v->status;
     out->failed = leakgate_report__is_failure(v);
-    out->error = v->ended != NULL;
+    out->error = v->ended != NULL || leakgate_verdict__unjudged(v);
+    out->skipped = !out->error && leakgate_verdict__skipped(v);
     out->seconds = seconds_of(v);
 }
 

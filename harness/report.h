@@ -86,7 +86,9 @@ struct leakgate_report_piece {
     const char *json_test;  /* leakgate_report__json_test()'s text */
     leakgate_status status;
     bool failed;    /* a JUnit <failure> (the gate's, or assertions) */
-    bool error;     /* a JUnit <error>: the window never closed (ended) */
+    bool error;     /* a JUnit <error>: the window never closed (ended),
+                       or leakgate could not judge it */
+    bool skipped;   /* a JUnit <skipped>: measured, not judged on purpose */
     double seconds; /* wall time of the window */
 };
 

@@ -177,9 +177,14 @@ static const char *const replaced[] = {
     "LEAKGATE_EXACT=",  "LEAKGATE_REPLAY=",     "LEAKGATE_PEAK_LIMIT=",
 };
 
+/* --replay-timeout's twin: the program's replays read it. */
+#define REPLAY_TIMEOUT_ENV "LEAKGATE_REPLAY_TIMEOUT="
+
 static bool
 is_replaced(const char *kv)
 {
+    if (strncmp(kv, REPLAY_TIMEOUT_ENV, strlen(REPLAY_TIMEOUT_ENV)) == 0)
+        return true;
     for (size_t i = 0; i < sizeof replaced / sizeof replaced[0]; i++) {
         if (strncmp(kv, replaced[i], strlen(replaced[i])) == 0)
             return true;
@@ -234,6 +239,7 @@ env_gate(struct leakgate_run_envp *e,
     env_add(e, "LEAKGATE_REPORT_DIR=", o->report_dir);
     env_add(e, "LEAKGATE_SLACK=", o->slack);
     env_add(e, "LEAKGATE_PEAK_LIMIT=", o->peak_limit);
+    env_add(e, REPLAY_TIMEOUT_ENV, o->replay_timeout);
     if (o->tighten)
         env_add(e, "LEAKGATE_TIGHTEN=", "1");
     if (o->exact)

@@ -12,6 +12,8 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include "leakgate/leakgate.h"
+
 /* Allocations left before injected failures start; SIZE_MAX = never. */
 static size_t fail_countdown = SIZE_MAX;
 
@@ -295,6 +297,172 @@ leakgate_util__glob_escape(struct leakgate_buf *b, const char *s)
             leakgate_buf__put(b, "\\", 1);
         leakgate_buf__put(b, s, 1);
     }
+}
+
+size_t
+leakgate_util__utf8_seq(const unsigned char *s, uint32_t *cp)
+{
+    uint32_t c = s[0], min;
+    size_t len;
+
+    *cp = c;
+    if (c < 0x80)
+        return 1;
+    if (c >= 0xc2 && c <= 0xdf) {
+        len = 2, c &= 0x1f, min = 0x80;
+    } else if (c >= 0xe0 && c <= 0xef) {
+        len = 3, c &= 0x0f, min = 0x800;
+    } else if (c >= 0xf0 && c <= 0xf4) {
+        len = 4, c &= 0x07, min = 0x10000;
+    } else {
+        return 0;
+    }
+    for (size_t i = 1; i < len; i++) {
+        if ((s[i] & 0xc0) != 0x80)
+            return 0;
+        c = (c << 6) | (s[i] & 0x3fu);
+    }
+    if (c < min || c > 0x10ffff || (c >= 0xd800 && c <= 0xdfff))
+        return 0;
+    *cp = c;
+    return len;
+}
+
+/* The escape of the byte c, or NULL when it prints as it is (c < 0x80). */
+static const char *
+short_escape(unsigned char c)
+{
+    switch (c) {
+    case '\\': return "\\\\";
+    case '\n': return "\\n";
+    case '\t': return "\\t";
+    case '\r': return "\\r";
+    default: return NULL;
+    }
+}
+
+void
+leakgate_util__name_escape(struct leakgate_buf *b, const char *s)
+{
+    const unsigned char *p = (const unsigned char *)s;
+
+    while (*p) {
+        uint32_t cp;
+        size_t len = leakgate_util__utf8_seq(p, &cp);
+        const char *esc = short_escape(*p);
+
+        if (esc)
+            leakgate_buf__puts(b, esc);
+        else if (len == 0 || *p < 0x20 || *p == 0x7f)
+            leakgate_buf__printf(b, "\\x%02x", (unsigned int)*p);
+        else
+            leakgate_buf__put(b, (const char *)p, len);
+        p += len && !esc ? len : 1;
+    }
+}
+
+bool
+leakgate_util__name_plain(const char *s)
+{
+    const unsigned char *p = (const unsigned char *)s;
+
+    while (*p) {
+        uint32_t cp;
+        size_t len = leakgate_util__utf8_seq(p, &cp);
+
+        if (len == 0 || *p < 0x20 || *p == 0x7f || *p == '\\')
+            return false;
+        p += len;
+    }
+    return true;
+}
+
+size_t
+leakgate_name_escape(char *out, size_t size, const char *name)
+{
+    struct leakgate_buf b = LEAKGATE_BUF_INIT;
+    size_t n = 0;
+
+    leakgate_util__name_escape(&b, name);
+    if (!b.failed && b.ptr)
+        n = b.len;
+    if (size > 0) {
+        size_t k = n < size - 1 ? n : size - 1;
+
+        if (k > 0)
+            memcpy(out, b.ptr, k);
+        out[k] = '\0';
+    }
+    leakgate_buf__dispose(&b);
+    return n;
+}
+
+/* The next code point of *p (U+FFFD for a byte that is not UTF-8), and
+ * *p past it; 0 at the end. */
+static uint32_t
+next_cp(const unsigned char **p)
+{
+    uint32_t cp;
+    size_t len;
+
+    if (!**p)
+        return 0;
+    len = leakgate_util__utf8_seq(*p, &cp);
+    *p += len ? len : 1;
+    return len ? cp : 0xfffd;
+}
+
+int
+leakgate_names_same(const char *a, const char *b)
+{
+    const unsigned char *p = (const unsigned char *)a;
+    const unsigned char *q = (const unsigned char *)b;
+    uint32_t x, y;
+
+    do {
+        x = next_cp(&p);
+        y = next_cp(&q);
+    } while (x == y && x != 0);
+    return x == y;
+}
+
+static int
+hex_digit(char c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    return -1;
+}
+
+bool
+leakgate_util__name_unescape(struct leakgate_buf *b, const char *s, size_t n)
+{
+    size_t start = b->len;
+
+    for (size_t i = 0; i < n; i++) {
+        char c = s[i];
+
+        if (c == '\\' && i + 1 < n && strchr("\\ntr", s[i + 1])) {
+            c = s[i + 1] == 'n'   ? '\n'
+                : s[i + 1] == 't' ? '\t'
+                : s[i + 1] == 'r' ? '\r'
+                                  : '\\';
+            i++;
+        } else if (c == '\\' && i + 3 < n && s[i + 1] == 'x' &&
+                   hex_digit(s[i + 2]) >= 0 && hex_digit(s[i + 3]) >= 0) {
+            c = (char)(hex_digit(s[i + 2]) * 16 + hex_digit(s[i + 3]));
+            i += 3;
+        } else if (c == '\\' || c == '\0') {
+            b->len = start;
+            if (b->ptr)
+                b->ptr[start] = '\0';
+            return false;
+        }
+        leakgate_buf__put(b, &c, 1);
+    }
+    return true;
 }
 
 char *

@@ -87,6 +87,29 @@ size_t leakgate_util__glob_specificity(const char *pattern);
  * backslash-escaped, so that the result matches exactly s. */
 void leakgate_util__glob_escape(struct leakgate_buf *b, const char *s);
 
+/*
+ * The length of the well-formed UTF-8 sequence at s, its code point in
+ * *cp; 0 when s does not start one (overlong, surrogate, truncated).
+ * Never reads past a NUL: it is not a continuation byte.
+ */
+size_t leakgate_util__utf8_seq(const unsigned char *s, uint32_t *cp);
+
+/*
+ * Test and suite names as leakgate prints them where a raw byte would cut
+ * a line or a record (--list, the replay list, text reports): '\' as
+ * "\\", newline, tab and carriage return as "\n", "\t", "\r", other
+ * control bytes (below 0x20, 0x7f) and bytes that are not UTF-8 as
+ * "\xNN" (two lower-case hex digits); everything else as it is.
+ * name_escape appends the printed form of s to b; name_plain is true when
+ * it is s itself (cannot fail); name_unescape appends the name printed as
+ * s[0..n) and returns false when s is not such a form (a lone or unknown
+ * escape), b unchanged then.
+ */
+void leakgate_util__name_escape(struct leakgate_buf *b, const char *s);
+bool leakgate_util__name_plain(const char *s);
+bool
+leakgate_util__name_unescape(struct leakgate_buf *b, const char *s, size_t n);
+
 /* Turn a file-system-hostile name into one safe path component: bytes
  * outside [A-Za-z0-9._-] become '_', a leading '.' becomes '_', and an
  * empty name becomes "_" ("[suite]" -> "_suite_").  Returns a new string

@@ -132,6 +132,20 @@ leakgate_verdict__peak_only(const struct leakgate_verdict *v)
     return v->peak_over && v->policy.nover == 0 && !v->policy.total_over;
 }
 
+bool
+leakgate_verdict__skipped(const struct leakgate_verdict *v)
+{
+    return v->status == LEAKGATE_STATUS_NOT_JUDGED && v->not_judged_why &&
+           strcmp(v->not_judged_why, LEAKGATE_VERDICT_MEASURED_ONLY) == 0;
+}
+
+bool
+leakgate_verdict__unjudged(const struct leakgate_verdict *v)
+{
+    return v->status == LEAKGATE_STATUS_NOT_JUDGED && v->nnotes == 0 &&
+           !leakgate_verdict__skipped(v);
+}
+
 /* A window's peak and index, for sorting. */
 struct peak_pick {
     uint64_t peak;

@@ -144,6 +144,23 @@ void leakgate_verdict__set_peak(struct leakgate_verdict *v,
                                 uint64_t bytes,
                                 uint64_t allocations);
 
+/* The reason of a window measured but deliberately not judged (not
+ * selected by --filter): a JUnit <skipped>, not an error. */
+#define LEAKGATE_VERDICT_MEASURED_ONLY                                         \
+    "measured only: this window is not selected for judging"
+
+/* True when v is NOT_JUDGED because leakgate could not judge it (a replay
+ * that failed or timed out, a process that stopped, too many objects to
+ * watch), not because it was left out on purpose
+ * (LEAKGATE_VERDICT_MEASURED_ONLY), and fails no other way: CUnit's
+ * failures (notes: a fatal assertion, a test that died) already make it
+ * a <failure>.  Never a pass: a JUnit <error>, exit 3.  Cannot fail. */
+bool leakgate_verdict__unjudged(const struct leakgate_verdict *v);
+
+/* True when v is NOT_JUDGED on purpose (LEAKGATE_VERDICT_MEASURED_ONLY):
+ * a JUnit <skipped>.  Cannot fail. */
+bool leakgate_verdict__skipped(const struct leakgate_verdict *v);
+
 /* Move src's peak stacks and their level into dst (src keeps none; dst
  * had none).  Cannot fail. */
 void leakgate_verdict__move_peak_stacks(struct leakgate_verdict *dst,

@@ -131,15 +131,18 @@ struct leakgate_gate_options {
     const char *slack;           /**< --slack: "25%" or a size; NULL: 25% */
     int exact; /**< --exact: every window exact from the start (no fast
                     first pass, see leakgate_gate_begin_fast()) */
-    const char *peak_limit; /**< --peak-limit: a size, the defaults'
-                                 peak_limit; NULL: the file's */
+    const char *peak_limit;     /**< --peak-limit: a size, the defaults'
+                                     peak_limit; NULL: the file's */
+    const char *replay_timeout; /**< --replay-timeout: whole seconds one
+                                     test may run in a replay before the
+                                     replay is stopped; NULL: 300 */
 };
 
 /** Static initializer for struct leakgate_gate_options. */
 #define LEAKGATE_GATE_OPTIONS_INIT                                             \
     {                                                                          \
         LEAKGATE_GATE_OPTIONS_VERSION, NULL, NULL, NULL, NULL, NULL, 0, 0, 0,  \
-            0, -1, 0, NULL, 0, NULL                                            \
+            0, -1, 0, NULL, 0, NULL, NULL                                      \
     }
 
 /**
@@ -411,6 +414,28 @@ LEAKGATE_API void leakgate_gate_set_runner(leakgate_gate *gate,
  */
 LEAKGATE_API const char *leakgate_gate_scope_hints(leakgate_gate *gate);
 
+/**
+ * In a replay (leakgate_gate_in_replay()), tell the process that started
+ * it that the run goes on: call when a test's phase (setUp, the test,
+ * tearDown) or a suite's init or cleanup starts or ends.  A replay that
+ * does not beat for the replay timeout (--replay-timeout,
+ * LEAKGATE_REPLAY_TIMEOUT, 300 s by default) is sent
+ * leakgate_gate_replay_stop_signal(), then killed.  Elsewhere nothing.
+ * Async-signal-safe; allocates nothing.
+ */
+LEAKGATE_API void leakgate_gate_replay_beat(const leakgate_gate *gate);
+
+/**
+ * @return the signal that stops a replay whose test ran longer than the
+ *         replay timeout (a real-time signal); its handler should record
+ *         the running window as not judged, write the results and exit.
+ */
+LEAKGATE_API int leakgate_gate_replay_stop_signal(void);
+
+/** @return the replay timeout in seconds (--replay-timeout). */
+LEAKGATE_API unsigned int
+leakgate_gate_replay_timeout(const leakgate_gate *gate);
+
 /** @return how many verdicts wait for a replay. */
 LEAKGATE_API size_t leakgate_gate_replays_pending(const leakgate_gate *gate);
 
@@ -570,6 +595,49 @@ LEAKGATE_API int leakgate_gate_outputs_finished(leakgate_gate *gate,
 
 /** @return the number of verdicts with status LEAKGATE_STATUS_FAIL. */
 LEAKGATE_API size_t leakgate_gate_failures(const leakgate_gate *gate);
+
+/**
+ * A test or suite name as leakgate prints it (`--list`, reports, the
+ * replay's list): '\\' as "\\\\", newline, tab and carriage return as
+ * "\\n", "\\t", "\\r", other control bytes and bytes that are not UTF-8
+ * as "\\xNN"; the rest as it is.  `--filter` matches this form too.
+ * @param[out] out  the printed form, NUL-terminated, cut to @p size - 1
+ *                  bytes; may be NULL when @p size is 0.
+ * @param[in]  size bytes at @p out.
+ * @param[in]  name the name.
+ * @return the length of the whole printed form (as snprintf does).
+ */
+LEAKGATE_API size_t leakgate_name_escape(char *out,
+                                         size_t size,
+                                         const char *name);
+
+/**
+ * @return 1 when @p a and @p b name the same window in leakgate's results:
+ *         equal, or equal once every byte that is not UTF-8 reads U+FFFD
+ *         (as JSON has them); else 0.  Two such tests of one suite cannot
+ *         be told apart, and a run refuses them.
+ */
+LEAKGATE_API int leakgate_names_same(const char *a, const char *b);
+
+/**
+ * The windows leakgate could not judge: LEAKGATE_STATUS_NOT_JUDGED for a
+ * reason other than being left out of judging on purpose (a replay that
+ * failed or timed out, a process that stopped while they waited).  Such a
+ * window is never a pass: the CUnit glue ends the run with exit status 3.
+ * @param[in]  gate      the gate.
+ * @param[out] first_out the first of them (borrowed from the gate), or
+ *                       NULL when there is none; may be NULL.
+ * @return how many there are.
+ */
+LEAKGATE_API size_t leakgate_gate_unjudged(const leakgate_gate *gate,
+                                           const leakgate_verdict **first_out);
+
+/**
+ * @return why @p v was not judged (borrowed from the verdict), or NULL
+ *         when it was judged.
+ */
+LEAKGATE_API const char *
+leakgate_verdict_not_judged_why(const leakgate_verdict *v);
 
 /** @return what the verdict says. */
 LEAKGATE_API leakgate_status leakgate_verdict_status(const leakgate_verdict *v);

@@ -131,7 +131,42 @@ test_options__ratchet_flags_and_twins(void)
     CU_ASSERT_PTR_NOT_NULL(strstr(leakgate_gate_options_usage(), "--tighten"));
 }
 
+/* --replay-timeout: whole seconds (an "s" allowed), 1 and up, the env
+ * twin losing to the flag; anything else names the option. */
+static void
+test_options__replay_timeout(void)
+{
+    struct leakgate_gate_options o;
+    char *ok[] = {(char[]){"prog"}, (char[]){"--replay-timeout=45s"}};
+    char *zero[] = {(char[]){"prog"}, (char[]){"--replay-timeout"},
+                    (char[]){"0"}};
+    char *word[] = {(char[]){"prog"}, (char[]){"--replay-timeout=soon"}};
+    char *big[] = {(char[]){"prog"},
+                   (char[]){"--replay-timeout=99999999999999999999"}};
+    char *none[] = {(char[]){"prog"}, NULL};
+
+    CU_ASSERT_EQUAL(leakgate_gate_options_parse(&o, 2, ok), 0);
+    CU_ASSERT_STRING_EQUAL(o.replay_timeout, "45s");
+    CU_ASSERT_EQUAL(leakgate_gate_options_parse(&o, 3, zero), LEAKGATE_EUSAGE);
+    CU_ASSERT_PTR_NOT_NULL(strstr(leakgate_error_last(),
+                                  "option '--replay-timeout': invalid timeout "
+                                  "'0'"));
+    CU_ASSERT_EQUAL(leakgate_gate_options_parse(&o, 2, word), LEAKGATE_EUSAGE);
+    CU_ASSERT_EQUAL(leakgate_gate_options_parse(&o, 2, big), LEAKGATE_EUSAGE);
+    setenv("LEAKGATE_REPLAY_TIMEOUT", "12", 1);
+    CU_ASSERT_EQUAL(leakgate_gate_options_parse(&o, 1, none), 0);
+    CU_ASSERT_STRING_EQUAL(o.replay_timeout, "12");
+    CU_ASSERT_EQUAL(leakgate_gate_options_parse(&o, 2, ok), 0);
+    CU_ASSERT_STRING_EQUAL(o.replay_timeout, "45s");
+    setenv("LEAKGATE_REPLAY_TIMEOUT", "1h", 1);
+    CU_ASSERT_EQUAL(leakgate_gate_options_parse(&o, 1, none), LEAKGATE_EUSAGE);
+    CU_ASSERT_PTR_NOT_NULL(
+        strstr(leakgate_error_last(), "LEAKGATE_REPLAY_TIMEOUT: invalid"));
+    unsetenv("LEAKGATE_REPLAY_TIMEOUT");
+}
+
 const struct unit_case unit_cases[] = {
+    {"test_options__replay_timeout", test_options__replay_timeout},
     {"test_options__defaults", test_options__defaults},
     {"test_options__values_and_flags", test_options__values_and_flags},
     {"test_options__env_twins_lose_to_flags",

@@ -913,7 +913,7 @@ static char s_io_test[] = "test_read";
 static char s_io_name[] = "io/test_read";
 static char s_window[] = "[suite]";
 static char s_window_name[] = "parser/[suite]";
-static char s_why_filtered[] = "measured only: this window is not selected";
+static char s_why_filtered[] = LEAKGATE_VERDICT_MEASURED_ONLY;
 
 static void
 run_init(struct run *r)
@@ -1053,7 +1053,7 @@ test_report__junit(void)
     check_xml(xml);
     CU_ASSERT(contains(xml, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
                             "<testsuites name=\"leakgate\" tests=\"4\" "
-                            "failures=\"2\" errors=\"0\" skipped=\"0\" "
+                            "failures=\"2\" errors=\"0\" skipped=\"1\" "
                             "time=\"0.026000\">\n  <properties>\n"));
     CU_ASSERT(contains(xml, "<property name=\"leakgate.jemalloc_version\" "
                             "value=\"5.3.0-0-g54eaed1d\"/>"));
@@ -1062,7 +1062,7 @@ test_report__junit(void)
     CU_ASSERT(contains(xml, "<property name=\"leakgate.thresholds\" "
                             "value=\"leakgate.yaml\"/>"));
     CU_ASSERT(contains(xml, "  <testsuite name=\"parser\" tests=\"3\" "
-                            "failures=\"1\" errors=\"0\" skipped=\"0\" "
+                            "failures=\"1\" errors=\"0\" skipped=\"1\" "
                             "time=\"0.026000\">\n    <properties>\n"));
     CU_ASSERT(contains(xml, "  <testsuite name=\"io\" tests=\"1\" "
                             "failures=\"1\""));
@@ -1117,7 +1117,8 @@ test_report__junit_failures(void)
                             "    </testcase>\n"));
     CU_ASSERT(contains(xml, "<system-out>leakgate: NOTE parser/[suite]: 4,208"
                             " B retained in 2 objects, not judged: measured "
-                            "only: this window is not selected\n"));
+                            "only: this window is not selected for "
+                            "judging\n"));
     window = strstr(xml, "name=\"[suite]\"");
     CU_ASSERT_FATAL(window != NULL);
     CU_ASSERT(strstr(window, "<failure") > strstr(window, "</testcase>"));
@@ -1126,6 +1127,43 @@ test_report__junit_failures(void)
     r.fail.v.report = s_name;
     xml = leakgate_report__junit(r.all, 1, &r.fail.env);
     CU_ASSERT(contains(xml, "\n\nparser/test_cache_insert</failure>"));
+    leakgate_util__free(xml);
+}
+
+/* A window leakgate could not judge is a JUnit <error> (never a pass),
+ * one left out on purpose a <skipped>; the counts say both. */
+static void
+test_report__junit_unjudged(void)
+{
+    static char why[] = "the replay that measures it failed: it timed out";
+    struct run r;
+    char *xml;
+    const char *window;
+
+    run_init(&r);
+    xml = leakgate_report__junit(r.all, 4, &r.fail.env);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(xml);
+    window = strstr(xml, "name=\"[suite]\"");
+    CU_ASSERT_FATAL(window != NULL);
+    CU_ASSERT(contains(window, "      <skipped message=\"measured only: this "
+                               "window is not selected for judging\"/>\n"));
+    CU_ASSERT_PTR_NULL(strstr(xml, "<error"));
+    leakgate_util__free(xml);
+    r.window.v.not_judged_why = why;
+    xml = leakgate_report__junit(r.all, 4, &r.fail.env);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(xml);
+    check_xml(xml);
+    window = strstr(xml, "name=\"[suite]\"");
+    CU_ASSERT_FATAL(window != NULL);
+    CU_ASSERT(contains(window, "      <error message=\"not judged: the replay "
+                               "that measures it failed: it timed out\" "
+                               "type=\"not_judged\">leakgate: NOTE "
+                               "parser/[suite]: 4,208 B"));
+    CU_ASSERT_PTR_NULL(strstr(xml, "<skipped"));
+    CU_ASSERT(contains(xml, "<testsuites name=\"leakgate\" tests=\"4\" "
+                            "failures=\"2\" errors=\"1\" skipped=\"0\""));
+    CU_ASSERT(contains(xml, "<testsuite name=\"parser\" tests=\"3\" "
+                            "failures=\"1\" errors=\"1\" skipped=\"0\""));
     leakgate_util__free(xml);
 }
 
@@ -1242,8 +1280,10 @@ test_report__junit_escaping(void)
     CU_ASSERT_PTR_NOT_NULL_FATAL(xml);
     check_xml(xml);
     CU_ASSERT(contains(xml, "<testsuite name=\"a&lt;b&amp;&quot;c&apos;\""));
+    /* Names as leakgate prints them: a control byte or a newline is an
+     * escape, visible (XML 1.0 cannot carry them). */
     CU_ASSERT(contains(xml, "<testcase classname=\"a&lt;b&amp;&quot;c&apos;\""
-                            " name=\"t? x\""));
+                            " name=\"t\\x01\\nx\""));
     CU_ASSERT(contains(xml, "message=\"src/t.c:3: bad ??, ?, ok \xc3\xa9 ]]&gt;"
                             " &lt;&amp;&gt;\""));
     leakgate_util__free(xml);
@@ -1476,6 +1516,7 @@ const struct unit_case unit_cases[] = {
     {"test_report__xml_checker", test_report__xml_checker},
     {"test_report__junit", test_report__junit},
     {"test_report__junit_failures", test_report__junit_failures},
+    {"test_report__junit_unjudged", test_report__junit_unjudged},
     {"test_report__junit_peak", test_report__junit_peak},
     {"test_report__junit_peak_absent", test_report__junit_peak_absent},
     {"test_report__junit_escaping", test_report__junit_escaping},

@@ -5,6 +5,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "leakgate/leakgate.h"
 #include "util.h"
 
 const char *const unit_suite = "util";
@@ -107,7 +108,62 @@ test_util__sanitize(void)
     leakgate_util__free(s);
 }
 
+/* Names as leakgate prints them, read back, and compared as JSON has
+ * them. */
+static void
+test_util__names(void)
+{
+    static const char *const names[] = {
+        "plain",           "new\nline",   "tab\tcr\r",   "back\\slash",
+        "ctl\001\033[31m", "bad\xff\xfe", "ok \xc3\xa9", "",
+    };
+    static const char *const printed[] = {
+        "plain",
+        "new\\nline",
+        "tab\\tcr\\r",
+        "back\\\\slash",
+        "ctl\\x01\\x1b[31m",
+        "bad\\xff\\xfe",
+        "ok \xc3\xa9",
+        "",
+    };
+
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        struct leakgate_buf b = LEAKGATE_BUF_INIT, back = LEAKGATE_BUF_INIT;
+        char out[8];
+        size_t n;
+
+        leakgate_util__name_escape(&b, names[i]);
+        CU_ASSERT_STRING_EQUAL(b.ptr ? b.ptr : "", printed[i]);
+        CU_ASSERT_EQUAL(leakgate_util__name_plain(names[i]),
+                        strcmp(names[i], printed[i]) == 0);
+        CU_ASSERT_TRUE(
+            leakgate_util__name_unescape(&back, b.ptr ? b.ptr : "", b.len));
+        CU_ASSERT_STRING_EQUAL(back.ptr ? back.ptr : "", names[i]);
+        n = leakgate_name_escape(out, sizeof out, names[i]);
+        CU_ASSERT_EQUAL(n, strlen(printed[i]));
+        CU_ASSERT_EQUAL(strncmp(out, printed[i], sizeof out - 1), 0);
+        leakgate_buf__dispose(&b);
+        leakgate_buf__dispose(&back);
+    }
+    {
+        struct leakgate_buf b = LEAKGATE_BUF_INIT;
+
+        CU_ASSERT_FALSE(leakgate_util__name_unescape(&b, "a\\q", 3));
+        CU_ASSERT_FALSE(leakgate_util__name_unescape(&b, "a\\", 2));
+        CU_ASSERT_FALSE(leakgate_util__name_unescape(&b, "\\x4", 3));
+        CU_ASSERT_EQUAL(b.len, 0);
+        leakgate_buf__dispose(&b);
+    }
+    CU_ASSERT_TRUE(leakgate_names_same("dup", "dup"));
+    CU_ASSERT_FALSE(leakgate_names_same("dup", "dup2"));
+    CU_ASSERT_TRUE(leakgate_names_same("a\xff", "a\xfe"));
+    CU_ASSERT_TRUE(leakgate_names_same("a\xff", "a\xef\xbf\xbd"));
+    CU_ASSERT_FALSE(leakgate_names_same("a\xff", "a?"));
+}
+
 const struct unit_case unit_cases[] = {
+    {"test_util__names", test_util__names},
     {"test_util__buf_grows_and_takes", test_util__buf_grows_and_takes},
     {"test_util__buf_failure_is_sticky", test_util__buf_failure_is_sticky},
     {"test_util__escaping", test_util__escaping},

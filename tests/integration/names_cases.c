@@ -1,0 +1,154 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Windows leakgate must judge, or refuse with a clear error, never lose
+ * or show as passing (issue 26 items 3 and 6; the gate/names tests in
+ * tests/integration/CMakeLists.txt).  $NAMES_CASE picks the tests (all
+ * when unset); each leaking test leaves one malloc(100) (112 B), which
+ * its fast first pass finds and a replay measures:
+ *
+ *   nl     a test name with a newline
+ *   ctl    a test name with control bytes (an ANSI colour escape)
+ *   utf    a test name that is not UTF-8
+ *   dup    two tests of one suite with the same name (one leaks)
+ *   env    a test that sets LEAKGATE_FILTER in its own environment
+ *   crash  a test that dies of SIGABRT on its second run (the replay's)
+ *   deaf   a test that hangs on its second run, every signal blocked
+ *   hang   a test that hangs on its second run, then one that leaks
+ *
+ * "Second run" is told by a marker file, $NAMES_MARKER: the first run
+ * creates it.  Every case also has "plainleak", an ordinary leak, first.
+ * Built with NAMES_PLAIN it is a plain CUnit program (no leakgate), for
+ * `leakgate run`.
+ */
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <CUnit/Basic.h>
+#include <CUnit/CUnit.h>
+#ifndef NAMES_PLAIN
+#include <leakgate/cunit.h>
+#endif
+
+static void *volatile sink;
+
+static void
+leak(void)
+{
+    sink = malloc(100);
+    sink = NULL;
+    CU_ASSERT_TRUE(1);
+}
+
+static void
+clean(void)
+{
+    CU_ASSERT_TRUE(1);
+}
+
+static void
+set_filter(void)
+{
+    CU_ASSERT_EQUAL(setenv("LEAKGATE_FILTER", "x/nothing", 1), 0);
+    leak();
+}
+
+/* Whether this is the second run: the first one makes the marker. */
+static int
+second_run(void)
+{
+    const char *m = getenv("NAMES_MARKER");
+    FILE *f;
+
+    if (!m || !*m)
+        return 0;
+    if (access(m, F_OK) == 0)
+        return 1;
+    f = fopen(m, "w");
+    if (f)
+        fclose(f);
+    return 0;
+}
+
+static void
+crash_second(void)
+{
+    if (second_run())
+        abort();
+    leak();
+}
+
+static void
+hang_second(void)
+{
+    if (second_run()) {
+        for (;;)
+            pause();
+    }
+    leak();
+}
+
+static void
+deaf_hang_second(void)
+{
+    sigset_t all;
+
+    if (second_run()) {
+        sigfillset(&all);
+        sigprocmask(SIG_BLOCK, &all, NULL);
+        for (;;)
+            pause();
+    }
+    leak();
+}
+
+static int
+wanted(const char *which, const char *name)
+{
+    return !which || strcmp(which, name) == 0;
+}
+
+int
+main(int argc, char **argv)
+{
+    const char *which = getenv("NAMES_CASE");
+    CU_pSuite s;
+
+    if (CU_initialize_registry() != CUE_SUCCESS)
+        return 3;
+    s = CU_add_suite("names", NULL, NULL);
+    CU_add_test(s, "plainleak", leak);
+    if (wanted(which, "nl"))
+        CU_add_test(s, "new\nline", leak);
+    if (wanted(which, "ctl"))
+        CU_add_test(s, "ctl\001x\033[31m", leak);
+    if (wanted(which, "utf"))
+        CU_add_test(s, "bad\xff\xfeutf", leak);
+    if (wanted(which, "dup")) {
+        CU_add_test(s, "dup", clean);
+        CU_add_test(s, "dup", leak);
+    }
+    if (wanted(which, "env"))
+        CU_add_test(s, "setfilter", set_filter);
+    if (wanted(which, "crash"))
+        CU_add_test(s, "crash", crash_second);
+    if (wanted(which, "deaf"))
+        CU_add_test(s, "deaf", deaf_hang_second);
+    if (wanted(which, "hang")) {
+        CU_add_test(s, "hang", hang_second);
+        CU_add_test(s, "after_hang", leak);
+    }
+#ifdef NAMES_PLAIN
+    /* The unmodified twin that `leakgate run` gates (names_cases_plain). */
+    (void)argc;
+    (void)argv;
+    CU_basic_set_mode(CU_BRM_VERBOSE);
+    CU_basic_run_tests();
+    CU_cleanup_registry();
+    return 0;
+#else
+    return leakgate_cunit_main(argc, argv);
+#endif
+}
