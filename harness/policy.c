@@ -230,10 +230,6 @@ static const struct leakgate_config_ignore builtin_ignores[] = {
                "built-in: glibc dlerror state, kept per thread until "
                "the next dlerror",
                (char[]){"_dlerror_run"}),
-    BUILTIN(dlopen,
-            "built-in: the dynamic linker's records of a dlopen'd "
-            "library, kept while it stays loaded",
-            (char[]){"_dl_open"}),
     BUILTIN(nss,
             "built-in: glibc NSS modules and their static results, "
             "loaded once by the first getpw*/getgr* lookup",
