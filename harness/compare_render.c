@@ -168,10 +168,15 @@ leakgate_compare__reasons(struct leakgate_buf *b,
             continue;
         figure(known, v, r, k == 0 ? PEAK : ALLOCS);
         leakgate_buf__printf(b, "%s%s ", sep, k == 0 ? "peak" : "allocations");
-        put_pct(b, v[0], v[1]);
-        leakgate_buf__puts(b, " (");
-        put_delta(b, v[0], v[1], k == 0);
-        leakgate_buf__puts(b, ")");
+        /* from 0 there is no percentage: the growth alone */
+        if (v[0] == 0) {
+            put_delta(b, v[0], v[1], k == 0);
+        } else {
+            put_pct(b, v[0], v[1]);
+            leakgate_buf__puts(b, " (");
+            put_delta(b, v[0], v[1], k == 0);
+            leakgate_buf__puts(b, ")");
+        }
         sep = ", ";
     }
 }

@@ -382,6 +382,33 @@ test_compare__markdown_bounded(void)
     free(head);
 }
 
+/* A peak and allocations that grew from 0 have no percentage: the
+ * reasons say the growth alone, with one space. */
+static void
+test_compare__reasons_from_zero(void)
+{
+    struct leakgate_verdict *base = window("t/z", 0, 0, 0);
+    struct leakgate_verdict *head = window("t/z", 0, 8000, 40);
+    struct leakgate_compare c;
+    struct leakgate_buf b = LEAKGATE_BUF_INIT;
+
+    memset(&c, 0, sizeof c);
+    CU_ASSERT_EQUAL(leakgate_compare__limits(&c.lim, NULL), 0);
+    CU_ASSERT_EQUAL_FATAL(leakgate_compare__build(
+                              &c, (const struct leakgate_verdict *const *)&base,
+                              1, (const struct leakgate_verdict *const *)&head,
+                              1),
+                          0);
+    CU_ASSERT_EQUAL_FATAL(c.n, 1);
+    leakgate_compare__reasons(&b, &c.rows[0]);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(b.ptr);
+    CU_ASSERT_STRING_EQUAL(b.ptr, "peak +8,000 B, allocations +40");
+    leakgate_buf__dispose(&b);
+    leakgate_compare__dispose(&c);
+    free_window(base);
+    free_window(head);
+}
+
 /* Markdown fits a pull-request comment also when names are long (C++
  * templates, generated test names): 50 rows and 20 stacks of 8 frames,
  * each name 3,000 characters, plus long BASE and HEAD names. */
@@ -498,6 +525,7 @@ const struct unit_case unit_cases[] = {
     {"test_compare__renderings", test_compare__renderings},
     {"test_compare__markdown_bounded", test_compare__markdown_bounded},
     {"test_compare__markdown_long_names", test_compare__markdown_long_names},
+    {"test_compare__reasons_from_zero", test_compare__reasons_from_zero},
     {"test_compare__versions", test_compare__versions},
     {NULL, NULL},
 };
