@@ -194,7 +194,10 @@ put_message(struct leakgate_buf *b,
                                                         : "allocated");
     if (at && at->function)
         leakgate_buf__printf(&m, " (in %s)", at->function);
-    if (!s)
+    if (!s && it->rule == ALLOC_GROWTH)
+        leakgate_buf__puts(&m, "; allocation counts keep no stack: this is "
+                               "the thresholds entry of the test");
+    else if (!s)
         leakgate_buf__puts(&m, "; no stack was taken (peak stacks are "
                                "taken over a peak_limit): this is the "
                                "thresholds entry of the test");

@@ -207,6 +207,15 @@ test_sarif__compare(void)
     CU_ASSERT_PTR_NOT_NULL(strstr(text, "no stack was taken"));
     leakgate_json__free(log);
     free(text);
+    /* allocations that grew: a peak_limit would not give their stacks */
+    rows[1].why = LEAKGATE_COMPARE_WHY_ALLOCS;
+    text = leakgate_sarif__compare(&c, "/w", NULL, "/w/leakgate.yaml");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(text);
+    CU_ASSERT_PTR_NOT_NULL(
+        strstr(text, "; allocation counts keep no stack: this is the "
+                     "thresholds entry of the test"));
+    CU_ASSERT_PTR_NULL(strstr(text, "peak stacks are taken"));
+    free(text);
     free_failing(head);
     free_failing(peak);
 }
