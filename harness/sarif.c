@@ -386,12 +386,6 @@ render(const struct item *items,
     return leakgate_buf__take(&b);
 }
 
-static bool
-counted(const struct leakgate_vstack *s)
-{
-    return s->bytes > 0 && s->judgement.judged && !s->judgement.ignored;
-}
-
 /* The largest stack over its limit, else the largest counted one. */
 static const struct leakgate_vstack *
 leak_stack(const struct leakgate_verdict *v)
@@ -400,7 +394,7 @@ leak_stack(const struct leakgate_verdict *v)
         if (v->stacks[i].judgement.over)
             return &v->stacks[i];
     for (size_t i = 0; i < v->nstacks; i++)
-        if (counted(&v->stacks[i]))
+        if (leakgate_compare__counted(&v->stacks[i]))
             return &v->stacks[i];
     return NULL;
 }
