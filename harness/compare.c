@@ -118,8 +118,8 @@ leakgate_compare__stack_key(struct leakgate_buf *b,
     return true;
 }
 
-static bool
-counted(const struct leakgate_vstack *s)
+bool
+leakgate_compare__counted(const struct leakgate_vstack *s)
 {
     return s->bytes > 0 && s->judgement.judged && !s->judgement.ignored;
 }
@@ -133,7 +133,7 @@ base_has(const struct leakgate_verdict *base, const char *key)
     for (size_t i = 0; i < base->nstacks && !found; i++) {
         struct leakgate_buf b = LEAKGATE_BUF_INIT;
 
-        if (counted(&base->stacks[i]) &&
+        if (leakgate_compare__counted(&base->stacks[i]) &&
             leakgate_compare__stack_key(&b, &base->stacks[i]) && b.ptr)
             found = strcmp(b.ptr, key) == 0;
         leakgate_buf__dispose(&b);
@@ -152,7 +152,7 @@ find_new_stacks(struct leakgate_compare_row *row)
     row->nnew_stacks = 0;
     for (size_t i = 0; i < h->nstacks; i++) {
         struct leakgate_buf key = LEAKGATE_BUF_INIT;
-        bool is_new = counted(&h->stacks[i]) &&
+        bool is_new = leakgate_compare__counted(&h->stacks[i]) &&
                       leakgate_compare__stack_key(&key, &h->stacks[i]);
 
         if (key.failed)

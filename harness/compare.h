@@ -107,6 +107,10 @@ void leakgate_compare__reasons(struct leakgate_buf *b,
 bool leakgate_compare__stack_key(struct leakgate_buf *b,
                                  const struct leakgate_vstack *s);
 
+/* Whether s counts toward its window's retained bytes: bytes, judged,
+ * not ignored.  Cannot fail. */
+bool leakgate_compare__counted(const struct leakgate_vstack *s);
+
 /* Free c's rows and names (not c).  Cannot fail. */
 void leakgate_compare__dispose(struct leakgate_compare *c);
 

@@ -9,6 +9,8 @@
  */
 #include "compare.h"
 
+#include <limits.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "error.h"
@@ -195,14 +197,28 @@ leakgate_compare_write(const leakgate_compare *c,
     return write_text(path, text, "compare output");
 }
 
+/* source_root without symbolic links, into real (PATH_MAX bytes); NULL
+ * when it is the same or cannot be resolved. */
+static const char *
+real_root(char *real, const char *source_root)
+{
+    if (!source_root || source_root[0] != '/' || !realpath(source_root, real))
+        return NULL;
+    return strcmp(real, source_root) == 0 ? NULL : real;
+}
+
 int
 leakgate_compare_write_sarif(const leakgate_compare *c,
                              const char *path,
                              const char *source_root)
 {
-    return write_text(
-        path, leakgate_sarif__compare(c, source_root, c->head_thresholds),
-        "SARIF");
+    char real[PATH_MAX];
+
+    return write_text(path,
+                      leakgate_sarif__compare(c, source_root,
+                                              real_root(real, source_root),
+                                              c->head_thresholds),
+                      "SARIF");
 }
 
 int
@@ -210,13 +226,15 @@ leakgate_results_write_sarif(leakgate_results *r,
                              const char *path,
                              const char *source_root)
 {
+    char real[PATH_MAX];
     int rc = leakgate_results__view(r);
 
     if (rc < 0)
         return rc;
-    return write_text(
-        path,
-        leakgate_sarif__results((const struct leakgate_verdict *const *)r->view,
-                                r->nview, source_root, r->env.thresholds_path),
-        "SARIF");
+    return write_text(path,
+                      leakgate_sarif__results(
+                          (const struct leakgate_verdict *const *)r->view,
+                          r->nview, source_root, real_root(real, source_root),
+                          r->env.thresholds_path),
+                      "SARIF");
 }

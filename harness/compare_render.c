@@ -18,10 +18,20 @@
 
 /* Markdown lists this many stack frames per new stack, this many rows
  * and new stacks: a pull-request comment holds at most 65,536
- * characters (the text and JSON list everything). */
+ * characters (the text and JSON list everything).  Long names (C++
+ * templates) are cut to MD_NAME bytes, a stack's line to MD_STACK, the
+ * warning to MD_WARNING (an escape writes at most 5 bytes per byte), and
+ * no row is added past MD_ROWS_BYTES nor a stack past MD_STACKS_BYTES of
+ * Markdown: the worst case ends under 63,000 bytes, and bytes are never
+ * fewer than characters. */
 #define MD_FRAMES 8
 #define MD_ROWS 50
 #define MD_STACKS 20
+#define MD_NAME 200
+#define MD_STACK 1000
+#define MD_WARNING 400
+#define MD_ROWS_BYTES 40000
+#define MD_STACKS_BYTES 54000
 
 static const char *
 status_name(leakgate_status s)
@@ -158,10 +168,15 @@ leakgate_compare__reasons(struct leakgate_buf *b,
             continue;
         figure(known, v, r, k == 0 ? PEAK : ALLOCS);
         leakgate_buf__printf(b, "%s%s ", sep, k == 0 ? "peak" : "allocations");
-        put_pct(b, v[0], v[1]);
-        leakgate_buf__puts(b, " (");
-        put_delta(b, v[0], v[1], k == 0);
-        leakgate_buf__puts(b, ")");
+        /* from 0 there is no percentage: the growth alone */
+        if (v[0] == 0) {
+            put_delta(b, v[0], v[1], k == 0);
+        } else {
+            put_pct(b, v[0], v[1]);
+            leakgate_buf__puts(b, " (");
+            put_delta(b, v[0], v[1], k == 0);
+            leakgate_buf__puts(b, ")");
+        }
         sep = ", ";
     }
 }
@@ -284,13 +299,22 @@ leakgate_compare__text(const struct leakgate_compare *c)
 
 /* ---- Markdown ------------------------------------------------------- */
 
-/* s as Markdown text inside a table cell: punctuation that means
- * something escaped, HTML special characters as entities, no line
- * breaks. */
+/* The first max bytes at most of s as Markdown text inside a table
+ * cell: punctuation that means something escaped, HTML special
+ * characters as entities, no line breaks; a longer s is cut at a UTF-8
+ * character boundary and ends with an ellipsis. */
 static void
-md_put(struct leakgate_buf *b, const char *s)
+md_put(struct leakgate_buf *b, const char *s, size_t max)
 {
-    for (const char *p = s ? s : ""; *p; p++) {
+    size_t n = s ? strlen(s) : 0;
+    bool cut = n > max;
+
+    if (cut) {
+        n = max;
+        while (n > 0 && ((unsigned char)s[n] & 0xC0) == 0x80)
+            n--;
+    }
+    for (const char *p = s ? s : ""; p < s + n; p++) {
         if (*p == '<')
             leakgate_buf__puts(b, "&lt;");
         else if (*p == '>')
@@ -304,13 +328,15 @@ md_put(struct leakgate_buf *b, const char *s)
         else
             leakgate_buf__put(b, p, 1);
     }
+    if (cut)
+        leakgate_buf__puts(b, "…");
 }
 
 static void
 md_row(struct leakgate_buf *b, const struct leakgate_compare_row *r)
 {
     leakgate_buf__printf(b, "| %s | ", r->why ? ":x: regression" : row_kind(r));
-    md_put(b, r->name);
+    md_put(b, r->name, MD_NAME);
     leakgate_buf__puts(b, " | ");
     put_figure(b, " → ", r, RETAINED);
     leakgate_buf__puts(b, " | ");
@@ -335,14 +361,14 @@ md_new_stacks(struct leakgate_buf *b, const struct leakgate_compare *c)
 
             if (all++ == 0)
                 leakgate_buf__puts(b, "\n#### New retained stacks\n\n");
-            if (shown == MD_STACKS)
+            if (shown == MD_STACKS || b->len > MD_STACKS_BYTES)
                 continue;
             shown++;
             put_stack(&s, r->new_stacks[k], MD_FRAMES);
             leakgate_buf__puts(b, "- ");
-            md_put(b, r->name);
+            md_put(b, r->name, MD_NAME);
             leakgate_buf__puts(b, ": ");
-            md_put(b, s.ptr);
+            md_put(b, s.ptr, MD_STACK);
             leakgate_buf__puts(b, "\n");
             b->failed |= s.failed;
             leakgate_buf__dispose(&s);
@@ -359,21 +385,21 @@ char *
 leakgate_compare__markdown(const struct leakgate_compare *c)
 {
     struct leakgate_buf b = LEAKGATE_BUF_INIT;
-    size_t rows = 0;
+    size_t rows = 0, shown = 0;
 
     leakgate_buf__printf(&b, "### leakgate compare: %zu %s\n\n",
                          c->nregressions,
                          c->nregressions == 1 ? "regression" : "regressions");
     leakgate_buf__puts(&b, "Base ");
-    md_put(&b, c->base_name);
+    md_put(&b, c->base_name, MD_NAME);
     leakgate_buf__printf(&b, " (%zu windows), head ", c->base_windows);
-    md_put(&b, c->head_name);
+    md_put(&b, c->head_name, MD_NAME);
     leakgate_buf__printf(&b, " (%zu windows): ", c->head_windows);
     put_counts(&b, c);
     leakgate_buf__puts(&b, ".\n\n");
     if (c->warning) {
         leakgate_buf__puts(&b, "> **Warning**: ");
-        md_put(&b, c->warning);
+        md_put(&b, c->warning, MD_WARNING);
         leakgate_buf__puts(&b, "\n\n");
     }
     for (size_t i = 0; i < c->n; i++) {
@@ -383,17 +409,20 @@ leakgate_compare__markdown(const struct leakgate_compare *c)
             leakgate_buf__puts(&b, "| | test | retained | peak | allocations "
                                    "| regression |\n"
                                    "|---|---|---:|---:|---:|---|\n");
-        if (rows++ < MD_ROWS)
+        rows++;
+        if (shown < MD_ROWS && b.len <= MD_ROWS_BYTES) {
             md_row(&b, &c->rows[i]);
+            shown++;
+        }
     }
     if (rows == 0)
         leakgate_buf__puts(&b, "No test changed.\n");
-    if (rows > MD_ROWS)
+    if (rows > shown)
         leakgate_buf__printf(&b,
                              "\nAnd %zu more changed tests, smaller changes "
                              "(the text output lists them all, the JSON every "
                              "test).\n",
-                             rows - MD_ROWS);
+                             rows - shown);
     md_new_stacks(&b, c);
     leakgate_buf__puts(&b, "\n<sub>");
     put_criteria(&b, &c->lim);

@@ -230,6 +230,12 @@ static const struct leakgate_config_ignore builtin_ignores[] = {
                "built-in: glibc dlerror state, kept per thread until "
                "the next dlerror",
                (char[]){"_dlerror_run"}),
+    BUILTIN_AT(true,
+               dl_find_object,
+               "built-in: glibc's table of loaded objects for "
+               "_dl_find_object, allocated by the process's first dlopen "
+               "and kept",
+               (char[]){"_dl_find_object_update"}),
     BUILTIN(nss,
             "built-in: glibc NSS modules and their static results, "
             "loaded once by the first getpw*/getgr* lookup",

@@ -76,6 +76,22 @@ leakgate_sarif__relative(const char *path, const char *root)
     return path + n + (path[n] == '/');
 }
 
+/* The source root as given (SRCROOT) and, when it differs, the same
+ * directory without symbolic links: frames recorded through either
+ * spelling lie under the root. */
+struct root {
+    const char *dir;  /* absolute, or NULL: none */
+    const char *real; /* or NULL */
+};
+
+static const char *
+relative(const char *path, const struct root *root)
+{
+    const char *rel = leakgate_sarif__relative(path, root->dir);
+
+    return rel ? rel : leakgate_sarif__relative(path, root->real);
+}
+
 static void
 put_json(struct leakgate_buf *b, const char *s)
 {
@@ -106,9 +122,9 @@ put_uri_path(struct leakgate_buf *b, const char *s)
 static void
 put_physical(struct leakgate_buf *b,
              const struct leakgate_frame *f,
-             const char *root)
+             const struct root *root)
 {
-    const char *rel = leakgate_sarif__relative(f->file, root);
+    const char *rel = relative(f->file, root);
     struct leakgate_buf uri = LEAKGATE_BUF_INIT;
 
     if (rel)
@@ -123,7 +139,7 @@ put_physical(struct leakgate_buf *b,
     put_json(b, uri.ptr ? uri.ptr : "");
     b->failed |= uri.failed;
     leakgate_buf__dispose(&uri);
-    if (rel || (f->file[0] != '/' && root && *root))
+    if (rel || (f->file[0] != '/' && root->dir && *root->dir))
         leakgate_buf__puts(b, ", \"uriBaseId\": \"SRCROOT\"");
     leakgate_buf__puts(b, "}");
     if (f->line)
@@ -134,7 +150,7 @@ put_physical(struct leakgate_buf *b,
 /* The frame results point at: the innermost shown frame under root with
  * a line, else the innermost shown frame with a file; NULL: none. */
 static const struct leakgate_frame *
-primary_frame(const struct leakgate_vstack *s, const char *root)
+primary_frame(const struct leakgate_vstack *s, const struct root *root)
 {
     const struct leakgate_frame *any = NULL;
 
@@ -145,7 +161,7 @@ primary_frame(const struct leakgate_vstack *s, const char *root)
 
         if (!f->file)
             continue;
-        if (f->line && leakgate_sarif__relative(f->file, root))
+        if (f->line && relative(f->file, root))
             return f;
         if (!any)
             any = f;
@@ -178,7 +194,10 @@ put_message(struct leakgate_buf *b,
                                                         : "allocated");
     if (at && at->function)
         leakgate_buf__printf(&m, " (in %s)", at->function);
-    if (!s)
+    if (!s && it->rule == ALLOC_GROWTH)
+        leakgate_buf__puts(&m, "; allocation counts keep no stack: this is "
+                               "the thresholds entry of the test");
+    else if (!s)
         leakgate_buf__puts(&m, "; no stack was taken (peak stacks are "
                                "taken over a peak_limit): this is the "
                                "thresholds entry of the test");
@@ -193,7 +212,7 @@ put_message(struct leakgate_buf *b,
 static void
 put_related(struct leakgate_buf *b,
             const struct leakgate_vstack *s,
-            const char *root)
+            const struct root *root)
 {
     int id = 0;
 
@@ -259,7 +278,7 @@ thresholds_frame(struct leakgate_frame *out,
 static void
 put_result(struct leakgate_buf *b,
            const struct item *it,
-           const char *root,
+           const struct root *root,
            const char *thresholds)
 {
     const struct leakgate_frame *at = primary_frame(it->stack, root);
@@ -323,7 +342,9 @@ put_driver(struct leakgate_buf *b)
  * physical location: such a result (no stack with a file, no absolute
  * thresholds file) is left out. */
 static bool
-locatable(const struct item *it, const char *root, const char *thresholds)
+locatable(const struct item *it,
+          const struct root *root,
+          const char *thresholds)
 {
     struct leakgate_frame f;
 
@@ -334,10 +355,11 @@ locatable(const struct item *it, const char *root, const char *thresholds)
 static char *
 render(const struct item *items,
        size_t n,
-       const char *root,
+       const struct root *root,
        const char *thresholds)
 {
     struct leakgate_buf b = LEAKGATE_BUF_INIT;
+    const char *dir = root->dir;
     size_t shown = 0;
 
     leakgate_buf__puts(&b,
@@ -345,12 +367,12 @@ render(const struct item *items,
                        "\"https://json.schemastore.org/sarif-2.1.0.json\",\n"
                        "  \"version\": \"2.1.0\",\n  \"runs\": [\n    {\n");
     put_driver(&b);
-    if (root && root[0] == '/') {
+    if (dir && dir[0] == '/') {
         leakgate_buf__puts(&b, "      \"originalUriBaseIds\": {\"SRCROOT\": "
                                "{\"uri\": \"file://");
-        put_uri_path(&b, root);
-        leakgate_buf__puts(&b, root[strlen(root) - 1] == '/' ? "\"}},\n"
-                                                             : "/\"}},\n");
+        put_uri_path(&b, dir);
+        leakgate_buf__puts(&b, dir[strlen(dir) - 1] == '/' ? "\"}},\n"
+                                                           : "/\"}},\n");
     }
     leakgate_buf__puts(&b, "      \"results\": [");
     for (size_t i = 0; i < n; i++) {
@@ -364,12 +386,6 @@ render(const struct item *items,
     return leakgate_buf__take(&b);
 }
 
-static bool
-counted(const struct leakgate_vstack *s)
-{
-    return s->bytes > 0 && s->judgement.judged && !s->judgement.ignored;
-}
-
 /* The largest stack over its limit, else the largest counted one. */
 static const struct leakgate_vstack *
 leak_stack(const struct leakgate_verdict *v)
@@ -378,7 +394,7 @@ leak_stack(const struct leakgate_verdict *v)
         if (v->stacks[i].judgement.over)
             return &v->stacks[i];
     for (size_t i = 0; i < v->nstacks; i++)
-        if (counted(&v->stacks[i]))
+        if (leakgate_compare__counted(&v->stacks[i]))
             return &v->stacks[i];
     return NULL;
 }
@@ -393,9 +409,11 @@ char *
 leakgate_sarif__results(const struct leakgate_verdict *const *v,
                         size_t n,
                         const char *root,
+                        const char *root_real,
                         const char *thresholds)
 {
     struct item *items = leakgate_util__calloc(n ? n : 1, sizeof *items);
+    struct root r = {root, root_real};
     size_t m = 0;
     char *out;
 
@@ -412,7 +430,7 @@ leakgate_sarif__results(const struct leakgate_verdict *const *v,
             peak_only ? "peak over its limit" : "retained over its limit",
             NULL};
     }
-    out = render(items, m, root, thresholds);
+    out = render(items, m, &r, thresholds);
     leakgate_util__free(items);
     return out;
 }
@@ -440,9 +458,11 @@ regression_why(enum rule r)
 char *
 leakgate_sarif__compare(const struct leakgate_compare *c,
                         const char *root,
+                        const char *root_real,
                         const char *thresholds)
 {
     struct item *items = leakgate_util__calloc(c->n ? c->n : 1, sizeof *items);
+    struct root rt = {root, root_real};
     size_t m = 0;
     char *out;
 
@@ -463,7 +483,7 @@ leakgate_sarif__compare(const struct leakgate_compare *c,
             s = peak_stack(r->head);
         items[m++] = (struct item){r->head, rule, s, regression_why(rule), r};
     }
-    out = render(items, m, root, thresholds);
+    out = render(items, m, &rt, thresholds);
     leakgate_util__free(items);
     return out;
 }

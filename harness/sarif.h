@@ -23,18 +23,21 @@
 #include "verdict.h"
 
 /* Every window of v[0..n) that failed the gate, as a SARIF log; root: the
- * absolute source root (NULL or "": every path stays absolute);
- * thresholds: the run's thresholds file, or NULL.  NULL on ENOMEM.
- * Caller frees. */
+ * absolute source root (NULL or "": every path stays absolute), SRCROOT;
+ * root_real: the same directory spelled without symbolic links, or NULL
+ * (a frame under either is under the root); thresholds: the run's
+ * thresholds file, or NULL.  NULL on ENOMEM.  Caller frees. */
 char *leakgate_sarif__results(const struct leakgate_verdict *const *v,
                               size_t n,
                               const char *root,
+                              const char *root_real,
                               const char *thresholds);
 
 /* Every regression of c, the same (thresholds: the head run's).  NULL on
  * ENOMEM. */
 char *leakgate_sarif__compare(const struct leakgate_compare *c,
                               const char *root,
+                              const char *root_real,
                               const char *thresholds);
 
 /* The part of path below root ("src/a.c" for "/w/src/a.c" under "/w"),

@@ -54,7 +54,7 @@ cli_value_option(
 }
 
 /* The nearest directory from dir (absolute, PATH_MAX) up that holds .git
- * into out; false when there is none. */
+ * into out; false (out untouched) when there is none.  dir is cut. */
 static bool
 git_top(char *out, char *dir)
 {
@@ -76,6 +76,56 @@ git_top(char *out, char *dir)
     }
 }
 
+/* The current directory as the shell spells it ($PWD, when it is
+ * absolute and names the same directory as "."), else its real path,
+ * into out (PATH_MAX bytes); false when neither is known. */
+static bool
+logical_cwd(char *out)
+{
+    const char *pwd = getenv("PWD");
+    struct stat a, b;
+
+    if (pwd && pwd[0] == '/' && strlen(pwd) < PATH_MAX && stat(pwd, &a) == 0 &&
+        stat(".", &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino) {
+        memcpy(out, pwd, strlen(pwd) + 1);
+        return true;
+    }
+    return realpath(".", out) != NULL;
+}
+
+/* The absolute path without "." and ".." components, repeated and
+ * trailing slashes, in place.  Lexical: symbolic links are kept, as a
+ * build through a link records its paths (the frames SARIF locates).
+ * Cannot fail; the result is never longer. */
+static void
+normalize(char *path)
+{
+    char *w = path;
+    const char *r = path;
+
+    while (*r) {
+        const char *end;
+        size_t n;
+
+        while (*r == '/')
+            r++;
+        end = strchr(r, '/');
+        n = end ? (size_t)(end - r) : strlen(r);
+        if (n == 2 && r[0] == '.' && r[1] == '.') {
+            while (w > path && *--w != '/')
+                continue;
+        } else if (n > 0 && !(n == 1 && r[0] == '.')) {
+            *w++ = '/';
+            memmove(w, r, n);
+            w += n;
+        }
+        r += n;
+    }
+    if (w == path)
+        *w++ = '/';
+    *w = '\0';
+}
+
 int
 cli_source_root(char *out, const char *given, const char *verb)
 {
@@ -83,20 +133,23 @@ cli_source_root(char *out, const char *given, const char *verb)
     struct stat st;
 
     errno = 0;
+    if (!logical_cwd(dir))
+        return cli_usage_error(verb, "cannot resolve the current directory: %s",
+                               strerror(errno));
     if (!given) {
-        if (!realpath(".", out))
-            return cli_usage_error(verb,
-                                   "cannot resolve the current "
-                                   "directory: %s",
-                                   strerror(errno));
-        memcpy(dir, out, strlen(out) + 1);
-        git_top(out, dir);
+        memcpy(out, dir, strlen(dir) + 1);
+        git_top(out, dir); /* dir is scratch from here */
         return 0;
     }
-    if (!realpath(given, out))
+    if (given[0] == '/'
+            ? snprintf(out, PATH_MAX, "%s", given) >= PATH_MAX
+            : snprintf(out, PATH_MAX, "%s/%s", dir, given) >= PATH_MAX)
+        return cli_usage_error(verb, "--source-root: %s: path too long", given);
+    normalize(out);
+    if (stat(out, &st) != 0)
         return cli_usage_error(verb, "--source-root: %s: %s", given,
                                strerror(errno));
-    if (stat(out, &st) != 0 || !S_ISDIR(st.st_mode))
+    if (!S_ISDIR(st.st_mode))
         return cli_usage_error(verb, "--source-root: %s: not a directory",
                                given);
     return 0;

@@ -21,10 +21,12 @@ int cli_value_option(
     const char **out, const char *opt, int argc, char **argv, int *i);
 
 /* The source root SARIF paths are relative to, into out (PATH_MAX
- * bytes): given (a directory, made absolute), else the nearest directory
- * from the current one up that holds .git (a git work tree), else the
- * current directory.  Returns 0, or 2 after a usage error naming the
- * option. */
+ * bytes): given (a directory, made absolute against the current one and
+ * cleaned of "." and ".." as spelled: symbolic links are kept), else the
+ * nearest directory from the current one up that holds .git (a git work
+ * tree), else the current directory; the current directory as the
+ * shell's $PWD spells it when that names it.  Returns 0, or 2 after a
+ * usage error naming the option. */
 int cli_source_root(char *out, const char *given, const char *verb);
 
 #endif

@@ -382,6 +382,93 @@ test_compare__markdown_bounded(void)
     free(head);
 }
 
+/* A peak and allocations that grew from 0 have no percentage: the
+ * reasons say the growth alone, with one space. */
+static void
+test_compare__reasons_from_zero(void)
+{
+    struct leakgate_verdict *base = window("t/z", 0, 0, 0);
+    struct leakgate_verdict *head = window("t/z", 0, 8000, 40);
+    struct leakgate_compare c;
+    struct leakgate_buf b = LEAKGATE_BUF_INIT;
+
+    memset(&c, 0, sizeof c);
+    CU_ASSERT_EQUAL(leakgate_compare__limits(&c.lim, NULL), 0);
+    CU_ASSERT_EQUAL_FATAL(leakgate_compare__build(
+                              &c, (const struct leakgate_verdict *const *)&base,
+                              1, (const struct leakgate_verdict *const *)&head,
+                              1),
+                          0);
+    CU_ASSERT_EQUAL_FATAL(c.n, 1);
+    leakgate_compare__reasons(&b, &c.rows[0]);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(b.ptr);
+    CU_ASSERT_STRING_EQUAL(b.ptr, "peak +8,000 B, allocations +40");
+    leakgate_buf__dispose(&b);
+    leakgate_compare__dispose(&c);
+    free_window(base);
+    free_window(head);
+}
+
+/* Markdown fits a pull-request comment also when names are long (C++
+ * templates, generated test names): 50 rows and 20 stacks of 8 frames,
+ * each name 3,000 characters, plus long BASE and HEAD names. */
+static void
+test_compare__markdown_long_names(void)
+{
+    enum { N = 60, LONG = 3000 };
+    struct leakgate_verdict **base = calloc(N, sizeof *base);
+    struct leakgate_verdict **head = calloc(N, sizeof *head);
+    struct leakgate_frame frames[8];
+    char *fn = malloc(LONG + 1), *name = malloc(LONG + 16), *md;
+    struct leakgate_compare c;
+
+    memset(fn, 'f', LONG);
+    fn[LONG] = '\0';
+    for (int k = 0; k < 8; k++)
+        frames[k] = (struct leakgate_frame){0x10,     fn,   "/src/x.c", 1,
+                                            "/bin/t", 0x10, false};
+    for (int i = 0; i < N; i++) {
+        memset(name, '&', LONG);
+        snprintf(name + LONG, 16, "%04d", i);
+        base[i] = window(name, 0, 100, 1);
+        head[i] = window(name, 16, 200, 2);
+        add_stack(head[i], frames, 16);
+        head[i]->stacks[0].nframes = head[i]->stacks[0].shown_end = 8;
+    }
+    memset(&c, 0, sizeof c);
+    CU_ASSERT_EQUAL(leakgate_compare__limits(&c.lim, NULL), 0);
+    memset(name, '_', LONG);
+    name[LONG] = '\0';
+    c.base_name = leakgate_util__strdup(name);
+    c.head_name = leakgate_util__strdup(name);
+    c.warning = leakgate_util__strdup(name);
+    CU_ASSERT_EQUAL_FATAL(leakgate_compare__build(
+                              &c, (const struct leakgate_verdict *const *)base,
+                              N, (const struct leakgate_verdict *const *)head,
+                              N),
+                          0);
+    md = leakgate_compare__markdown(&c);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(md);
+    CU_ASSERT_TRUE(strlen(md) < 65536);
+    CU_ASSERT_PTR_NOT_NULL(strstr(md, "### leakgate compare: 60 regressions"));
+    /* what is left out is counted, and the footer is still there */
+    CU_ASSERT_PTR_NOT_NULL(strstr(md, "more changed tests"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(md, "more (the text output"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(md, "allocations over +20% and +16.</sub>"));
+    /* a cut name ends with an ellipsis, never inside an escape */
+    CU_ASSERT_PTR_NOT_NULL(strstr(md, "&amp;…"));
+    free(md);
+    leakgate_compare__dispose(&c);
+    for (int i = 0; i < N; i++) {
+        free_window(base[i]);
+        free_window(head[i]);
+    }
+    free(base);
+    free(head);
+    free(fn);
+    free(name);
+}
+
 static const char v1[] = "{\"format\": \"leakgate-results\", \"version\": 1, "
                          "\"tests\": " ONE_TEST "}";
 static const char v2[] = "{\"format\": \"leakgate-results\", \"version\": 2, "
@@ -437,6 +524,8 @@ const struct unit_case unit_cases[] = {
     {"test_compare__not_measured", test_compare__not_measured},
     {"test_compare__renderings", test_compare__renderings},
     {"test_compare__markdown_bounded", test_compare__markdown_bounded},
+    {"test_compare__markdown_long_names", test_compare__markdown_long_names},
+    {"test_compare__reasons_from_zero", test_compare__reasons_from_zero},
     {"test_compare__versions", test_compare__versions},
     {NULL, NULL},
 };

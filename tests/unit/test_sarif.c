@@ -105,7 +105,7 @@ test_sarif__results(void)
 
     v[2]->status = LEAKGATE_STATUS_PASS;
     text = leakgate_sarif__results((const struct leakgate_verdict *const *)v, 3,
-                                   "/w", NULL);
+                                   "/w", NULL, NULL);
     CU_ASSERT_PTR_NOT_NULL_FATAL(text);
     CU_ASSERT_EQUAL_FATAL(
         leakgate_json__parse(&log, text, strlen(text), "x.sarif", NULL), 0);
@@ -133,9 +133,19 @@ test_sarif__results(void)
     CU_ASSERT_PTR_NOT_NULL(strstr(text, "\"stack_bytes\": 112"));
     leakgate_json__free(log);
     free(text);
+    /* the root given through a symbolic link (/l to /w): frames under its
+     * real path are under it, SRCROOT keeps the given spelling */
+    text = leakgate_sarif__results((const struct leakgate_verdict *const *)v, 1,
+                                   "/l", "/w", NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(text);
+    CU_ASSERT_PTR_NOT_NULL(strstr(
+        text, "{\"uri\": \"my%20src/cache.c\", \"uriBaseId\": \"SRCROOT\"}"));
+    CU_ASSERT_PTR_NOT_NULL(
+        strstr(text, "\"SRCROOT\": {\"uri\": \"file:///l/\"}"));
+    free(text);
     /* No root: absolute file: URIs. */
     text = leakgate_sarif__results((const struct leakgate_verdict *const *)v, 1,
-                                   NULL, NULL);
+                                   NULL, NULL, NULL);
     CU_ASSERT_PTR_NOT_NULL_FATAL(text);
     CU_ASSERT_PTR_NOT_NULL(strstr(text, "\"uri\": \"file:///w/my%20src/"
                                         "cache.c\"}"));
@@ -168,7 +178,7 @@ test_sarif__compare(void)
      * thresholds file it is left out (code scanning refuses a result
      * without a physical location) */
     peak->nstacks = 0;
-    text = leakgate_sarif__compare(&c, "/w", NULL);
+    text = leakgate_sarif__compare(&c, "/w", NULL, NULL);
     CU_ASSERT_PTR_NOT_NULL_FATAL(text);
     CU_ASSERT_EQUAL_FATAL(
         leakgate_json__parse(&log, text, strlen(text), "c.sarif", NULL), 0);
@@ -183,7 +193,7 @@ test_sarif__compare(void)
     free(text);
     /* with the head's thresholds file: at the test's entry there */
     peak->settings.test_entry = &entry;
-    text = leakgate_sarif__compare(&c, "/w", "/w/leakgate.yaml");
+    text = leakgate_sarif__compare(&c, "/w", NULL, "/w/leakgate.yaml");
     CU_ASSERT_PTR_NOT_NULL_FATAL(text);
     CU_ASSERT_EQUAL_FATAL(
         leakgate_json__parse(&log, text, strlen(text), "c.sarif", NULL), 0);
@@ -196,6 +206,15 @@ test_sarif__compare(void)
                      "\"region\": {\"startLine\": 12}}"));
     CU_ASSERT_PTR_NOT_NULL(strstr(text, "no stack was taken"));
     leakgate_json__free(log);
+    free(text);
+    /* allocations that grew: a peak_limit would not give their stacks */
+    rows[1].why = LEAKGATE_COMPARE_WHY_ALLOCS;
+    text = leakgate_sarif__compare(&c, "/w", NULL, "/w/leakgate.yaml");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(text);
+    CU_ASSERT_PTR_NOT_NULL(
+        strstr(text, "; allocation counts keep no stack: this is the "
+                     "thresholds entry of the test"));
+    CU_ASSERT_PTR_NULL(strstr(text, "peak stacks are taken"));
     free(text);
     free_failing(head);
     free_failing(peak);
