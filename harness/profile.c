@@ -178,14 +178,28 @@ conf_value(char *val, size_t valsz, const char *conf, const char *key)
     return found;
 }
 
+/* Whether text is a number jemalloc reads as 0 (its option parser takes
+ * any C base: "0", "00", "0x0"). */
+static bool
+is_zero(const char *text)
+{
+    char *end = NULL;
+    unsigned long long n;
+
+    errno = 0;
+    n = strtoull(text, &end, 0);
+    return errno == 0 && end != text && *end == '\0' && n == 0;
+}
+
 bool
 leakgate_profile__conf_inexact(char *out, size_t outsz, const char *conf)
 {
     static const struct {
         const char *key;
-        const char *exact; /* the one value that keeps counts exact */
+        const char *exact; /* the one value that keeps counts exact; NULL:
+                              a number that must be 0 */
     } keys[] = {
-        {"lg_prof_sample", "0"},
+        {"lg_prof_sample", NULL},
         {"prof_unbias", "false"},
         {"prof", "true"},
     };
@@ -193,7 +207,7 @@ leakgate_profile__conf_inexact(char *out, size_t outsz, const char *conf)
 
     for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
         if (conf_value(val, sizeof val, conf, keys[i].key) &&
-            strcmp(val, keys[i].exact) != 0) {
+            !(keys[i].exact ? strcmp(val, keys[i].exact) == 0 : is_zero(val))) {
             snprintf(out, outsz, "%s:%s", keys[i].key, val);
             return true;
         }

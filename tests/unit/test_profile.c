@@ -34,6 +34,11 @@ test_profile__conf_inexact(void)
     CU_ASSERT(inexact("narenas:2,tcache:false", NULL));
     CU_ASSERT(inexact("prof:true,lg_prof_sample:0,prof_unbias:false", NULL));
     CU_ASSERT(inexact("lg_prof_sample:19,lg_prof_sample:0", NULL));
+    /* jemalloc reads numbers in any C base: these are 0 */
+    CU_ASSERT(inexact("lg_prof_sample:00", NULL));
+    CU_ASSERT(inexact("lg_prof_sample:0x0", NULL));
+    CU_ASSERT(inexact("lg_prof_sample:0x13", "lg_prof_sample:0x13"));
+    CU_ASSERT(inexact("lg_prof_sample:", "lg_prof_sample:"));
     /* a key that only starts like one of them */
     CU_ASSERT(inexact("prof_active:false,prof_accum:true", NULL));
     CU_ASSERT(inexact("lg_prof_sample_x:3", NULL));
