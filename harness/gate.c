@@ -24,8 +24,6 @@
 #include "thresholds.h"
 #include "util.h"
 
-#define SUITE_WINDOW "[suite]"
-
 static int
 load_config(struct leakgate_gate *gate)
 {
@@ -75,13 +73,6 @@ resolve_outputs(struct leakgate_gate *gate)
         }
     }
     return rc;
-}
-
-void
-leakgate_gate__go_home(const struct leakgate_gate *gate)
-{
-    if (gate->start_dir)
-        (void)chdir(gate->start_dir);
 }
 
 /* The allocation wrappers (intercept.c) are allocator frames too. */
@@ -252,21 +243,6 @@ leakgate_gate_new(leakgate_gate **out, const struct leakgate_gate_options *opts)
     return 0;
 }
 
-static void
-scope_reset(struct gate_scope *s)
-{
-    leakgate_util__free(s->suite);
-    leakgate_util__free(s->test);
-    leakgate_util__free(s->first_before);
-    leakgate_diff__free(s->acc);
-    leakgate_diff__free(s->run_acc);
-    leakgate_diff__free(s->peak_diff);
-    for (size_t i = 0; i < s->nruns; i++)
-        leakgate_diff__free(s->runs[i]);
-    leakgate_util__free(s->runs);
-    memset(s, 0, sizeof *s);
-}
-
 /* Stop whatever records the open window, measuring nothing (the window
  * is dropped). */
 static void
@@ -292,8 +268,8 @@ leakgate_gate_free(leakgate_gate *gate)
         return;
     stop_recording(gate);
     leakgate_gate__grew_clear(gate);
-    scope_reset(&gate->cur);
-    scope_reset(&gate->held);
+    leakgate_gate__scope_reset(&gate->cur);
+    leakgate_gate__scope_reset(&gate->held);
     for (size_t i = 0; i < gate->nverdicts; i++)
         leakgate_verdict__free(gate->verdicts[i]);
     leakgate_util__free(gate->verdicts);
@@ -316,41 +292,6 @@ leakgate_gate_free(leakgate_gate *gate)
         leakgate_util__free(gate->out_paths[i]);
     leakgate_util__free(gate->start_dir);
     leakgate_util__free(gate);
-}
-
-/* The thresholds file's settings for suite/test ("[suite]" or NULL: the
- * suite's own window). */
-static void
-resolve_window(struct leakgate_policy_settings *out,
-               const struct leakgate_gate *gate,
-               const char *suite,
-               const char *test)
-{
-    if (test && strcmp(test, SUITE_WINDOW) == 0)
-        test = NULL;
-    leakgate_policy__resolve(out, gate->config, suite, test);
-    if (gate->has_peak_opt)
-        leakgate_policy__apply_peak_option(out, gate->peak_opt);
-}
-
-void
-leakgate_gate_settings(struct leakgate_window_settings *out,
-                       const leakgate_gate *gate,
-                       const char *suite,
-                       const char *test)
-{
-    struct leakgate_policy_settings s;
-
-    resolve_window(&s, gate, suite, test);
-    /* A warm-up probe (replay.h) runs each listed test once unmeasured. */
-    if (gate->replay.warmup && s.warmup == 0 && test &&
-        strcmp(test, SUITE_WINDOW) != 0 &&
-        leakgate_gate_measures(gate, suite, test))
-        s.warmup = 1;
-    out->warmup = s.warmup;
-    out->suite_scope = s.suite_scope;
-    out->repeat = s.repeat;
-    out->rerun = s.rerun ? 1 : 0;
 }
 
 static bool
@@ -416,25 +357,6 @@ leakgate_gate_unmatched_entries(leakgate_gate *gate)
     return gate->unmatched ? gate->unmatched : "";
 }
 
-void
-leakgate_gate__clock_start(struct leakgate_gate *gate)
-{
-    clock_gettime(CLOCK_MONOTONIC, &gate->cur.t0);
-    if (gate->cur.settings.settle_ms > 0 &&
-        leakgate_profile__live_bytes(&gate->cur.start_live) < 0)
-        gate->cur.start_live = 0;
-}
-
-void
-leakgate_gate__clock_stop(struct leakgate_gate *gate)
-{
-    struct timespec t1;
-
-    clock_gettime(CLOCK_MONOTONIC, &t1);
-    gate->cur.seconds += (double)(t1.tv_sec - gate->cur.t0.tv_sec) +
-                         (double)(t1.tv_nsec - gate->cur.t0.tv_nsec) / 1e9;
-}
-
 /*
  * The peak meter (track.h).  Exact windows with a peak_limit arm its
  * trigger at the limit: the allocation that takes the window over it
@@ -483,13 +405,6 @@ meter_piece_start(struct leakgate_gate *gate)
         leakgate_track__meter_arm(at, peak_trigger, gate);
     }
     return 0;
-}
-
-void
-leakgate_gate__meter_stop(struct leakgate_gate *gate)
-{
-    if (gate->cur.metered)
-        leakgate_track__meter_stop(&gate->cur.meter);
 }
 
 /* The piece's last trigger dump against its "before" (parsed by
@@ -665,50 +580,6 @@ note_broken(struct leakgate_gate *gate, int rc)
         !gate->broken[0])
         snprintf(gate->broken, sizeof gate->broken, "%s (%s)",
                  leakgate_strerror(rc), leakgate_error_last());
-    return rc;
-}
-
-/* Give the scope back to the paused one it interrupted, if any. */
-void
-leakgate_gate__scope_close(struct leakgate_gate *gate)
-{
-    scope_reset(&gate->cur);
-    if (gate->has_held) {
-        gate->cur = gate->held;
-        memset(&gate->held, 0, sizeof gate->held);
-        gate->has_held = false;
-    }
-}
-
-int
-leakgate_gate__scope_open(struct leakgate_gate *gate,
-                          const char *suite,
-                          const char *test)
-{
-    struct gate_scope *s = &gate->cur;
-    int rc;
-
-    if (s->open && s->paused && !gate->has_held) {
-        /* A paused scope (a suite window between init and cleanup) waits
-         * while the inner scope (a test) runs. */
-        gate->held = *s;
-        gate->has_held = true;
-        memset(s, 0, sizeof *s);
-    }
-    if (s->open)
-        return leakgate_error__set(LEAKGATE_ESTATE,
-                                   "begin %s/%s: %s/%s is still open", suite,
-                                   test, s->suite, s->test);
-    s->suite = leakgate_util__strdup(suite);
-    s->test = leakgate_util__strdup(test);
-    resolve_window(&s->settings, gate, suite, test);
-    rc = leakgate_diff__new_empty(&s->acc);
-    if (rc == 0)
-        rc = leakgate_diff__new_empty(&s->run_acc);
-    if (rc == 0 && (!s->suite || !s->test))
-        rc = leakgate_error__set(LEAKGATE_ENOMEM, "scope names");
-    if (rc < 0)
-        leakgate_gate__scope_close(gate);
     return rc;
 }
 
@@ -1176,20 +1047,6 @@ leakgate_gate_end(leakgate_gate *gate, int judged, const leakgate_verdict **out)
     return rc;
 }
 
-struct leakgate_verdict *
-leakgate_gate__find_verdict(const struct leakgate_gate *gate,
-                            const char *suite,
-                            const char *test)
-{
-    for (size_t i = gate->nverdicts; i-- > 0;) {
-        struct leakgate_verdict *v = gate->verdicts[i];
-
-        if (strcmp(v->suite, suite) == 0 && strcmp(v->test, test) == 0)
-            return v;
-    }
-    return NULL;
-}
-
 const leakgate_verdict *
 leakgate_gate_verdict(const leakgate_gate *gate,
                       const char *suite,
@@ -1322,8 +1179,8 @@ leakgate_gate_abandon(leakgate_gate *gate,
     stop_recording(gate);
     if (!gate->lean)
         leakgate_profile__set_active(false);
-    scope_reset(&gate->cur);
-    scope_reset(&gate->held);
+    leakgate_gate__scope_reset(&gate->cur);
+    leakgate_gate__scope_reset(&gate->held);
     gate->has_held = false;
     rc = leakgate_gate_note_failure(gate, suite, test, NULL, 0, why);
     v = rc == 0 ? leakgate_gate__find_verdict(gate, suite, test) : NULL;

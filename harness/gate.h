@@ -235,24 +235,36 @@ void leakgate_gate__fast_rerun_claim(struct leakgate_gate *gate);
 int leakgate_gate__fast_annotate(struct leakgate_gate *gate,
                                  struct leakgate_verdict *v);
 
-/* gate.c, for gate_fast.c: open gate->cur for suite/test (holding a
- * paused scope), without recording.  Returns 0, ESTATE or ENOMEM. */
+/* gate_window.c: open gate->cur for suite/test (holding a paused
+ * scope), without recording.  Returns 0, ESTATE or ENOMEM. */
 int leakgate_gate__scope_open(struct leakgate_gate *gate,
                               const char *suite,
                               const char *test);
 
-/* gate.c: the last record of suite/test, or NULL. */
+/* gate_window.c: the last record of suite/test, or NULL. */
 struct leakgate_verdict *leakgate_gate__find_verdict(
     const struct leakgate_gate *gate, const char *suite, const char *test);
 
-/* gate.c: drop gate->cur, giving it back to the scope it interrupted. */
+/* gate_window.c: drop gate->cur, giving it back to the scope it
+ * interrupted.  Cannot fail. */
 void leakgate_gate__scope_close(struct leakgate_gate *gate);
 
-/* gate.c: the open window starts counting its time (and, with `settle`,
+/* gate_window.c: the open window starts counting its time (and, with `settle`,
  * the live bytes it starts from); clock_stop adds the time since to
  * cur.seconds.  Cannot fail. */
 void leakgate_gate__clock_start(struct leakgate_gate *gate);
 void leakgate_gate__clock_stop(struct leakgate_gate *gate);
+
+/* gate_window.c: free a scope's names and diffs and zero it.  Cannot
+ * fail. */
+void leakgate_gate__scope_reset(struct gate_scope *s);
+
+/* gate_window.c: the thresholds file's settings (and --peak-limit) for
+ * suite/test ("[suite]" or NULL: the suite's own window).  Cannot fail. */
+void leakgate_gate__resolve_window(struct leakgate_policy_settings *out,
+                                   const struct leakgate_gate *gate,
+                                   const char *suite,
+                                   const char *test);
 
 /* gate_fast.c: forget the fast window that grew (gate->grew).  Cannot
  * fail. */

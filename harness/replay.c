@@ -122,39 +122,6 @@ leakgate_replay__child_setup(struct leakgate_gate *gate)
 }
 
 int
-leakgate_gate_measures(const leakgate_gate *gate,
-                       const char *suite,
-                       const char *test)
-{
-    size_t ls = strlen(suite);
-
-    if (!gate->replay.child)
-        return 1;
-    for (size_t i = 0; i < gate->replay.n; i++) {
-        const char *n = gate->replay.names[i];
-
-        if (strncmp(n, suite, ls) == 0 && n[ls] == '\t' &&
-            strcmp(n + ls + 1, test) == 0)
-            return 1;
-    }
-    return 0;
-}
-
-void
-leakgate_replay__cap_stacks(struct leakgate_gate *gate)
-{
-    if (!gate->replay.child)
-        return;
-    for (size_t i = 0; i < gate->nverdicts; i++) {
-        struct leakgate_verdict *v = gate->verdicts[i];
-
-        /* Stacks come largest first (diff.c); the process ends soon. */
-        if (v->nstacks > LEAKGATE_REPLAY_MAX_STACKS)
-            v->nstacks = LEAKGATE_REPLAY_MAX_STACKS;
-    }
-}
-
-int
 leakgate_gate_in_replay(const leakgate_gate *gate)
 {
     return gate->replay.child ? 1 : 0;
