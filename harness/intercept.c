@@ -64,6 +64,7 @@ struct next_fns {
     void *(*aligned_alloc)(size_t, size_t);
     void *(*memalign)(size_t, size_t);
     void *(*valloc)(size_t);
+    void *(*pvalloc)(size_t);
     void *(*mallocx)(size_t, int);
     void *(*rallocx)(void *, size_t, int);
     size_t (*xallocx)(void *, size_t, size_t, int);
@@ -141,6 +142,7 @@ static const struct {
     {offsetof(struct next_fns, aligned_alloc), "aligned_alloc"},
     {offsetof(struct next_fns, memalign), "memalign"},
     {offsetof(struct next_fns, valloc), "valloc"},
+    {offsetof(struct next_fns, pvalloc), "pvalloc"},
     {offsetof(struct next_fns, mallocx), "mallocx"},
     {offsetof(struct next_fns, rallocx), "rallocx"},
     {offsetof(struct next_fns, xallocx), "xallocx"},
@@ -372,6 +374,26 @@ WRAP void *
 valloc(size_t n)
 {
     return noted(classed(NEXT(valloc)(n), n, 4096));
+}
+
+/* pvalloc: valloc of n rounded up to whole pages (0: one page).  jemalloc
+ * has none: the next definition would be the C library's, whose object
+ * jemalloc's free cannot take; in a process with jemalloc it is
+ * jemalloc's memalign of the rounded size.  A lean process has the C
+ * library's pvalloc. */
+WRAP void *
+pvalloc(size_t n)
+{
+    size_t page = 4096, size = n ? (n + page - 1) & ~(page - 1) : page;
+
+    if (size < n) {
+        errno = ENOMEM;
+        return NULL;
+    }
+    resolve();
+    if (leakgate_jesize__lean() && next.pvalloc)
+        return noted(classed(next.pvalloc(n), size, page));
+    return noted(classed(NEXT(memalign)(page, size), size, page));
 }
 
 /* jemalloc's own API: only a process with jemalloc has it (a lean

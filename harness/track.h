@@ -3,8 +3,8 @@
  * track: the cheap exact first pass, beside profile.
  *
  * leakgate's allocation wrappers (intercept.c: malloc, calloc, realloc,
- * posix_memalign, aligned_alloc, memalign, valloc, jemalloc's mallocx
- * family and C++'s operator new) record, while a window is open, every
+ * posix_memalign, aligned_alloc, memalign, valloc, pvalloc, jemalloc's
+ * mallocx family and C++'s operator new) record, while a window is open, every
  * pointer they return, and remove it again when it is freed (free,
  * realloc's free half, dallocx, sdallocx, operator delete).  A pointer
  * resized in place (realloc, rallocx, xallocx) is recorded too, because

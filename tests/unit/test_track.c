@@ -155,6 +155,52 @@ test_track__jemalloc_api_and_old_aligned(void)
     dallocx(d, 0);
 }
 
+/* pvalloc (jemalloc has none: before it was wrapped, the C library's
+ * object reached jemalloc's free and the process died in sallocx), and
+ * the other page-aligned and C-library allocators: each recorded with the
+ * usable size malloc_usable_size() reports, each free removes it. */
+static void
+test_track__pvalloc_and_friends(void)
+{
+    struct leakgate_track_result r;
+    void *volatile p[6];
+    void *q = NULL;
+    size_t usable = 0;
+    bool aligned = true;
+
+    must_install();
+    CU_ASSERT_EQUAL_FATAL(leakgate_track__begin(), 0);
+    p[0] = pvalloc(100);  /* one page */
+    p[1] = pvalloc(0);    /* one page too */
+    p[2] = pvalloc(5000); /* two pages */
+    p[3] = valloc(100);
+    p[4] = reallocarray(NULL, 10, 12);
+    p[5] = memalign(32, 40);
+    (void)posix_memalign(&q, 128, 10);
+    CU_ASSERT_EQUAL(leakgate_track__end(&r), 0);
+    for (int i = 0; i < 6; i++) {
+        usable += p[i] ? malloc_usable_size(p[i]) : 0;
+        aligned = aligned && p[i] && ((uintptr_t)p[i] & 31) == 0;
+    }
+    usable += q ? malloc_usable_size(q) : 0;
+    CU_ASSERT_TRUE(aligned);
+    CU_ASSERT_EQUAL((uintptr_t)p[0] & 4095, 0);
+    CU_ASSERT_EQUAL((uintptr_t)p[2] & 4095, 0);
+    CU_ASSERT_EQUAL(malloc_usable_size(p[0]), 4096);
+    CU_ASSERT_EQUAL(malloc_usable_size(p[1]), 4096);
+    CU_ASSERT_EQUAL(malloc_usable_size(p[2]), 8192);
+    CU_ASSERT_EQUAL(r.live_objs, 7);
+    CU_ASSERT_EQUAL(r.live_bytes, usable);
+    CU_ASSERT_EQUAL_FATAL(leakgate_track__begin(), 0);
+    p[4] = reallocarray(p[4], 100, 12); /* moves */
+    for (int i = 0; i < 6; i++)
+        free(p[i]);
+    free(q);
+    CU_ASSERT_EQUAL(leakgate_track__end(&r), 0);
+    CU_ASSERT_EQUAL(r.live_objs, 0);
+    CU_ASSERT_EQUAL(r.frees, r.allocs);
+}
+
 /* Objects from before the window: freeing them changes nothing. */
 static void
 test_track__older_frees_ignored(void)
@@ -499,6 +545,7 @@ const struct unit_case unit_cases[] = {
     {"one_byte_leak", test_track__one_byte_leak},
     {"calloc_and_memalign_leaks", test_track__calloc_and_memalign_leaks},
     {"jemalloc_api_and_old_aligned", test_track__jemalloc_api_and_old_aligned},
+    {"pvalloc_and_friends", test_track__pvalloc_and_friends},
     {"older_frees_ignored", test_track__older_frees_ignored},
     {"older_object_resized", test_track__older_object_resized},
     {"resize_in_window", test_track__resize_in_window},
