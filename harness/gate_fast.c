@@ -29,6 +29,40 @@
 #include "track.h"
 #include "util.h"
 
+/* Hand the tracker the globs of every ignore entry that applies (the
+ * built-in list unless the file turns it off, and the file's own): the
+ * runtime functions whose allocations a window unwinds (track.h). */
+static int
+runtime_functions(const struct leakgate_config *cfg)
+{
+    size_t nbuiltin = 0, n = 0, cap = 0;
+    const struct leakgate_config_ignore *builtin =
+        leakgate_policy__builtin_ignores(&nbuiltin);
+    const char **globs;
+    int rc;
+
+    if (cfg && !cfg->builtin_ignore)
+        nbuiltin = 0;
+    for (size_t i = 0; i < nbuiltin; i++)
+        cap += builtin[i].nframes;
+    for (size_t i = 0; cfg && i < cfg->nignores; i++)
+        cap += cfg->ignores[i].nframes;
+    globs = leakgate_util__calloc(cap ? cap : 1, sizeof *globs);
+    if (!globs)
+        return leakgate_error__set(LEAKGATE_ENOMEM, "track: globs");
+    for (size_t i = 0; i < nbuiltin; i++) {
+        for (size_t k = 0; k < builtin[i].nframes; k++)
+            globs[n++] = builtin[i].frames[k];
+    }
+    for (size_t i = 0; cfg && i < cfg->nignores; i++) {
+        for (size_t k = 0; k < cfg->ignores[i].nframes; k++)
+            globs[n++] = cfg->ignores[i].frames[k];
+    }
+    rc = leakgate_track__runtime_functions(globs, n);
+    leakgate_util__free(globs);
+    return rc;
+}
+
 void
 leakgate_gate__fast_init(struct leakgate_gate *gate)
 {
@@ -48,6 +82,7 @@ leakgate_gate__fast_init(struct leakgate_gate *gate)
         return;
     }
     gate->fast = true;
+    (void)runtime_functions(gate->config);
 }
 
 int

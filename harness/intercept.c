@@ -69,6 +69,7 @@ struct next_fns {
     void *(*rallocx)(void *, size_t, int);
     size_t (*xallocx)(void *, size_t, size_t, int);
     size_t (*sallocx)(const void *, int);
+    int (*mallctl)(const char *, void *, size_t *, void *, size_t);
     void (*dallocx)(void *, int);
     void (*sdallocx)(void *, size_t, int);
     /* C++: new (n), new (n, nothrow), new (n, align), new (n, align,
@@ -147,6 +148,7 @@ static const struct {
     {offsetof(struct next_fns, rallocx), "rallocx"},
     {offsetof(struct next_fns, xallocx), "xallocx"},
     {offsetof(struct next_fns, sallocx), "sallocx"},
+    {offsetof(struct next_fns, mallctl), "mallctl"},
     {offsetof(struct next_fns, dallocx), "dallocx"},
     {offsetof(struct next_fns, sdallocx), "sdallocx"},
     {offsetof(struct next_fns, nw), "_Znwm"},
@@ -232,8 +234,11 @@ classed(void *p, size_t n, size_t align)
 static inline ALLOC_PATH void *
 noted_from(void *p, uintptr_t caller)
 {
+    /* jemalloc counts the meter owner's bytes itself: no size needed. */
     if (p && leakgate_track__metering_now())
-        leakgate_track__meter_add((long long)usable(p), true);
+        leakgate_track__meter_add(
+            leakgate_track__meter_counted_here() ? 1 : (long long)usable(p),
+            true);
     if (p && leakgate_track__recording()) {
         leakgate_track__record((uintptr_t)p);
         leakgate_track__stack_note((uintptr_t)p, caller);
@@ -244,11 +249,15 @@ noted_from(void *p, uintptr_t caller)
 #define CALLER ((uintptr_t)__builtin_return_address(0))
 #define noted(p) noted_from((p), CALLER)
 
-/* The usable size of p, for the meter, while it counts (else 0). */
+/* The usable size of p, for the meter, while it counts and jemalloc's
+ * counters do not count it (else 0). */
 static inline size_t
 metered_size(const void *p)
 {
-    return p && leakgate_track__metering_now() ? usable(p) : 0;
+    return p && leakgate_track__metering_now() &&
+                   !leakgate_track__meter_counted_here()
+               ? usable(p)
+               : 0;
 }
 
 static inline void
@@ -431,7 +440,8 @@ xallocx(void *p, size_t n, size_t extra, int flags)
     if (after != before) {
         /* In place: noted anew (as exact profiling samples it), its new
          * size counted once. */
-        if (leakgate_track__metering_now())
+        if (leakgate_track__metering_now() &&
+            !leakgate_track__meter_counted_here())
             leakgate_track__meter_add(-(long long)before, false);
         noted(p);
     }
@@ -555,6 +565,24 @@ leakgate_intercept__range(uintptr_t *start, uintptr_t *end)
 {
     *start = (uintptr_t)__start_leakgate_alloc;
     *end = (uintptr_t)__stop_leakgate_alloc;
+}
+
+bool
+leakgate_intercept__counters(const volatile uint64_t **allocated,
+                             const volatile uint64_t **deallocated)
+{
+    uint64_t *a = NULL, *d = NULL;
+    size_t sz = sizeof a;
+
+    resolve();
+    *allocated = *deallocated = NULL;
+    if (leakgate_jesize__lean() || !next.mallctl ||
+        next.mallctl("thread.allocatedp", &a, &sz, NULL, 0) != 0 ||
+        next.mallctl("thread.deallocatedp", &d, &sz, NULL, 0) != 0 || !a || !d)
+        return false;
+    *allocated = a;
+    *deallocated = d;
+    return true;
 }
 
 const void *

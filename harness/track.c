@@ -200,9 +200,19 @@ leakgate_track__meter_start(const struct leakgate_track_meter *from)
     struct leakgate_track__meter_state *m = &leakgate_track__meter;
     unsigned long long gen = atomic_load(&m->owner) + 1;
 
-    /* This thread owns the meter from now on (track_hot.h). */
+    const volatile uint64_t *a, *d;
+
+    /* This thread owns the meter from now on (track_hot.h); in a process
+     * with jemalloc its bytes are jemalloc's counters from here. */
     leakgate_track__meter_mine = gen;
     atomic_store(&m->owner, gen);
+    if (leakgate_intercept__counters(&a, &d)) {
+        m->own_allocp = a;
+        m->own_deallocp = d;
+        m->own_base = (long long)(*a - *d) - (from ? from->live : 0);
+    } else {
+        m->own_allocp = m->own_deallocp = NULL;
+    }
     atomic_store(&m->own_live, from ? from->live : 0);
     atomic_store(&m->own_peak, from ? (long long)from->peak : 0);
     atomic_store(&m->others_live, 0);
@@ -224,7 +234,7 @@ leakgate_track__meter_stop(struct leakgate_track_meter *out)
     others_peak = atomic_load(&m->others_peak);
     if (others_peak > peak)
         peak = others_peak;
-    out->live = atomic_load(&m->own_live) + atomic_load(&m->others_live);
+    out->live = leakgate_track__meter_own(m) + atomic_load(&m->others_live);
     out->peak = peak > 0 ? (uint64_t)peak : 0;
     out->allocs = meter_allocs.from + (sum_allocs() - meter_allocs.base);
 }
@@ -616,5 +626,13 @@ const void *
 leakgate_intercept__next_malloc(void)
 {
     return NULL;
+}
+
+bool
+leakgate_intercept__counters(const volatile uint64_t **allocated,
+                             const volatile uint64_t **deallocated)
+{
+    *allocated = *deallocated = NULL;
+    return false;
 }
 #endif

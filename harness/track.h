@@ -90,8 +90,9 @@ int leakgate_track__each(int (*fn)(const void *ptr,
 
 /*
  * Stacks (track_stacks.c).  Which allocations of the next window get
- * their stack recorded: none; those whose immediate caller is the C
- * library or the dynamic linker (runtime); or all.  Call before
+ * their stack recorded: none; those whose immediate caller is a function
+ * of the C library or the dynamic linker that an ignore list names
+ * (runtime: leakgate_track__runtime_functions()); or all.  Call before
  * leakgate_track__begin(); maps the tables on first use.  Returns 0, or
  * LEAKGATE_ENOMEM (then no stacks are recorded).
  */
@@ -101,6 +102,16 @@ enum leakgate_track_stacks {
     LEAKGATE_TRACK_STACKS_ALL
 };
 int leakgate_track__stacks(enum leakgate_track_stacks mode);
+
+/*
+ * The runtime functions of LEAKGATE_TRACK_STACKS_RUNTIME: the C library's
+ * and the dynamic linker's exported functions whose names match one of
+ * the n globs (the ignore lists' frames), resolved to address ranges now
+ * (globs are not kept).  Until the first call no allocation is a runtime
+ * one.  Call while no window is open.  Returns 0, or LEAKGATE_ENOMEM (the
+ * tables could not be mapped).
+ */
+int leakgate_track__runtime_functions(const char *const *globs, size_t n);
 
 /* Recorded stacks end at the first frame in [begin, end), the test
  * runner's code (leakgate_gate_set_runner).  Cannot fail. */

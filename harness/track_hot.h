@@ -38,6 +38,14 @@ extern atomic_bool leakgate_track__metering;
 struct leakgate_track__meter_state {
     _Alignas(64) atomic_ullong owner;
     atomic_llong trigger; /* LLONG_MAX: none */
+    /* In a process with jemalloc the owner's live bytes are jemalloc's
+     * own per-thread counters (thread.allocatedp, thread.deallocatedp:
+     * usable sizes, kept on jemalloc's fast path anyway) minus own_base:
+     * no sallocx and no store per allocation or free.  NULL (a lean
+     * process, or no counters): own_live counts. */
+    const volatile uint64_t *own_allocp;
+    const volatile uint64_t *own_deallocp;
+    long long own_base;
     _Alignas(64) atomic_llong own_live;
     atomic_llong own_peak;
     _Alignas(64) atomic_llong others_live;
@@ -80,16 +88,43 @@ leakgate_track__metering_now(void)
                                 memory_order_relaxed);
 }
 
+/* The owner's live bytes above the window's start (read by any thread:
+ * the counters are the owner's, written by it alone). */
+static inline long long
+leakgate_track__meter_own(const struct leakgate_track__meter_state *m)
+{
+    const volatile uint64_t *a = m->own_allocp;
+
+    if (a)
+        return (long long)(*a - *m->own_deallocp) - m->own_base;
+    return atomic_load_explicit(&m->own_live, memory_order_relaxed);
+}
+
+/* This thread owns the meter and jemalloc counts its bytes: its
+ * allocations and frees need no size (leakgate_track__meter_level()). */
+static inline bool
+leakgate_track__meter_counted_here(void)
+{
+    const struct leakgate_track__meter_state *m = &leakgate_track__meter;
+
+    return m->own_allocp &&
+           leakgate_track__meter_mine ==
+               atomic_load_explicit(&m->owner, memory_order_relaxed);
+}
+
 /* The owner's part: plain stores (only the owner writes it). */
 static inline long long
 leakgate_track__meter_add_own(struct leakgate_track__meter_state *m,
                               long long bytes)
 {
-    long long own =
-        atomic_load_explicit(&m->own_live, memory_order_relaxed) + bytes;
-    long long level;
+    long long own, level;
 
-    atomic_store_explicit(&m->own_live, own, memory_order_relaxed);
+    if (m->own_allocp) {
+        own = leakgate_track__meter_own(m);
+    } else {
+        own = atomic_load_explicit(&m->own_live, memory_order_relaxed) + bytes;
+        atomic_store_explicit(&m->own_live, own, memory_order_relaxed);
+    }
     if (bytes <= 0)
         return LLONG_MIN;
     level = own + atomic_load_explicit(&m->others_live, memory_order_relaxed);
@@ -110,7 +145,7 @@ leakgate_track__meter_add_others(struct leakgate_track__meter_state *m,
 
     if (bytes <= 0)
         return LLONG_MIN;
-    level += atomic_load_explicit(&m->own_live, memory_order_relaxed);
+    level += leakgate_track__meter_own(m);
     peak = atomic_load_explicit(&m->others_peak, memory_order_relaxed);
     while (level > peak && !atomic_compare_exchange_weak_explicit(
                                &m->others_peak, &peak, level,

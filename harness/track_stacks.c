@@ -7,9 +7,13 @@
  * While a window is open and stacks are wanted, the allocation wrappers
  * (intercept.c) hand every chosen allocation here: all of them for a test
  * whose thresholds accept some growth (LEAKGATE_TRACK_STACKS_ALL), or only
- * those whose immediate caller is the C library or the dynamic linker
- * (LEAKGATE_TRACK_STACKS_RUNTIME: a thread's descriptor, stdio buffers,
- * time-zone data, which the built-in ignore list covers).  The stack is
+ * those whose immediate caller is a function of the C library or the
+ * dynamic linker that an ignore list names (LEAKGATE_TRACK_STACKS_RUNTIME:
+ * a thread's descriptor, stdio buffers, which the built-in ignore list
+ * covers; runtime_needs_stack() decides, from the address ranges
+ * leakgate_track__runtime_functions() resolved once).  A program's own
+ * strdup, asprintf or getline is not unwound: what it keeps has no stack
+ * here, and the window is measured by a replay, as any leak.  The stack is
  * unwound by stackwalk.c (libgcc's frames, from a table), as exact
  * windows unwind it, and the leading frames inside leakgate's own
  * allocation section are dropped, as exact windows drop them: the same
@@ -27,6 +31,7 @@
  */
 #include "track.h"
 
+#include <elf.h>
 #include <link.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -45,6 +50,7 @@
 #define PC_WORDS ((size_t)1 << 21)    /* 16 MiB of return addresses */
 #define MAX_FRAMES 128                /* as jemalloc's profiler */
 #define TOMBSTONE ((uintptr_t)1)
+#define MAX_IGNORED 256 /* runtime functions an ignore list names */
 
 #define ALLOC_PATH __attribute__((section("leakgate_alloc"), noinline))
 
@@ -74,6 +80,15 @@ static struct {
     bool failed;             /* a table was full: some object has no stack */
     uintptr_t runtime[4][2]; /* text of libc and ld.so: [start, end) */
     size_t nruntime;
+    struct runtime_syms {
+        uintptr_t base;         /* load bias */
+        const ElfW(Sym) * syms; /* .dynsym */
+        const char *names;      /* .dynstr */
+        size_t nsyms;
+    } rtsyms[4]; /* libc's and ld.so's exported symbols */
+    size_t nrtsyms;
+    uintptr_t ignored[MAX_IGNORED][2]; /* functions the globs name */
+    size_t nignored;
     uintptr_t own[2];    /* leakgate's allocation section */
     uintptr_t runner[2]; /* the test runner's trampolines */
     bool ready;
@@ -106,6 +121,60 @@ is_runtime(const char *path)
            strncmp(base, "ld-linux", 8) == 0 || strncmp(base, "ld.so", 5) == 0;
 }
 
+/* The number of symbols of a GNU hash table (the highest index a bucket
+ * or its chain reaches, plus one). */
+static size_t
+gnu_hash_nsyms(const uint32_t *h)
+{
+    uint32_t nbuckets = h[0], symoffset = h[1], bloom_words = h[2];
+    const uint32_t *buckets =
+        (const uint32_t *)((const ElfW(Addr) *)(h + 4) + bloom_words);
+    const uint32_t *chain = buckets + nbuckets;
+    uint32_t last = 0;
+
+    for (uint32_t b = 0; b < nbuckets; b++) {
+        if (buckets[b] > last)
+            last = buckets[b];
+    }
+    if (last < symoffset)
+        return symoffset;
+    while (!(chain[last - symoffset] & 1))
+        last++;
+    return (size_t)last + 1;
+}
+
+/* A dynamic-section pointer: ld.so relocates most in place; the vDSO's
+ * and some loaders' stay relative to the load bias. */
+static uintptr_t
+dyn_ptr(uintptr_t base, ElfW(Addr) p)
+{
+    return p < base ? base + p : p;
+}
+
+/* Keep a runtime object's exported symbols (its .dynsym, .dynstr and the
+ * symbol count from its hash table). */
+static void
+note_syms(const struct dl_phdr_info *info, const ElfW(Phdr) * ph)
+{
+    const ElfW(Dyn) *d = (const ElfW(Dyn) *)(info->dlpi_addr + ph->p_vaddr);
+    struct runtime_syms r = {info->dlpi_addr, NULL, NULL, 0};
+
+    for (; d->d_tag != DT_NULL; d++) {
+        uintptr_t p = dyn_ptr(info->dlpi_addr, d->d_un.d_ptr);
+
+        if (d->d_tag == DT_SYMTAB)
+            r.syms = (const ElfW(Sym) *)p;
+        else if (d->d_tag == DT_STRTAB)
+            r.names = (const char *)p;
+        else if (d->d_tag == DT_GNU_HASH)
+            r.nsyms = gnu_hash_nsyms((const uint32_t *)p);
+        else if (d->d_tag == DT_HASH && r.nsyms == 0)
+            r.nsyms = ((const uint32_t *)p)[1];
+    }
+    if (r.syms && r.names && r.nsyms && st.nrtsyms < 4)
+        st.rtsyms[st.nrtsyms++] = r;
+}
+
 static int
 note_runtime(struct dl_phdr_info *info, size_t size, void *payload)
 {
@@ -113,10 +182,12 @@ note_runtime(struct dl_phdr_info *info, size_t size, void *payload)
     (void)payload;
     if (!info->dlpi_name || !is_runtime(info->dlpi_name))
         return 0;
-    for (size_t i = 0; i < info->dlpi_phnum && st.nruntime < 4; i++) {
+    for (size_t i = 0; i < info->dlpi_phnum; i++) {
         const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
 
-        if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X))
+        if (ph->p_type == PT_DYNAMIC)
+            note_syms(info, ph);
+        if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X) || st.nruntime >= 4)
             continue;
         st.runtime[st.nruntime][0] = info->dlpi_addr + ph->p_vaddr;
         st.runtime[st.nruntime][1] =
@@ -126,22 +197,121 @@ note_runtime(struct dl_phdr_info *info, size_t size, void *payload)
     return 0;
 }
 
+/*
+ * What the runtime call sites of the allocator were found to be, by their
+ * return address: a lock-free table, filled as sites are first seen in a
+ * window, emptied by leakgate_track__runtime_functions().
+ */
+enum { SITE_UNKNOWN, SITE_PLAIN, SITE_IGNORED };
+#define SITE_SLOTS 4096
+#define SITE_PROBES 16
+
+static struct site {
+    _Atomic uintptr_t pc;
+    atomic_uchar kind;
+} sites[SITE_SLOTS];
+
+/* The longest run of literal characters of a glob (none: ""), which
+ * every name it matches contains: a cheap test before fnmatch. */
+static void
+literal_run(const char *glob, char *out, size_t size)
+{
+    size_t best = 0, len = 0;
+    const char *start = glob;
+
+    out[0] = '\0';
+    for (const char *p = glob;; p++) {
+        if (*p && !strchr("*?[]\\", *p)) {
+            if (len++ == 0)
+                start = p;
+            continue;
+        }
+        if (len > best && len < size) {
+            memcpy(out, start, len);
+            out[len] = '\0';
+            best = len;
+        }
+        len = 0;
+        if (*p == '[') /* a class: skip to its end */
+            while (p[1] && p[1] != ']')
+                p++;
+        if (!*p)
+            return;
+    }
+}
+
+/* Whether name matches one of the n globs (lits: their literal runs). */
+static bool
+named(const char *name, const char *const *globs, char (*lits)[64], size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (strstr(name, lits[i]) && leakgate_util__glob_match(globs[i], name))
+            return true;
+    }
+    return false;
+}
+
+static int
+map_tables(void)
+{
+    if (st.ready)
+        return 0;
+    st.objs = leakgate_util__map_zeroed(OBJ_SLOTS * sizeof *st.objs, true);
+    st.objs_next = leakgate_util__map_zeroed(OBJ_SLOTS * sizeof *st.objs, true);
+    st.stacks =
+        leakgate_util__map_zeroed(STACK_SLOTS * sizeof *st.stacks, true);
+    st.pcs = leakgate_util__map_zeroed(PC_WORDS * sizeof *st.pcs, true);
+    if (!st.objs || !st.objs_next || !st.stacks || !st.pcs)
+        return leakgate_error__set(LEAKGATE_ENOMEM,
+                                   "track: stack tables (mmap failed)");
+    dl_iterate_phdr(note_runtime, NULL);
+    leakgate_intercept__range(&st.own[0], &st.own[1]);
+    st.ready = true;
+    return 0;
+}
+
+int
+leakgate_track__runtime_functions(const char *const *globs, size_t n)
+{
+    int rc = map_tables();
+    char(*lits)[64];
+
+    if (rc < 0)
+        return rc;
+    lits = leakgate_util__calloc(n ? n : 1, sizeof *lits);
+    if (!lits)
+        return leakgate_error__set(LEAKGATE_ENOMEM, "track: globs");
+    for (size_t i = 0; i < n; i++)
+        literal_run(globs[i], lits[i], sizeof lits[i]);
+    st.nignored = 0;
+    memset(sites, 0, sizeof sites);
+    for (size_t m = 0; m < st.nrtsyms; m++) {
+        const struct runtime_syms *r = &st.rtsyms[m];
+
+        for (size_t i = 0; i < r->nsyms && st.nignored < MAX_IGNORED; i++) {
+            const ElfW(Sym) *sym = &r->syms[i];
+
+            if ((sym->st_info & 0xf) != STT_FUNC ||
+                sym->st_shndx == SHN_UNDEF || sym->st_size == 0 ||
+                !named(r->names + sym->st_name, globs, lits, n))
+                continue;
+            st.ignored[st.nignored][0] = r->base + sym->st_value;
+            st.ignored[st.nignored][1] = r->base + sym->st_value + sym->st_size;
+            st.nignored++;
+        }
+    }
+    leakgate_util__free(lits);
+    return 0;
+}
+
 int
 leakgate_track__stacks(enum leakgate_track_stacks m)
 {
-    if (m != LEAKGATE_TRACK_STACKS_NONE && !st.ready) {
-        st.objs = leakgate_util__map_zeroed(OBJ_SLOTS * sizeof *st.objs, true);
-        st.objs_next =
-            leakgate_util__map_zeroed(OBJ_SLOTS * sizeof *st.objs, true);
-        st.stacks =
-            leakgate_util__map_zeroed(STACK_SLOTS * sizeof *st.stacks, true);
-        st.pcs = leakgate_util__map_zeroed(PC_WORDS * sizeof *st.pcs, true);
-        if (!st.objs || !st.objs_next || !st.stacks || !st.pcs)
-            return leakgate_error__set(LEAKGATE_ENOMEM,
-                                       "track: stack tables (mmap failed)");
-        dl_iterate_phdr(note_runtime, NULL);
-        leakgate_intercept__range(&st.own[0], &st.own[1]);
-        st.ready = true;
+    if (m != LEAKGATE_TRACK_STACKS_NONE) {
+        int rc = map_tables();
+
+        if (rc < 0)
+            return rc;
     }
     /* A new generation empties the tables; the window is not open yet. */
     lock_tables();
@@ -200,6 +370,102 @@ unwind(struct unwound *u)
         if (pc >= st.runner[0] && pc < st.runner[1])
             break;
     }
+}
+
+/* A return address inside a runtime function an ignore list names. */
+static bool
+in_ignored(uintptr_t pc)
+{
+    for (size_t i = 0; i < st.nignored; i++) {
+        if (pc > st.ignored[i][0] && pc <= st.ignored[i][1])
+            return true;
+    }
+    return false;
+}
+
+static size_t
+site_home(uintptr_t pc)
+{
+    return (size_t)(pc * 0x9e3779b97f4a7c15ull >> 52) & (SITE_SLOTS - 1);
+}
+
+static int
+site_kind(uintptr_t pc)
+{
+    size_t i = site_home(pc);
+
+    for (size_t k = 0; k < SITE_PROBES; k++, i = (i + 1) & (SITE_SLOTS - 1)) {
+        uintptr_t at = atomic_load_explicit(&sites[i].pc, memory_order_acquire);
+
+        if (at == pc)
+            return atomic_load_explicit(&sites[i].kind, memory_order_acquire);
+        if (at == 0)
+            break;
+    }
+    return SITE_UNKNOWN;
+}
+
+/* Note what site pc is (the table full: not noted, asked again). */
+static void
+site_note(uintptr_t pc, int kind)
+{
+    size_t i = site_home(pc);
+
+    for (size_t k = 0; k < SITE_PROBES; k++, i = (i + 1) & (SITE_SLOTS - 1)) {
+        uintptr_t expected = 0;
+
+        if (atomic_compare_exchange_strong(&sites[i].pc, &expected, pc) ||
+            expected == pc) {
+            atomic_store_explicit(&sites[i].kind, (unsigned char)kind,
+                                  memory_order_release);
+            return;
+        }
+    }
+}
+
+/*
+ * The one place that decides which allocations of a
+ * LEAKGATE_TRACK_STACKS_RUNTIME window are unwound: those made by the C
+ * library or the dynamic linker on behalf of a runtime function an ignore
+ * list names (the built-in list, when on, and the thresholds file's
+ * ignore: entries, resolved to the exported functions' address ranges by
+ * leakgate_track__runtime_functions()).  caller is the return address into
+ * the function that called the allocator:
+ *   - outside the runtime: no stack (the program's own allocation);
+ *   - inside a named function (_IO_file_doallocate's stdio buffer,
+ *     getpwuid's result): a stack;
+ *   - inside any other runtime function: decided once per call site, by
+ *     the stack of the first allocation made there in a window (a named
+ *     function on it: the DTV that pthread_create's allocate_dtv makes,
+ *     the time-zone data of localtime's __tzfile_read), then kept.  A
+ *     site first seen on the program's behalf (strdup, strndup, asprintf,
+ *     getline called by the test) is never unwound again.
+ * Only a recorded stack can let a window that keeps something pass
+ * without a replay; an allocation left without one sends the window to
+ * the replay, which measures it exactly: no choice made here can hide a
+ * leak.  *u is filled (*have) when the decision needed the stack.
+ */
+static ALLOC_PATH bool
+runtime_needs_stack(uintptr_t caller, struct unwound *u, bool *have)
+{
+    int kind;
+    bool named = false;
+
+    *have = false;
+    if (!in_runtime(caller))
+        return false;
+    kind = site_kind(caller);
+    if (kind != SITE_UNKNOWN)
+        return kind == SITE_IGNORED;
+    named = in_ignored(caller);
+    if (!named) {
+        unwind(u);
+        *have = true;
+        for (size_t i = 0; i < u->n && !named; i++)
+            named = in_ignored(u->pcs[i]);
+    }
+    site_note(caller, named ? SITE_IGNORED : SITE_PLAIN);
+    return named;
 }
 
 static uint64_t
@@ -322,11 +588,14 @@ leakgate_track__stack_note(uintptr_t a, uintptr_t caller)
     struct unwound u;
     struct obj_slot *o;
     uint32_t stack;
+    bool have = false;
 
     if (m == LEAKGATE_TRACK_STACKS_NONE ||
-        (m == LEAKGATE_TRACK_STACKS_RUNTIME && !in_runtime(caller)))
+        (m == LEAKGATE_TRACK_STACKS_RUNTIME &&
+         !runtime_needs_stack(caller, &u, &have)))
         return;
-    unwind(&u);
+    if (!have)
+        unwind(&u);
     lock_tables();
     stack = intern(u.pcs, u.n);
     o = find_obj(a);

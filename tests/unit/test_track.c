@@ -12,9 +12,11 @@
 #include <jemalloc/jemalloc.h>
 #include <malloc.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "diff.h"
 #include "error.h"
 #include "unit.h"
 
@@ -199,6 +201,50 @@ test_track__pvalloc_and_friends(void)
     CU_ASSERT_EQUAL(leakgate_track__end(&r), 0);
     CU_ASSERT_EQUAL(r.live_objs, 0);
     CU_ASSERT_EQUAL(r.frees, r.allocs);
+}
+
+/* LEAKGATE_TRACK_STACKS_RUNTIME: an allocation the C library makes on
+ * behalf of a function the ignore globs name (a stream's first write:
+ * _IO_file_doallocate) keeps its stack; the program's own strdup does not
+ * (before, every allocation whose immediate caller was the C library was
+ * unwound: the strdup had a stack too). */
+static void
+test_track__runtime_stacks_only_named(void)
+{
+    static const char *const globs[] = {"*_IO_file_doallocate"};
+    struct leakgate_track_result r;
+    struct leakgate_diff *d = NULL;
+    FILE *f = fopen("/dev/null", "w");
+    char *volatile copy;
+    int rc;
+
+    must_install();
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    CU_ASSERT_EQUAL_FATAL(leakgate_track__runtime_functions(globs, 1), 0);
+    CU_ASSERT_EQUAL_FATAL(leakgate_track__stacks(LEAKGATE_TRACK_STACKS_RUNTIME),
+                          0);
+    CU_ASSERT_EQUAL_FATAL(leakgate_track__begin(), 0);
+    fputs("first output: the stream's buffer\n", f);
+    CU_ASSERT_EQUAL(leakgate_track__end(&r), 0);
+    rc = leakgate_track__left_stacks(&d);
+    CU_ASSERT_EQUAL(r.live_objs, 1);
+    CU_ASSERT_EQUAL(rc, 0);
+    CU_ASSERT_TRUE(d && d->nentries == 1);
+    leakgate_diff__free(d);
+    d = NULL;
+
+    CU_ASSERT_EQUAL_FATAL(leakgate_track__stacks(LEAKGATE_TRACK_STACKS_RUNTIME),
+                          0);
+    CU_ASSERT_EQUAL_FATAL(leakgate_track__begin(), 0);
+    copy = strdup("the program's own copy");
+    CU_ASSERT_EQUAL(leakgate_track__end(&r), 0);
+    rc = leakgate_track__left_stacks(&d);
+    CU_ASSERT_EQUAL(r.live_objs, 1);
+    CU_ASSERT_EQUAL(rc, LEAKGATE_ENOTFOUND);
+    leakgate_diff__free(d);
+    free(copy);
+    fclose(f);
+    (void)leakgate_track__stacks(LEAKGATE_TRACK_STACKS_NONE);
 }
 
 /* Objects from before the window: freeing them changes nothing. */
@@ -546,6 +592,7 @@ const struct unit_case unit_cases[] = {
     {"calloc_and_memalign_leaks", test_track__calloc_and_memalign_leaks},
     {"jemalloc_api_and_old_aligned", test_track__jemalloc_api_and_old_aligned},
     {"pvalloc_and_friends", test_track__pvalloc_and_friends},
+    {"runtime_stacks_only_named", test_track__runtime_stacks_only_named},
     {"older_frees_ignored", test_track__older_frees_ignored},
     {"older_object_resized", test_track__older_object_resized},
     {"resize_in_window", test_track__resize_in_window},
