@@ -241,7 +241,8 @@ noted_from(void *p, uintptr_t caller)
             true);
     if (p && leakgate_track__recording()) {
         leakgate_track__record((uintptr_t)p);
-        leakgate_track__stack_note((uintptr_t)p, caller);
+        if (leakgate_track__stack_wanted(caller))
+            leakgate_track__stack_note((uintptr_t)p, caller);
     }
     return p;
 }

@@ -68,6 +68,28 @@ void leakgate_track__meter_count_slow(void);
 extern __thread unsigned long long leakgate_track__meter_mine
     __attribute__((tls_model("initial-exec")));
 
+/* Which allocations get a stack (track.h's enum leakgate_track_stacks),
+ * and [start, end) of the C runtime's text: in runtime mode only a caller
+ * inside it can need one (track_stacks.c decides). */
+#define LEAKGATE_TRACK__STACKS_RUNTIME 1
+#define LEAKGATE_TRACK__STACKS_ALL 2
+extern atomic_int leakgate_track__stacks_mode;
+extern uintptr_t leakgate_track__runtime_span[2];
+
+/* Whether an allocation from caller (the wrapper's return address) may
+ * need its stack: leakgate_track__stack_note() is called only then. */
+static inline bool
+leakgate_track__stack_wanted(uintptr_t caller)
+{
+    int m = atomic_load_explicit(&leakgate_track__stacks_mode,
+                                 memory_order_relaxed);
+
+    return m == LEAKGATE_TRACK__STACKS_ALL ||
+           (m == LEAKGATE_TRACK__STACKS_RUNTIME &&
+            caller >= leakgate_track__runtime_span[0] &&
+            caller < leakgate_track__runtime_span[1]);
+}
+
 /* Note the object at a as allocated in the window.  Never allocates. */
 void leakgate_track__record(uintptr_t a);
 

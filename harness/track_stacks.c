@@ -51,6 +51,8 @@
 #define MAX_FRAMES 128                /* as jemalloc's profiler */
 #define TOMBSTONE ((uintptr_t)1)
 #define MAX_IGNORED 256 /* runtime functions an ignore list names */
+#define MAX_GLOBS 64    /* globs kept for the lazy scan */
+#define GLOB_CHARS 64   /* ... each shorter than this */
 
 #define ALLOC_PATH __attribute__((section("leakgate_alloc"), noinline))
 
@@ -94,7 +96,14 @@ static struct {
     bool ready;
 } st;
 
-static atomic_int mode;
+/* The stack mode, and the span of the runtime's text (track_hot.h: the
+ * wrappers call leakgate_track__stack_note() only inside it). */
+atomic_int leakgate_track__stacks_mode;
+uintptr_t leakgate_track__runtime_span[2];
+_Static_assert(LEAKGATE_TRACK_STACKS_RUNTIME ==
+                       LEAKGATE_TRACK__STACKS_RUNTIME &&
+                   LEAKGATE_TRACK_STACKS_ALL == LEAKGATE_TRACK__STACKS_ALL,
+               "track_hot.h's stack modes are track.h's");
 static atomic_flag lock = ATOMIC_FLAG_INIT;
 static atomic_size_t live; /* objects with a stack, this window */
 
@@ -210,6 +219,7 @@ static struct site {
     _Atomic uintptr_t pc;
     atomic_uchar kind;
 } sites[SITE_SLOTS];
+static atomic_bool sites_used; /* some site was noted */
 
 /* The longest run of literal characters of a glob (none: ""), which
  * every name it matches contains: a cheap test before fnmatch. */
@@ -240,12 +250,51 @@ literal_run(const char *glob, char *out, size_t size)
     }
 }
 
+/* Which globs a name may match, by the pairs of characters it contains:
+ * a glob whose literal run starts with the pair (hashed; collisions only
+ * add candidates) is a candidate.  Globs beyond 64, or without a literal
+ * run of two characters, always are.  Scanning libc's 3,000 names costs
+ * a few lookups per name instead of a strstr per glob. */
+#define PAIR_SLOTS 4096
+static uint64_t pair_globs[PAIR_SLOTS];
+static uint64_t always_globs;
+
+static size_t
+pair_slot(unsigned char a, unsigned char b)
+{
+    return ((size_t)a * 31u + b) & (PAIR_SLOTS - 1);
+}
+
+static void
+pairs_init(char (*lits)[GLOB_CHARS], size_t n)
+{
+    memset(pair_globs, 0, sizeof pair_globs);
+    always_globs = n > 64 ? UINT64_MAX : 0;
+    for (size_t i = 0; i < n && i < 64; i++) {
+        if (strlen(lits[i]) < 2)
+            always_globs |= (uint64_t)1 << i;
+        else
+            pair_globs[pair_slot((unsigned char)lits[i][0],
+                                 (unsigned char)lits[i][1])] |= (uint64_t)1
+                                                                << i;
+    }
+}
+
 /* Whether name matches one of the n globs (lits: their literal runs). */
 static bool
-named(const char *name, const char *const *globs, char (*lits)[64], size_t n)
+named(const char *name,
+      const char *const *globs,
+      char (*lits)[GLOB_CHARS],
+      size_t n)
 {
-    for (size_t i = 0; i < n; i++) {
-        if (strstr(name, lits[i]) && leakgate_util__glob_match(globs[i], name))
+    uint64_t maybe = always_globs;
+
+    for (const char *p = name; p[0] && p[1]; p++)
+        maybe |=
+            pair_globs[pair_slot((unsigned char)p[0], (unsigned char)p[1])];
+    for (size_t i = 0; maybe && i < n; i++) {
+        if ((i >= 64 || (maybe >> i & 1)) && strstr(name, lits[i]) &&
+            leakgate_util__glob_match(globs[i], name))
             return true;
     }
     return false;
@@ -265,26 +314,40 @@ map_tables(void)
         return leakgate_error__set(LEAKGATE_ENOMEM,
                                    "track: stack tables (mmap failed)");
     dl_iterate_phdr(note_runtime, NULL);
+    for (size_t i = 0; i < st.nruntime; i++) {
+        if (i == 0 || st.runtime[i][0] < leakgate_track__runtime_span[0])
+            leakgate_track__runtime_span[0] = st.runtime[i][0];
+        if (st.runtime[i][1] > leakgate_track__runtime_span[1])
+            leakgate_track__runtime_span[1] = st.runtime[i][1];
+    }
     leakgate_intercept__range(&st.own[0], &st.own[1]);
     st.ready = true;
     return 0;
 }
 
-int
-leakgate_track__runtime_functions(const char *const *globs, size_t n)
-{
-    int rc = map_tables();
-    char(*lits)[64];
+/*
+ * The globs, kept until the ranges are resolved: on the first runtime call
+ * site a window meets (runtime_needs_stack()), not at start-up: a process
+ * whose windows never allocate through the C library never reads its
+ * 3,000 names (~0.7 million instructions).  Static: the scan runs inside
+ * an allocation wrapper and allocates nothing (fnmatch keeps short names
+ * on its stack).  More or longer globs than fit: resolved at once.
+ */
+static struct {
+    char globs[MAX_GLOBS][GLOB_CHARS];
+    char lits[MAX_GLOBS][GLOB_CHARS]; /* their literal runs */
+    const char *ptrs[MAX_GLOBS];
+    size_t n;
+    atomic_int state; /* RANGES_* */
+} pending;
+enum { RANGES_READY, RANGES_PENDING, RANGES_RESOLVING };
+static __thread bool resolving_here __attribute__((tls_model("initial-exec")));
 
-    if (rc < 0)
-        return rc;
-    lits = leakgate_util__calloc(n ? n : 1, sizeof *lits);
-    if (!lits)
-        return leakgate_error__set(LEAKGATE_ENOMEM, "track: globs");
-    for (size_t i = 0; i < n; i++)
-        literal_run(globs[i], lits[i], sizeof lits[i]);
+static void
+resolve_ranges(const char *const *globs, char (*lits)[GLOB_CHARS], size_t n)
+{
+    pairs_init(lits, n);
     st.nignored = 0;
-    memset(sites, 0, sizeof sites);
     for (size_t m = 0; m < st.nrtsyms; m++) {
         const struct runtime_syms *r = &st.rtsyms[m];
 
@@ -300,7 +363,62 @@ leakgate_track__runtime_functions(const char *const *globs, size_t n)
             st.nignored++;
         }
     }
-    leakgate_util__free(lits);
+}
+
+/* The ranges are resolved (now, by this thread, if nobody has); false
+ * while another thread resolves them, or from within the scan. */
+static bool
+ranges_ready(void)
+{
+    int expected = RANGES_PENDING;
+
+    if (atomic_load_explicit(&pending.state, memory_order_acquire) ==
+        RANGES_READY)
+        return true;
+    if (resolving_here || !atomic_compare_exchange_strong(
+                              &pending.state, &expected, RANGES_RESOLVING))
+        return false;
+    resolving_here = true;
+    resolve_ranges(pending.ptrs, pending.lits, pending.n);
+    resolving_here = false;
+    atomic_store_explicit(&pending.state, RANGES_READY, memory_order_release);
+    return true;
+}
+
+int
+leakgate_track__runtime_functions(const char *const *globs, size_t n)
+{
+    int rc = map_tables();
+    bool fits = n <= MAX_GLOBS;
+
+    if (rc < 0)
+        return rc;
+    for (size_t i = 0; i < n && fits; i++)
+        fits = strlen(globs[i]) < GLOB_CHARS;
+    if (atomic_exchange(&sites_used, false))
+        memset(sites, 0, sizeof sites); /* untouched pages stay unmapped */
+    st.nignored = 0;
+    if (fits) {
+        for (size_t i = 0; i < n; i++) {
+            memcpy(pending.globs[i], globs[i], strlen(globs[i]) + 1);
+            pending.ptrs[i] = pending.globs[i];
+            literal_run(globs[i], pending.lits[i], GLOB_CHARS);
+        }
+        pending.n = n;
+        atomic_store(&pending.state, RANGES_PENDING);
+        return 0;
+    }
+    {
+        char(*lits)[GLOB_CHARS] = leakgate_util__calloc(n, sizeof *lits);
+
+        if (!lits)
+            return leakgate_error__set(LEAKGATE_ENOMEM, "track: globs");
+        for (size_t i = 0; i < n; i++)
+            literal_run(globs[i], lits[i], GLOB_CHARS);
+        resolve_ranges(globs, lits, n);
+        leakgate_util__free(lits);
+    }
+    atomic_store(&pending.state, RANGES_READY);
     return 0;
 }
 
@@ -322,7 +440,8 @@ leakgate_track__stacks(enum leakgate_track_stacks m)
     st.failed = false;
     atomic_store(&live, 0);
     unlock_tables();
-    atomic_store(&mode, st.ready ? (int)m : LEAKGATE_TRACK_STACKS_NONE);
+    atomic_store(&leakgate_track__stacks_mode,
+                 st.ready ? (int)m : LEAKGATE_TRACK_STACKS_NONE);
     return 0;
 }
 
@@ -411,6 +530,7 @@ site_note(uintptr_t pc, int kind)
 {
     size_t i = site_home(pc);
 
+    atomic_store_explicit(&sites_used, true, memory_order_relaxed);
     for (size_t k = 0; k < SITE_PROBES; k++, i = (i + 1) & (SITE_SLOTS - 1)) {
         uintptr_t expected = 0;
 
@@ -445,6 +565,7 @@ site_note(uintptr_t pc, int kind)
  * the replay, which measures it exactly: no choice made here can hide a
  * leak.  *u is filled (*have) when the decision needed the stack.
  */
+
 static ALLOC_PATH bool
 runtime_needs_stack(uintptr_t caller, struct unwound *u, bool *have)
 {
@@ -457,6 +578,8 @@ runtime_needs_stack(uintptr_t caller, struct unwound *u, bool *have)
     kind = site_kind(caller);
     if (kind != SITE_UNKNOWN)
         return kind == SITE_IGNORED;
+    if (!ranges_ready())
+        return false; /* another thread is resolving: no stack, a replay */
     named = in_ignored(caller);
     if (!named) {
         unwind(u);
@@ -584,7 +707,8 @@ grow_objs(void)
 ALLOC_PATH void
 leakgate_track__stack_note(uintptr_t a, uintptr_t caller)
 {
-    int m = atomic_load_explicit(&mode, memory_order_relaxed);
+    int m = atomic_load_explicit(&leakgate_track__stacks_mode,
+                                 memory_order_relaxed);
     struct unwound u;
     struct obj_slot *o;
     uint32_t stack;
@@ -745,7 +869,9 @@ leakgate_track__left_stacks(struct leakgate_diff **out)
     int rc;
 
     *out = NULL;
-    if (atomic_load(&mode) == LEAKGATE_TRACK_STACKS_NONE || st.failed)
+    if (atomic_load(&leakgate_track__stacks_mode) ==
+            LEAKGATE_TRACK_STACKS_NONE ||
+        st.failed)
         return leakgate_error__set(LEAKGATE_ENOTFOUND,
                                    "track: no stacks for this window");
     rc = gather_alloc(&g);
@@ -887,7 +1013,9 @@ leakgate_track__hold_left(uint32_t owner, struct leakgate_diff **out)
     if (owner == 0 || owner >= WATCH_OWNERS)
         return leakgate_error__set(LEAKGATE_ESTATE, "track: watch owner %u",
                                    (unsigned)owner);
-    stacks = atomic_load(&mode) != LEAKGATE_TRACK_STACKS_NONE && !st.failed;
+    stacks = atomic_load(&leakgate_track__stacks_mode) !=
+                 LEAKGATE_TRACK_STACKS_NONE &&
+             !st.failed;
     if (stacks) {
         rc = gather_alloc(&g);
         entry_of = leakgate_util__calloc(STACK_SLOTS, sizeof *entry_of);
