@@ -114,6 +114,50 @@ leakgate_gate_begin_fast(leakgate_gate *gate,
     return leakgate_gate__fast_open(gate, suite, test, false);
 }
 
+static int rewrite_report(struct leakgate_gate *gate,
+                          struct leakgate_verdict *v);
+
+/* Remember which window the tracker's generation is (no allocation:
+ * the window is open). */
+static void
+note_starter(struct leakgate_gate *gate, const char *suite, const char *test)
+{
+    uint32_t gen = leakgate_track__window_gen();
+    size_t n = sizeof gate->starters / sizeof gate->starters[0];
+
+    gate->starters[gen % n].gen = gen;
+    snprintf(gate->starters[gen % n].name, sizeof gate->starters[0].name,
+             "%s/%s", suite, test);
+}
+
+/* The hint of a window a thread started by an earlier window allocated
+ * in: those allocations were not this window's (track_hot.h). */
+static int
+foreign_hint(struct leakgate_gate *gate, struct leakgate_verdict *v)
+{
+    const struct gate_scope *s = &gate->cur;
+    size_t n = sizeof gate->starters / sizeof gate->starters[0];
+    uint32_t gen = s->first.foreign_gen;
+    const char *who = gate->starters[gen % n].gen == gen
+                          ? gate->starters[gen % n].name
+                          : "an earlier test";
+    struct leakgate_buf b = LEAKGATE_BUF_INIT;
+
+    if (s->first.foreign_allocs == 0 || v->hint)
+        return 0;
+    leakgate_buf__printf(
+        &b,
+        "%llu allocation%s made during this test by a thread that %s "
+        "started (still running after its window closed) are not counted "
+        "here: they are that test's",
+        (unsigned long long)s->first.foreign_allocs,
+        s->first.foreign_allocs == 1 ? "" : "s", who);
+    v->hint = leakgate_buf__take(&b);
+    if (!v->hint)
+        return leakgate_error__set(LEAKGATE_ENOMEM, "verdict");
+    return rewrite_report(gate, v);
+}
+
 int
 leakgate_gate__fast_open(struct leakgate_gate *gate,
                          const char *suite,
@@ -140,6 +184,7 @@ leakgate_gate__fast_open(struct leakgate_gate *gate,
         leakgate_gate__scope_close(gate);
         return rc;
     }
+    note_starter(gate, suite, test);
     leakgate_track__meter_start(NULL);
     s->metered = true;
     s->open = true;
@@ -320,6 +365,8 @@ leakgate_gate__fast_annotate(struct leakgate_gate *gate,
     }
     if (s->fast) {
         v->how = LEAKGATE_MEASURED_FAST;
+        if (foreign_hint(gate, v) < 0)
+            return LEAKGATE_ENOMEM;
         if (v->status != LEAKGATE_STATUS_NOT_JUDGED || s->first.live_objs == 0)
             return 0;
         /* A fatal assertion: exact mode would show what it left; it

@@ -31,6 +31,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <malloc.h>
+#include <pthread.h>
 #include <stdalign.h>
 #include <stdatomic.h>
 #include <stddef.h>
@@ -72,6 +73,10 @@ struct next_fns {
     int (*mallctl)(const char *, void *, size_t *, void *, size_t);
     void (*dallocx)(void *, int);
     void (*sdallocx)(void *, size_t, int);
+    int (*pthread_create)(pthread_t *,
+                          const pthread_attr_t *,
+                          void *(*)(void *),
+                          void *);
     /* C++: new (n), new (n, nothrow), new (n, align), new (n, align,
      * nothrow), for objects and arrays; delete likewise, plus sized. */
     void *(*nw)(size_t);
@@ -151,6 +156,7 @@ static const struct {
     {offsetof(struct next_fns, mallctl), "mallctl"},
     {offsetof(struct next_fns, dallocx), "dallocx"},
     {offsetof(struct next_fns, sdallocx), "sdallocx"},
+    {offsetof(struct next_fns, pthread_create), "pthread_create"},
     {offsetof(struct next_fns, nw), "_Znwm"},
     {offsetof(struct next_fns, na), "_Znam"},
     {offsetof(struct next_fns, nw_nt), "_ZnwmRKSt9nothrow_t"},
@@ -234,6 +240,12 @@ classed(void *p, size_t n, size_t align)
 static inline ALLOC_PATH void *
 noted_from(void *p, uintptr_t caller)
 {
+    /* A thread an earlier window started: not this window's (track_hot.h). */
+    if (p && leakgate_track__born && leakgate_track__foreign_here()) {
+        if (leakgate_track__recording())
+            leakgate_track__foreign();
+        return p;
+    }
     /* jemalloc counts the meter owner's bytes itself: no size needed. */
     if (p && leakgate_track__metering_now())
         leakgate_track__meter_add(
@@ -256,7 +268,8 @@ static inline size_t
 metered_size(const void *p)
 {
     return p && leakgate_track__metering_now() &&
-                   !leakgate_track__meter_counted_here()
+                   !leakgate_track__meter_counted_here() &&
+                   !(leakgate_track__born && leakgate_track__foreign_here())
                ? usable(p)
                : 0;
 }
@@ -552,6 +565,71 @@ DELETE_WRAPPER(_ZdaPvmSt11align_val_t,
                da_sz_al,
                (void *p, size_t n, size_t a),
                (p, n, a))
+
+/*
+ * pthread_create: a thread created while a window is open belongs to that
+ * window (track_hot.h, leakgate_track__born); it starts through
+ * leakgate_intercept_thread_start(), which notes so.  The start's
+ * function and argument wait in a fixed table (no allocation: it would be
+ * the window's); with the table full the thread starts as it would, not
+ * noted (its allocations count in whichever window is open, as before).
+ */
+#define START_SLOTS 256
+
+static struct start_slot {
+    void *(*fn)(void *);
+    void *arg;
+    uint32_t born;
+    atomic_bool used;
+} starts[START_SLOTS];
+
+/* Named leakgate_*: reports cut a stack at a leakgate frame, so a
+ * thread's stacks end where they would without it. */
+static void *
+leakgate_intercept_thread_start(void *payload)
+{
+    struct start_slot *slot = payload;
+    void *(*fn)(void *) = slot->fn;
+    void *arg = slot->arg;
+
+    leakgate_track__born = slot->born;
+    atomic_store_explicit(&slot->used, false, memory_order_release);
+    return fn(arg);
+}
+
+__attribute__((visibility("default"))) int
+pthread_create(pthread_t *thread,
+               const pthread_attr_t *attr,
+               void *(*fn)(void *),
+               void *arg)
+{
+    uint32_t born = leakgate_track__born && leakgate_track__foreign_here()
+                        ? leakgate_track__born
+                    : leakgate_track__recording()
+                        ? atomic_load(&leakgate_track__window)
+                        : 0;
+
+    if (!NEXT(pthread_create))
+        return EAGAIN;
+    for (size_t i = 0; born && i < START_SLOTS; i++) {
+        struct start_slot *slot = &starts[i];
+        bool expected = false;
+        int rc;
+
+        if (atomic_load_explicit(&slot->used, memory_order_relaxed) ||
+            !atomic_compare_exchange_strong(&slot->used, &expected, true))
+            continue;
+        slot->fn = fn;
+        slot->arg = arg;
+        slot->born = born;
+        rc = next.pthread_create(thread, attr, leakgate_intercept_thread_start,
+                                 slot);
+        if (rc != 0)
+            atomic_store(&slot->used, false);
+        return rc;
+    }
+    return next.pthread_create(thread, attr, fn, arg);
+}
 
 /* Exported so that another copy of leakgate (a linked test binary run by
  * `leakgate run`) recognises these wrappers as leakgate's. */

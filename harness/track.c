@@ -140,7 +140,12 @@ used_slots(void)
 }
 
 /* Read by the wrappers on every allocation and free (track_hot.h). */
-atomic_bool leakgate_track__on;       /* a window is open: record */
+atomic_bool leakgate_track__on;     /* a window is open: record */
+atomic_uint leakgate_track__window; /* its generation */
+__thread uint32_t leakgate_track__born
+    __attribute__((tls_model("initial-exec")));
+atomic_ullong leakgate_track__foreign_allocs;
+atomic_uint leakgate_track__foreign_gen;
 atomic_bool leakgate_track__erasing;  /* erase (on, and while end counts) */
 atomic_bool leakgate_track__metering; /* the peak meter counts */
 
@@ -492,7 +497,9 @@ leakgate_track__begin(void)
         atomic_store(&slots[i].sets, 0);
         atomic_store(&slots[i].clears, 0);
     }
-    atomic_fetch_add(&track.gen, 1);
+    atomic_store(&leakgate_track__window, atomic_fetch_add(&track.gen, 1) + 1);
+    atomic_store(&leakgate_track__foreign_allocs, 0);
+    atomic_store(&leakgate_track__foreign_gen, 0);
     atomic_store(&track.failed, false);
     track.dirty = false;
     track.open = true;
@@ -564,6 +571,8 @@ leakgate_track__end(struct leakgate_track_result *out)
     sum_slots(&sets, &clears);
     out->allocs = sets;
     out->frees = clears;
+    out->foreign_allocs = atomic_load(&leakgate_track__foreign_allocs);
+    out->foreign_gen = atomic_load(&leakgate_track__foreign_gen);
     if (sets != clears)
         count_left(out);
     atomic_store(&leakgate_track__erasing, false);
@@ -575,6 +584,12 @@ leakgate_track__end(struct leakgate_track_result *out)
                                    "not grow (mmap failed): this window "
                                    "needs an exact measurement");
     return 0;
+}
+
+uint32_t
+leakgate_track__window_gen(void)
+{
+    return atomic_load(&leakgate_track__window);
 }
 
 bool

@@ -42,7 +42,16 @@ struct leakgate_track_result {
     uint64_t live_bytes; /* their usable bytes (malloc_usable_size) */
     uint64_t allocs;     /* allocations and in-place resizes seen */
     uint64_t frees;      /* frees of objects allocated in the window */
+    /* Allocations not counted: made by a thread that an earlier window
+     * started (track_hot.h, leakgate_track__foreign()), the first such
+     * window's generation (leakgate_track__window_gen()), 0: none. */
+    uint64_t foreign_allocs;
+    uint32_t foreign_gen;
 };
+
+/* The generation of the open window, or of the last one (0: none yet);
+ * each leakgate_track__begin() starts a new one.  Cannot fail. */
+uint32_t leakgate_track__window_gen(void);
 
 /*
  * Get ready (once; later calls return 0): map the table, and prove with a

@@ -14,6 +14,47 @@
 
 /* A window is open: allocations are recorded. */
 extern atomic_bool leakgate_track__on;
+/* The open window's generation (track.h, leakgate_track__window_gen()). */
+extern atomic_uint leakgate_track__window;
+
+/*
+ * Threads a window started (intercept.c wraps pthread_create): each
+ * thread's `born` is the generation of the window open when it was
+ * created (inherited from a creator that was itself born in a window),
+ * 0 for threads created outside windows.  A thread still running after
+ * its window closed (detached) belongs to that window's test: what it
+ * allocates while a later window is open is not that window's, and is
+ * neither recorded nor metered there, only counted (the verdict says so:
+ * gate_fast.c).
+ */
+extern __thread uint32_t leakgate_track__born
+    __attribute__((tls_model("initial-exec")));
+extern atomic_ullong leakgate_track__foreign_allocs;
+extern atomic_uint leakgate_track__foreign_gen;
+
+/* This thread was started by an earlier window than the open one. */
+static inline bool
+leakgate_track__foreign_here(void)
+{
+    uint32_t b = leakgate_track__born;
+
+    return b != 0 && b != atomic_load_explicit(&leakgate_track__window,
+                                               memory_order_relaxed);
+}
+
+/* Count an allocation of a foreign thread (not recorded, not metered). */
+static inline void
+leakgate_track__foreign(void)
+{
+    unsigned int none = 0;
+
+    atomic_fetch_add_explicit(&leakgate_track__foreign_allocs, 1,
+                              memory_order_relaxed);
+    if (atomic_load_explicit(&leakgate_track__foreign_gen,
+                             memory_order_relaxed) == 0)
+        atomic_compare_exchange_strong(&leakgate_track__foreign_gen, &none,
+                                       leakgate_track__born);
+}
 /* Frees erase (a window is open, or its end is counting). */
 extern atomic_bool leakgate_track__erasing;
 /* Frees are watched (track.h, Watch). */
