@@ -185,6 +185,7 @@ leakgate_gate__fast_open(struct leakgate_gate *gate,
         return rc;
     }
     note_starter(gate, suite, test);
+    leakgate_track__own_threads();
     leakgate_track__meter_start(NULL);
     s->metered = true;
     s->open = true;

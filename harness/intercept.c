@@ -567,8 +567,8 @@ DELETE_WRAPPER(_ZdaPvmSt11align_val_t,
                (p, n, a))
 
 /*
- * pthread_create: a thread created while a window is open belongs to that
- * window (track_hot.h, leakgate_track__born); it starts through
+ * pthread_create: a thread created while a test's window is open belongs
+ * to that window (track_hot.h, leakgate_track__born); it starts through
  * leakgate_intercept_thread_start(), which notes so.  The start's
  * function and argument wait in a fixed table (no allocation: it would be
  * the window's); with the table full the thread starts as it would, not
@@ -606,7 +606,7 @@ pthread_create(pthread_t *thread,
     uint32_t born = leakgate_track__born && leakgate_track__foreign_here()
                         ? leakgate_track__born
                     : leakgate_track__recording()
-                        ? atomic_load(&leakgate_track__window)
+                        ? atomic_load(&leakgate_track__thread_window)
                         : 0;
 
     if (!NEXT(pthread_create))

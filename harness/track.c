@@ -142,6 +142,8 @@ used_slots(void)
 /* Read by the wrappers on every allocation and free (track_hot.h). */
 atomic_bool leakgate_track__on;     /* a window is open: record */
 atomic_uint leakgate_track__window; /* its generation */
+/* ... when the threads it starts are its own */
+atomic_uint leakgate_track__thread_window;
 __thread uint32_t leakgate_track__born
     __attribute__((tls_model("initial-exec")));
 atomic_ullong leakgate_track__foreign_allocs;
@@ -498,6 +500,7 @@ leakgate_track__begin(void)
         atomic_store(&slots[i].clears, 0);
     }
     atomic_store(&leakgate_track__window, atomic_fetch_add(&track.gen, 1) + 1);
+    atomic_store(&leakgate_track__thread_window, 0);
     atomic_store(&leakgate_track__foreign_allocs, 0);
     atomic_store(&leakgate_track__foreign_gen, 0);
     atomic_store(&track.failed, false);
@@ -590,6 +593,13 @@ uint32_t
 leakgate_track__window_gen(void)
 {
     return atomic_load(&leakgate_track__window);
+}
+
+void
+leakgate_track__own_threads(void)
+{
+    atomic_store(&leakgate_track__thread_window,
+                 track.open ? atomic_load(&leakgate_track__window) : 0);
 }
 
 bool

@@ -53,6 +53,11 @@ struct leakgate_track_result {
  * each leakgate_track__begin() starts a new one.  Cannot fail. */
 uint32_t leakgate_track__window_gen(void);
 
+/* The threads the open window starts are its own (a test's window; not a
+ * suite's pieces): track_hot.h, leakgate_track__born.  Until the next
+ * leakgate_track__begin().  Cannot fail. */
+void leakgate_track__own_threads(void);
+
 /*
  * Get ready (once; later calls return 0): map the table, and prove with a
  * probe allocation that this process's malloc is leakgate's wrapper.

@@ -16,15 +16,19 @@
 extern atomic_bool leakgate_track__on;
 /* The open window's generation (track.h, leakgate_track__window_gen()). */
 extern atomic_uint leakgate_track__window;
+/* The open window's generation when the threads it starts are its own
+ * (a test's window: leakgate_track__own_threads()), else 0. */
+extern atomic_uint leakgate_track__thread_window;
 
 /*
- * Threads a window started (intercept.c wraps pthread_create): each
- * thread's `born` is the generation of the window open when it was
- * created (inherited from a creator that was itself born in a window),
- * 0 for threads created outside windows.  A thread still running after
- * its window closed (detached) belongs to that window's test: what it
- * allocates while a later window is open is not that window's, and is
- * neither recorded nor metered there, only counted (the verdict says so:
+ * Threads a test's window started (intercept.c wraps pthread_create):
+ * each thread's `born` is the generation of the test window open when it
+ * was created (inherited from a creator that was itself born in one), 0
+ * for threads created outside test windows (main, a suite's init or
+ * cleanup: their allocations count wherever they happen, as before).  A thread
+ * still running after its window closed (detached) belongs to that window's
+ * test: what it allocates while a later window is open is not that window's,
+ * and is neither recorded nor metered there, only counted (the verdict says so:
  * gate_fast.c).
  */
 extern __thread uint32_t leakgate_track__born
