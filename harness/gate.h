@@ -145,6 +145,12 @@ struct leakgate_gate {
                                    what leakgate chose, whatever a test
                                    set since */
     } replay;
+    /* The last fast windows by tracker generation: which test started a
+     * thread that allocates in a later window (gate_fast.c). */
+    struct {
+        uint32_t gen;
+        char name[128]; /* "suite/test", cut */
+    } starters[64];
 };
 
 /* gate_fast.c: set up the tracker at leakgate_gate_new().  Cannot fail:

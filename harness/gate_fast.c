@@ -29,6 +29,40 @@
 #include "track.h"
 #include "util.h"
 
+/* Hand the tracker the globs of every ignore entry that applies (the
+ * built-in list unless the file turns it off, and the file's own): the
+ * runtime functions whose allocations a window unwinds (track.h). */
+static int
+runtime_functions(const struct leakgate_config *cfg)
+{
+    size_t nbuiltin = 0, n = 0, cap = 0;
+    const struct leakgate_config_ignore *builtin =
+        leakgate_policy__builtin_ignores(&nbuiltin);
+    const char **globs;
+    int rc;
+
+    if (cfg && !cfg->builtin_ignore)
+        nbuiltin = 0;
+    for (size_t i = 0; i < nbuiltin; i++)
+        cap += builtin[i].nframes;
+    for (size_t i = 0; cfg && i < cfg->nignores; i++)
+        cap += cfg->ignores[i].nframes;
+    globs = leakgate_util__calloc(cap ? cap : 1, sizeof *globs);
+    if (!globs)
+        return leakgate_error__set(LEAKGATE_ENOMEM, "track: globs");
+    for (size_t i = 0; i < nbuiltin; i++) {
+        for (size_t k = 0; k < builtin[i].nframes; k++)
+            globs[n++] = builtin[i].frames[k];
+    }
+    for (size_t i = 0; cfg && i < cfg->nignores; i++) {
+        for (size_t k = 0; k < cfg->ignores[i].nframes; k++)
+            globs[n++] = cfg->ignores[i].frames[k];
+    }
+    rc = leakgate_track__runtime_functions(globs, n);
+    leakgate_util__free(globs);
+    return rc;
+}
+
 void
 leakgate_gate__fast_init(struct leakgate_gate *gate)
 {
@@ -48,6 +82,7 @@ leakgate_gate__fast_init(struct leakgate_gate *gate)
         return;
     }
     gate->fast = true;
+    (void)runtime_functions(gate->config);
 }
 
 int
@@ -79,6 +114,50 @@ leakgate_gate_begin_fast(leakgate_gate *gate,
     return leakgate_gate__fast_open(gate, suite, test, false);
 }
 
+static int rewrite_report(struct leakgate_gate *gate,
+                          struct leakgate_verdict *v);
+
+/* Remember which window the tracker's generation is (no allocation:
+ * the window is open). */
+static void
+note_starter(struct leakgate_gate *gate, const char *suite, const char *test)
+{
+    uint32_t gen = leakgate_track__window_gen();
+    size_t n = sizeof gate->starters / sizeof gate->starters[0];
+
+    gate->starters[gen % n].gen = gen;
+    snprintf(gate->starters[gen % n].name, sizeof gate->starters[0].name,
+             "%s/%s", suite, test);
+}
+
+/* The hint of a window a thread started by an earlier window allocated
+ * in: those allocations were not this window's (track_hot.h). */
+static int
+foreign_hint(struct leakgate_gate *gate, struct leakgate_verdict *v)
+{
+    const struct gate_scope *s = &gate->cur;
+    size_t n = sizeof gate->starters / sizeof gate->starters[0];
+    uint32_t gen = s->first.foreign_gen;
+    const char *who = gate->starters[gen % n].gen == gen
+                          ? gate->starters[gen % n].name
+                          : "an earlier test";
+    struct leakgate_buf b = LEAKGATE_BUF_INIT;
+
+    if (s->first.foreign_allocs == 0 || v->hint)
+        return 0;
+    leakgate_buf__printf(
+        &b,
+        "%llu allocation%s made during this test by a thread that %s "
+        "started (still running after its window closed) are not counted "
+        "here: they are that test's",
+        (unsigned long long)s->first.foreign_allocs,
+        s->first.foreign_allocs == 1 ? "" : "s", who);
+    v->hint = leakgate_buf__take(&b);
+    if (!v->hint)
+        return leakgate_error__set(LEAKGATE_ENOMEM, "verdict");
+    return rewrite_report(gate, v);
+}
+
 int
 leakgate_gate__fast_open(struct leakgate_gate *gate,
                          const char *suite,
@@ -105,6 +184,8 @@ leakgate_gate__fast_open(struct leakgate_gate *gate,
         leakgate_gate__scope_close(gate);
         return rc;
     }
+    note_starter(gate, suite, test);
+    leakgate_track__own_threads();
     leakgate_track__meter_start(NULL);
     s->metered = true;
     s->open = true;
@@ -286,6 +367,8 @@ leakgate_gate__fast_annotate(struct leakgate_gate *gate,
     }
     if (s->fast) {
         v->how = LEAKGATE_MEASURED_FAST;
+        if (foreign_hint(gate, v) < 0)
+            return LEAKGATE_ENOMEM;
         if (v->status != LEAKGATE_STATUS_NOT_JUDGED || s->first.live_objs == 0)
             return 0;
         /* A fatal assertion: exact mode would show what it left; it

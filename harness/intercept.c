@@ -31,6 +31,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <malloc.h>
+#include <pthread.h>
 #include <stdalign.h>
 #include <stdatomic.h>
 #include <stddef.h>
@@ -64,12 +65,18 @@ struct next_fns {
     void *(*aligned_alloc)(size_t, size_t);
     void *(*memalign)(size_t, size_t);
     void *(*valloc)(size_t);
+    void *(*pvalloc)(size_t);
     void *(*mallocx)(size_t, int);
     void *(*rallocx)(void *, size_t, int);
     size_t (*xallocx)(void *, size_t, size_t, int);
     size_t (*sallocx)(const void *, int);
+    int (*mallctl)(const char *, void *, size_t *, void *, size_t);
     void (*dallocx)(void *, int);
     void (*sdallocx)(void *, size_t, int);
+    int (*pthread_create)(pthread_t *,
+                          const pthread_attr_t *,
+                          void *(*)(void *),
+                          void *);
     /* C++: new (n), new (n, nothrow), new (n, align), new (n, align,
      * nothrow), for objects and arrays; delete likewise, plus sized. */
     void *(*nw)(size_t);
@@ -141,12 +148,15 @@ static const struct {
     {offsetof(struct next_fns, aligned_alloc), "aligned_alloc"},
     {offsetof(struct next_fns, memalign), "memalign"},
     {offsetof(struct next_fns, valloc), "valloc"},
+    {offsetof(struct next_fns, pvalloc), "pvalloc"},
     {offsetof(struct next_fns, mallocx), "mallocx"},
     {offsetof(struct next_fns, rallocx), "rallocx"},
     {offsetof(struct next_fns, xallocx), "xallocx"},
     {offsetof(struct next_fns, sallocx), "sallocx"},
+    {offsetof(struct next_fns, mallctl), "mallctl"},
     {offsetof(struct next_fns, dallocx), "dallocx"},
     {offsetof(struct next_fns, sdallocx), "sdallocx"},
+    {offsetof(struct next_fns, pthread_create), "pthread_create"},
     {offsetof(struct next_fns, nw), "_Znwm"},
     {offsetof(struct next_fns, na), "_Znam"},
     {offsetof(struct next_fns, nw_nt), "_ZnwmRKSt9nothrow_t"},
@@ -230,11 +240,21 @@ classed(void *p, size_t n, size_t align)
 static inline ALLOC_PATH void *
 noted_from(void *p, uintptr_t caller)
 {
+    /* A thread an earlier window started: not this window's (track_hot.h). */
+    if (p && leakgate_track__born && leakgate_track__foreign_here()) {
+        if (leakgate_track__recording())
+            leakgate_track__foreign();
+        return p;
+    }
+    /* jemalloc counts the meter owner's bytes itself: no size needed. */
     if (p && leakgate_track__metering_now())
-        leakgate_track__meter_add((long long)usable(p), true);
+        leakgate_track__meter_add(
+            leakgate_track__meter_counted_here() ? 1 : (long long)usable(p),
+            true);
     if (p && leakgate_track__recording()) {
         leakgate_track__record((uintptr_t)p);
-        leakgate_track__stack_note((uintptr_t)p, caller);
+        if (leakgate_track__stack_wanted(caller))
+            leakgate_track__stack_note((uintptr_t)p, caller);
     }
     return p;
 }
@@ -242,11 +262,16 @@ noted_from(void *p, uintptr_t caller)
 #define CALLER ((uintptr_t)__builtin_return_address(0))
 #define noted(p) noted_from((p), CALLER)
 
-/* The usable size of p, for the meter, while it counts (else 0). */
+/* The usable size of p, for the meter, while it counts and jemalloc's
+ * counters do not count it (else 0). */
 static inline size_t
 metered_size(const void *p)
 {
-    return p && leakgate_track__metering_now() ? usable(p) : 0;
+    return p && leakgate_track__metering_now() &&
+                   !leakgate_track__meter_counted_here() &&
+                   !(leakgate_track__born && leakgate_track__foreign_here())
+               ? usable(p)
+               : 0;
 }
 
 static inline void
@@ -374,6 +399,26 @@ valloc(size_t n)
     return noted(classed(NEXT(valloc)(n), n, 4096));
 }
 
+/* pvalloc: valloc of n rounded up to whole pages (0: one page).  jemalloc
+ * has none: the next definition would be the C library's, whose object
+ * jemalloc's free cannot take; in a process with jemalloc it is
+ * jemalloc's memalign of the rounded size.  A lean process has the C
+ * library's pvalloc. */
+WRAP void *
+pvalloc(size_t n)
+{
+    size_t page = 4096, size = n ? (n + page - 1) & ~(page - 1) : page;
+
+    if (size < n) {
+        errno = ENOMEM;
+        return NULL;
+    }
+    resolve();
+    if (leakgate_jesize__lean() && next.pvalloc)
+        return noted(classed(next.pvalloc(n), size, page));
+    return noted(classed(NEXT(memalign)(page, size), size, page));
+}
+
 /* jemalloc's own API: only a process with jemalloc has it (a lean
  * process's program cannot have called it: it would not link). */
 WRAP void *
@@ -409,7 +454,8 @@ xallocx(void *p, size_t n, size_t extra, int flags)
     if (after != before) {
         /* In place: noted anew (as exact profiling samples it), its new
          * size counted once. */
-        if (leakgate_track__metering_now())
+        if (leakgate_track__metering_now() &&
+            !leakgate_track__meter_counted_here())
             leakgate_track__meter_add(-(long long)before, false);
         noted(p);
     }
@@ -520,6 +566,71 @@ DELETE_WRAPPER(_ZdaPvmSt11align_val_t,
                (void *p, size_t n, size_t a),
                (p, n, a))
 
+/*
+ * pthread_create: a thread created while a test's window is open belongs
+ * to that window (track_hot.h, leakgate_track__born); it starts through
+ * leakgate_intercept_thread_start(), which notes so.  The start's
+ * function and argument wait in a fixed table (no allocation: it would be
+ * the window's); with the table full the thread starts as it would, not
+ * noted (its allocations count in whichever window is open, as before).
+ */
+#define START_SLOTS 256
+
+static struct start_slot {
+    void *(*fn)(void *);
+    void *arg;
+    uint32_t born;
+    atomic_bool used;
+} starts[START_SLOTS];
+
+/* Named leakgate_*: reports cut a stack at a leakgate frame, so a
+ * thread's stacks end where they would without it. */
+static void *
+leakgate_intercept_thread_start(void *payload)
+{
+    struct start_slot *slot = payload;
+    void *(*fn)(void *) = slot->fn;
+    void *arg = slot->arg;
+
+    leakgate_track__born = slot->born;
+    atomic_store_explicit(&slot->used, false, memory_order_release);
+    return fn(arg);
+}
+
+__attribute__((visibility("default"))) int
+pthread_create(pthread_t *thread,
+               const pthread_attr_t *attr,
+               void *(*fn)(void *),
+               void *arg)
+{
+    uint32_t born = leakgate_track__born && leakgate_track__foreign_here()
+                        ? leakgate_track__born
+                    : leakgate_track__recording()
+                        ? atomic_load(&leakgate_track__thread_window)
+                        : 0;
+
+    if (!NEXT(pthread_create))
+        return EAGAIN;
+    for (size_t i = 0; born && i < START_SLOTS; i++) {
+        struct start_slot *slot = &starts[i];
+        bool expected = false;
+        int rc;
+
+        if (atomic_load_explicit(&slot->used, memory_order_relaxed) ||
+            !atomic_compare_exchange_strong(&slot->used, &expected, true))
+            continue;
+        slot->fn = fn;
+        slot->arg = arg;
+        slot->born = born;
+        rc = next.pthread_create(thread, attr, leakgate_intercept_thread_start,
+                                 slot);
+        if (rc != 0)
+            atomic_store(&slot->used, false);
+        return rc;
+    }
+    return next.pthread_create(thread, attr, fn, arg);
+}
+
 /* Exported so that another copy of leakgate (a linked test binary run by
  * `leakgate run`) recognises these wrappers as leakgate's. */
 __attribute__((visibility("default"))) const int leakgate_alloc_wrappers = 1;
@@ -533,6 +644,24 @@ leakgate_intercept__range(uintptr_t *start, uintptr_t *end)
 {
     *start = (uintptr_t)__start_leakgate_alloc;
     *end = (uintptr_t)__stop_leakgate_alloc;
+}
+
+bool
+leakgate_intercept__counters(const volatile uint64_t **allocated,
+                             const volatile uint64_t **deallocated)
+{
+    uint64_t *a = NULL, *d = NULL;
+    size_t sz = sizeof a;
+
+    resolve();
+    *allocated = *deallocated = NULL;
+    if (leakgate_jesize__lean() || !next.mallctl ||
+        next.mallctl("thread.allocatedp", &a, &sz, NULL, 0) != 0 ||
+        next.mallctl("thread.deallocatedp", &d, &sz, NULL, 0) != 0 || !a || !d)
+        return false;
+    *allocated = a;
+    *deallocated = d;
+    return true;
 }
 
 const void *

@@ -287,10 +287,13 @@ put_verdict(struct leakgate_buf *b,
     leakgate_run__put_field(b, v->suite);
     leakgate_buf__puts(b, "\t");
     leakgate_run__put_field(b, v->test);
-    /* %.17g: the parent sums the same doubles report.c would. */
-    leakgate_buf__printf(b, "\t%s\t%d\t%.17g\t",
-                         leakgate_run__status_name(v->status), failed ? 1 : 0,
-                         v->seconds > 0 ? v->seconds : 0.0);
+    leakgate_buf__puts(b, "\t");
+    leakgate_buf__puts(b, leakgate_run__status_name(v->status));
+    leakgate_buf__puts(b, failed ? "\t1\t" : "\t0\t");
+    /* %a: exact, so the parent sums the same doubles report.c would
+     * (strtod reads it back), and cheap to print (%.17g of a double is
+     * a few thousand instructions per test). */
+    leakgate_buf__printf(b, "%a\t", v->seconds > 0 ? v->seconds : 0.0);
     leakgate_buf__puts(b, "\t"); /* field 6, unused (run_proto.h) */
     leakgate_run__put_field(b, p->junit_case ? p->junit_case : "");
     leakgate_buf__puts(b, "\t");

@@ -140,7 +140,14 @@ used_slots(void)
 }
 
 /* Read by the wrappers on every allocation and free (track_hot.h). */
-atomic_bool leakgate_track__on;       /* a window is open: record */
+atomic_bool leakgate_track__on;     /* a window is open: record */
+atomic_uint leakgate_track__window; /* its generation */
+/* ... when the threads it starts are its own */
+atomic_uint leakgate_track__thread_window;
+__thread uint32_t leakgate_track__born
+    __attribute__((tls_model("initial-exec")));
+atomic_ullong leakgate_track__foreign_allocs;
+atomic_uint leakgate_track__foreign_gen;
 atomic_bool leakgate_track__erasing;  /* erase (on, and while end counts) */
 atomic_bool leakgate_track__metering; /* the peak meter counts */
 
@@ -200,9 +207,19 @@ leakgate_track__meter_start(const struct leakgate_track_meter *from)
     struct leakgate_track__meter_state *m = &leakgate_track__meter;
     unsigned long long gen = atomic_load(&m->owner) + 1;
 
-    /* This thread owns the meter from now on (track_hot.h). */
+    const volatile uint64_t *a, *d;
+
+    /* This thread owns the meter from now on (track_hot.h); in a process
+     * with jemalloc its bytes are jemalloc's counters from here. */
     leakgate_track__meter_mine = gen;
     atomic_store(&m->owner, gen);
+    if (leakgate_intercept__counters(&a, &d)) {
+        m->own_allocp = a;
+        m->own_deallocp = d;
+        m->own_base = (long long)(*a - *d) - (from ? from->live : 0);
+    } else {
+        m->own_allocp = m->own_deallocp = NULL;
+    }
     atomic_store(&m->own_live, from ? from->live : 0);
     atomic_store(&m->own_peak, from ? (long long)from->peak : 0);
     atomic_store(&m->others_live, 0);
@@ -224,7 +241,7 @@ leakgate_track__meter_stop(struct leakgate_track_meter *out)
     others_peak = atomic_load(&m->others_peak);
     if (others_peak > peak)
         peak = others_peak;
-    out->live = atomic_load(&m->own_live) + atomic_load(&m->others_live);
+    out->live = leakgate_track__meter_own(m) + atomic_load(&m->others_live);
     out->peak = peak > 0 ? (uint64_t)peak : 0;
     out->allocs = meter_allocs.from + (sum_allocs() - meter_allocs.base);
 }
@@ -482,7 +499,10 @@ leakgate_track__begin(void)
         atomic_store(&slots[i].sets, 0);
         atomic_store(&slots[i].clears, 0);
     }
-    atomic_fetch_add(&track.gen, 1);
+    atomic_store(&leakgate_track__window, atomic_fetch_add(&track.gen, 1) + 1);
+    atomic_store(&leakgate_track__thread_window, 0);
+    atomic_store(&leakgate_track__foreign_allocs, 0);
+    atomic_store(&leakgate_track__foreign_gen, 0);
     atomic_store(&track.failed, false);
     track.dirty = false;
     track.open = true;
@@ -554,6 +574,8 @@ leakgate_track__end(struct leakgate_track_result *out)
     sum_slots(&sets, &clears);
     out->allocs = sets;
     out->frees = clears;
+    out->foreign_allocs = atomic_load(&leakgate_track__foreign_allocs);
+    out->foreign_gen = atomic_load(&leakgate_track__foreign_gen);
     if (sets != clears)
         count_left(out);
     atomic_store(&leakgate_track__erasing, false);
@@ -565,6 +587,19 @@ leakgate_track__end(struct leakgate_track_result *out)
                                    "not grow (mmap failed): this window "
                                    "needs an exact measurement");
     return 0;
+}
+
+uint32_t
+leakgate_track__window_gen(void)
+{
+    return atomic_load(&leakgate_track__window);
+}
+
+void
+leakgate_track__own_threads(void)
+{
+    atomic_store(&leakgate_track__thread_window,
+                 track.open ? atomic_load(&leakgate_track__window) : 0);
 }
 
 bool
@@ -616,5 +651,13 @@ const void *
 leakgate_intercept__next_malloc(void)
 {
     return NULL;
+}
+
+bool
+leakgate_intercept__counters(const volatile uint64_t **allocated,
+                             const volatile uint64_t **deallocated)
+{
+    *allocated = *deallocated = NULL;
+    return false;
 }
 #endif

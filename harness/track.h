@@ -3,8 +3,8 @@
  * track: the cheap exact first pass, beside profile.
  *
  * leakgate's allocation wrappers (intercept.c: malloc, calloc, realloc,
- * posix_memalign, aligned_alloc, memalign, valloc, jemalloc's mallocx
- * family and C++'s operator new) record, while a window is open, every
+ * posix_memalign, aligned_alloc, memalign, valloc, pvalloc, jemalloc's
+ * mallocx family and C++'s operator new) record, while a window is open, every
  * pointer they return, and remove it again when it is freed (free,
  * realloc's free half, dallocx, sdallocx, operator delete).  A pointer
  * resized in place (realloc, rallocx, xallocx) is recorded too, because
@@ -42,7 +42,21 @@ struct leakgate_track_result {
     uint64_t live_bytes; /* their usable bytes (malloc_usable_size) */
     uint64_t allocs;     /* allocations and in-place resizes seen */
     uint64_t frees;      /* frees of objects allocated in the window */
+    /* Allocations not counted: made by a thread that an earlier window
+     * started (track_hot.h, leakgate_track__foreign()), the first such
+     * window's generation (leakgate_track__window_gen()), 0: none. */
+    uint64_t foreign_allocs;
+    uint32_t foreign_gen;
 };
+
+/* The generation of the open window, or of the last one (0: none yet);
+ * each leakgate_track__begin() starts a new one.  Cannot fail. */
+uint32_t leakgate_track__window_gen(void);
+
+/* The threads the open window starts are its own (a test's window; not a
+ * suite's pieces): track_hot.h, leakgate_track__born.  Until the next
+ * leakgate_track__begin().  Cannot fail. */
+void leakgate_track__own_threads(void);
 
 /*
  * Get ready (once; later calls return 0): map the table, and prove with a
@@ -90,8 +104,9 @@ int leakgate_track__each(int (*fn)(const void *ptr,
 
 /*
  * Stacks (track_stacks.c).  Which allocations of the next window get
- * their stack recorded: none; those whose immediate caller is the C
- * library or the dynamic linker (runtime); or all.  Call before
+ * their stack recorded: none; those whose immediate caller is a function
+ * of the C library or the dynamic linker that an ignore list names
+ * (runtime: leakgate_track__runtime_functions()); or all.  Call before
  * leakgate_track__begin(); maps the tables on first use.  Returns 0, or
  * LEAKGATE_ENOMEM (then no stacks are recorded).
  */
@@ -101,6 +116,16 @@ enum leakgate_track_stacks {
     LEAKGATE_TRACK_STACKS_ALL
 };
 int leakgate_track__stacks(enum leakgate_track_stacks mode);
+
+/*
+ * The runtime functions of LEAKGATE_TRACK_STACKS_RUNTIME: the C library's
+ * and the dynamic linker's exported functions whose names match one of
+ * the n globs (the ignore lists' frames), resolved to address ranges now
+ * (globs are not kept).  Until the first call no allocation is a runtime
+ * one.  Call while no window is open.  Returns 0, or LEAKGATE_ENOMEM (the
+ * tables could not be mapped).
+ */
+int leakgate_track__runtime_functions(const char *const *globs, size_t n);
 
 /* Recorded stacks end at the first frame in [begin, end), the test
  * runner's code (leakgate_gate_set_runner).  Cannot fail. */

@@ -14,6 +14,51 @@
 
 /* A window is open: allocations are recorded. */
 extern atomic_bool leakgate_track__on;
+/* The open window's generation (track.h, leakgate_track__window_gen()). */
+extern atomic_uint leakgate_track__window;
+/* The open window's generation when the threads it starts are its own
+ * (a test's window: leakgate_track__own_threads()), else 0. */
+extern atomic_uint leakgate_track__thread_window;
+
+/*
+ * Threads a test's window started (intercept.c wraps pthread_create):
+ * each thread's `born` is the generation of the test window open when it
+ * was created (inherited from a creator that was itself born in one), 0
+ * for threads created outside test windows (main, a suite's init or
+ * cleanup: their allocations count wherever they happen, as before).  A thread
+ * still running after its window closed (detached) belongs to that window's
+ * test: what it allocates while a later window is open is not that window's,
+ * and is neither recorded nor metered there, only counted (the verdict says so:
+ * gate_fast.c).
+ */
+extern __thread uint32_t leakgate_track__born
+    __attribute__((tls_model("initial-exec")));
+extern atomic_ullong leakgate_track__foreign_allocs;
+extern atomic_uint leakgate_track__foreign_gen;
+
+/* This thread was started by an earlier window than the open one. */
+static inline bool
+leakgate_track__foreign_here(void)
+{
+    uint32_t b = leakgate_track__born;
+
+    return b != 0 && b != atomic_load_explicit(&leakgate_track__window,
+                                               memory_order_relaxed);
+}
+
+/* Count an allocation of a foreign thread (not recorded, not metered). */
+static inline void
+leakgate_track__foreign(void)
+{
+    unsigned int none = 0;
+
+    atomic_fetch_add_explicit(&leakgate_track__foreign_allocs, 1,
+                              memory_order_relaxed);
+    if (atomic_load_explicit(&leakgate_track__foreign_gen,
+                             memory_order_relaxed) == 0)
+        atomic_compare_exchange_strong(&leakgate_track__foreign_gen, &none,
+                                       leakgate_track__born);
+}
 /* Frees erase (a window is open, or its end is counting). */
 extern atomic_bool leakgate_track__erasing;
 /* Frees are watched (track.h, Watch). */
@@ -38,6 +83,14 @@ extern atomic_bool leakgate_track__metering;
 struct leakgate_track__meter_state {
     _Alignas(64) atomic_ullong owner;
     atomic_llong trigger; /* LLONG_MAX: none */
+    /* In a process with jemalloc the owner's live bytes are jemalloc's
+     * own per-thread counters (thread.allocatedp, thread.deallocatedp:
+     * usable sizes, kept on jemalloc's fast path anyway) minus own_base:
+     * no sallocx and no store per allocation or free.  NULL (a lean
+     * process, or no counters): own_live counts. */
+    const volatile uint64_t *own_allocp;
+    const volatile uint64_t *own_deallocp;
+    long long own_base;
     _Alignas(64) atomic_llong own_live;
     atomic_llong own_peak;
     _Alignas(64) atomic_llong others_live;
@@ -60,6 +113,28 @@ void leakgate_track__meter_count_slow(void);
 extern __thread unsigned long long leakgate_track__meter_mine
     __attribute__((tls_model("initial-exec")));
 
+/* Which allocations get a stack (track.h's enum leakgate_track_stacks),
+ * and [start, end) of the C runtime's text: in runtime mode only a caller
+ * inside it can need one (track_stacks.c decides). */
+#define LEAKGATE_TRACK__STACKS_RUNTIME 1
+#define LEAKGATE_TRACK__STACKS_ALL 2
+extern atomic_int leakgate_track__stacks_mode;
+extern uintptr_t leakgate_track__runtime_span[2];
+
+/* Whether an allocation from caller (the wrapper's return address) may
+ * need its stack: leakgate_track__stack_note() is called only then. */
+static inline bool
+leakgate_track__stack_wanted(uintptr_t caller)
+{
+    int m = atomic_load_explicit(&leakgate_track__stacks_mode,
+                                 memory_order_relaxed);
+
+    return m == LEAKGATE_TRACK__STACKS_ALL ||
+           (m == LEAKGATE_TRACK__STACKS_RUNTIME &&
+            caller >= leakgate_track__runtime_span[0] &&
+            caller < leakgate_track__runtime_span[1]);
+}
+
 /* Note the object at a as allocated in the window.  Never allocates. */
 void leakgate_track__record(uintptr_t a);
 
@@ -80,16 +155,43 @@ leakgate_track__metering_now(void)
                                 memory_order_relaxed);
 }
 
+/* The owner's live bytes above the window's start (read by any thread:
+ * the counters are the owner's, written by it alone). */
+static inline long long
+leakgate_track__meter_own(const struct leakgate_track__meter_state *m)
+{
+    const volatile uint64_t *a = m->own_allocp;
+
+    if (a)
+        return (long long)(*a - *m->own_deallocp) - m->own_base;
+    return atomic_load_explicit(&m->own_live, memory_order_relaxed);
+}
+
+/* This thread owns the meter and jemalloc counts its bytes: its
+ * allocations and frees need no size (leakgate_track__meter_level()). */
+static inline bool
+leakgate_track__meter_counted_here(void)
+{
+    const struct leakgate_track__meter_state *m = &leakgate_track__meter;
+
+    return m->own_allocp &&
+           leakgate_track__meter_mine ==
+               atomic_load_explicit(&m->owner, memory_order_relaxed);
+}
+
 /* The owner's part: plain stores (only the owner writes it). */
 static inline long long
 leakgate_track__meter_add_own(struct leakgate_track__meter_state *m,
                               long long bytes)
 {
-    long long own =
-        atomic_load_explicit(&m->own_live, memory_order_relaxed) + bytes;
-    long long level;
+    long long own, level;
 
-    atomic_store_explicit(&m->own_live, own, memory_order_relaxed);
+    if (m->own_allocp) {
+        own = leakgate_track__meter_own(m);
+    } else {
+        own = atomic_load_explicit(&m->own_live, memory_order_relaxed) + bytes;
+        atomic_store_explicit(&m->own_live, own, memory_order_relaxed);
+    }
     if (bytes <= 0)
         return LLONG_MIN;
     level = own + atomic_load_explicit(&m->others_live, memory_order_relaxed);
@@ -110,7 +212,7 @@ leakgate_track__meter_add_others(struct leakgate_track__meter_state *m,
 
     if (bytes <= 0)
         return LLONG_MIN;
-    level += atomic_load_explicit(&m->own_live, memory_order_relaxed);
+    level += leakgate_track__meter_own(m);
     peak = atomic_load_explicit(&m->others_peak, memory_order_relaxed);
     while (level > peak && !atomic_compare_exchange_weak_explicit(
                                &m->others_peak, &peak, level,

@@ -7,9 +7,13 @@
  * While a window is open and stacks are wanted, the allocation wrappers
  * (intercept.c) hand every chosen allocation here: all of them for a test
  * whose thresholds accept some growth (LEAKGATE_TRACK_STACKS_ALL), or only
- * those whose immediate caller is the C library or the dynamic linker
- * (LEAKGATE_TRACK_STACKS_RUNTIME: a thread's descriptor, stdio buffers,
- * time-zone data, which the built-in ignore list covers).  The stack is
+ * those whose immediate caller is a function of the C library or the
+ * dynamic linker that an ignore list names (LEAKGATE_TRACK_STACKS_RUNTIME:
+ * a thread's descriptor, stdio buffers, which the built-in ignore list
+ * covers; runtime_needs_stack() decides, from the address ranges
+ * leakgate_track__runtime_functions() resolved once).  A program's own
+ * strdup, asprintf or getline is not unwound: what it keeps has no stack
+ * here, and the window is measured by a replay, as any leak.  The stack is
  * unwound by stackwalk.c (libgcc's frames, from a table), as exact
  * windows unwind it, and the leading frames inside leakgate's own
  * allocation section are dropped, as exact windows drop them: the same
@@ -27,6 +31,7 @@
  */
 #include "track.h"
 
+#include <elf.h>
 #include <link.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -45,6 +50,9 @@
 #define PC_WORDS ((size_t)1 << 21)    /* 16 MiB of return addresses */
 #define MAX_FRAMES 128                /* as jemalloc's profiler */
 #define TOMBSTONE ((uintptr_t)1)
+#define MAX_IGNORED 256 /* runtime functions an ignore list names */
+#define MAX_GLOBS 64    /* globs kept for the lazy scan */
+#define GLOB_CHARS 64   /* ... each shorter than this */
 
 #define ALLOC_PATH __attribute__((section("leakgate_alloc"), noinline))
 
@@ -74,12 +82,28 @@ static struct {
     bool failed;             /* a table was full: some object has no stack */
     uintptr_t runtime[4][2]; /* text of libc and ld.so: [start, end) */
     size_t nruntime;
+    struct runtime_syms {
+        uintptr_t base;         /* load bias */
+        const ElfW(Sym) * syms; /* .dynsym */
+        const char *names;      /* .dynstr */
+        size_t nsyms;
+    } rtsyms[4]; /* libc's and ld.so's exported symbols */
+    size_t nrtsyms;
+    uintptr_t ignored[MAX_IGNORED][2]; /* functions the globs name */
+    size_t nignored;
     uintptr_t own[2];    /* leakgate's allocation section */
     uintptr_t runner[2]; /* the test runner's trampolines */
     bool ready;
 } st;
 
-static atomic_int mode;
+/* The stack mode, and the span of the runtime's text (track_hot.h: the
+ * wrappers call leakgate_track__stack_note() only inside it). */
+atomic_int leakgate_track__stacks_mode;
+uintptr_t leakgate_track__runtime_span[2];
+_Static_assert(LEAKGATE_TRACK_STACKS_RUNTIME ==
+                       LEAKGATE_TRACK__STACKS_RUNTIME &&
+                   LEAKGATE_TRACK_STACKS_ALL == LEAKGATE_TRACK__STACKS_ALL,
+               "track_hot.h's stack modes are track.h's");
 static atomic_flag lock = ATOMIC_FLAG_INIT;
 static atomic_size_t live; /* objects with a stack, this window */
 
@@ -106,6 +130,60 @@ is_runtime(const char *path)
            strncmp(base, "ld-linux", 8) == 0 || strncmp(base, "ld.so", 5) == 0;
 }
 
+/* The number of symbols of a GNU hash table (the highest index a bucket
+ * or its chain reaches, plus one). */
+static size_t
+gnu_hash_nsyms(const uint32_t *h)
+{
+    uint32_t nbuckets = h[0], symoffset = h[1], bloom_words = h[2];
+    const uint32_t *buckets =
+        (const uint32_t *)((const ElfW(Addr) *)(h + 4) + bloom_words);
+    const uint32_t *chain = buckets + nbuckets;
+    uint32_t last = 0;
+
+    for (uint32_t b = 0; b < nbuckets; b++) {
+        if (buckets[b] > last)
+            last = buckets[b];
+    }
+    if (last < symoffset)
+        return symoffset;
+    while (!(chain[last - symoffset] & 1))
+        last++;
+    return (size_t)last + 1;
+}
+
+/* A dynamic-section pointer: ld.so relocates most in place; the vDSO's
+ * and some loaders' stay relative to the load bias. */
+static uintptr_t
+dyn_ptr(uintptr_t base, ElfW(Addr) p)
+{
+    return p < base ? base + p : p;
+}
+
+/* Keep a runtime object's exported symbols (its .dynsym, .dynstr and the
+ * symbol count from its hash table). */
+static void
+note_syms(const struct dl_phdr_info *info, const ElfW(Phdr) * ph)
+{
+    const ElfW(Dyn) *d = (const ElfW(Dyn) *)(info->dlpi_addr + ph->p_vaddr);
+    struct runtime_syms r = {info->dlpi_addr, NULL, NULL, 0};
+
+    for (; d->d_tag != DT_NULL; d++) {
+        uintptr_t p = dyn_ptr(info->dlpi_addr, d->d_un.d_ptr);
+
+        if (d->d_tag == DT_SYMTAB)
+            r.syms = (const ElfW(Sym) *)p;
+        else if (d->d_tag == DT_STRTAB)
+            r.names = (const char *)p;
+        else if (d->d_tag == DT_GNU_HASH)
+            r.nsyms = gnu_hash_nsyms((const uint32_t *)p);
+        else if (d->d_tag == DT_HASH && r.nsyms == 0)
+            r.nsyms = ((const uint32_t *)p)[1];
+    }
+    if (r.syms && r.names && r.nsyms && st.nrtsyms < 4)
+        st.rtsyms[st.nrtsyms++] = r;
+}
+
 static int
 note_runtime(struct dl_phdr_info *info, size_t size, void *payload)
 {
@@ -113,10 +191,12 @@ note_runtime(struct dl_phdr_info *info, size_t size, void *payload)
     (void)payload;
     if (!info->dlpi_name || !is_runtime(info->dlpi_name))
         return 0;
-    for (size_t i = 0; i < info->dlpi_phnum && st.nruntime < 4; i++) {
+    for (size_t i = 0; i < info->dlpi_phnum; i++) {
         const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
 
-        if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X))
+        if (ph->p_type == PT_DYNAMIC)
+            note_syms(info, ph);
+        if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X) || st.nruntime >= 4)
             continue;
         st.runtime[st.nruntime][0] = info->dlpi_addr + ph->p_vaddr;
         st.runtime[st.nruntime][1] =
@@ -126,22 +206,230 @@ note_runtime(struct dl_phdr_info *info, size_t size, void *payload)
     return 0;
 }
 
+/*
+ * What the runtime call sites of the allocator were found to be, by their
+ * return address: a lock-free table, filled as sites are first seen in a
+ * window, emptied by leakgate_track__runtime_functions().
+ */
+enum { SITE_UNKNOWN, SITE_PLAIN, SITE_IGNORED };
+#define SITE_SLOTS 4096
+#define SITE_PROBES 16
+
+static struct site {
+    _Atomic uintptr_t pc;
+    atomic_uchar kind;
+} sites[SITE_SLOTS];
+static atomic_bool sites_used; /* some site was noted */
+
+/* The longest run of literal characters of a glob (none: ""), which
+ * every name it matches contains: a cheap test before fnmatch. */
+static void
+literal_run(const char *glob, char *out, size_t size)
+{
+    size_t best = 0, len = 0;
+    const char *start = glob;
+
+    out[0] = '\0';
+    for (const char *p = glob;; p++) {
+        if (*p && !strchr("*?[]\\", *p)) {
+            if (len++ == 0)
+                start = p;
+            continue;
+        }
+        if (len > best && len < size) {
+            memcpy(out, start, len);
+            out[len] = '\0';
+            best = len;
+        }
+        len = 0;
+        if (*p == '[') /* a class: skip to its end */
+            while (p[1] && p[1] != ']')
+                p++;
+        if (!*p)
+            return;
+    }
+}
+
+/* Which globs a name may match, by the pairs of characters it contains:
+ * a glob whose literal run starts with the pair (hashed; collisions only
+ * add candidates) is a candidate.  Globs beyond 64, or without a literal
+ * run of two characters, always are.  Scanning libc's 3,000 names costs
+ * a few lookups per name instead of a strstr per glob. */
+#define PAIR_SLOTS 4096
+static uint64_t pair_globs[PAIR_SLOTS];
+static uint64_t always_globs;
+
+static size_t
+pair_slot(unsigned char a, unsigned char b)
+{
+    return ((size_t)a * 31u + b) & (PAIR_SLOTS - 1);
+}
+
+static void
+pairs_init(char (*lits)[GLOB_CHARS], size_t n)
+{
+    memset(pair_globs, 0, sizeof pair_globs);
+    always_globs = n > 64 ? UINT64_MAX : 0;
+    for (size_t i = 0; i < n && i < 64; i++) {
+        if (strlen(lits[i]) < 2)
+            always_globs |= (uint64_t)1 << i;
+        else
+            pair_globs[pair_slot((unsigned char)lits[i][0],
+                                 (unsigned char)lits[i][1])] |= (uint64_t)1
+                                                                << i;
+    }
+}
+
+/* Whether name matches one of the n globs (lits: their literal runs). */
+static bool
+named(const char *name,
+      const char *const *globs,
+      char (*lits)[GLOB_CHARS],
+      size_t n)
+{
+    uint64_t maybe = always_globs;
+
+    for (const char *p = name; p[0] && p[1]; p++)
+        maybe |=
+            pair_globs[pair_slot((unsigned char)p[0], (unsigned char)p[1])];
+    for (size_t i = 0; maybe && i < n; i++) {
+        if ((i >= 64 || (maybe >> i & 1)) && strstr(name, lits[i]) &&
+            leakgate_util__glob_match(globs[i], name))
+            return true;
+    }
+    return false;
+}
+
+static int
+map_tables(void)
+{
+    if (st.ready)
+        return 0;
+    st.objs = leakgate_util__map_zeroed(OBJ_SLOTS * sizeof *st.objs, true);
+    st.objs_next = leakgate_util__map_zeroed(OBJ_SLOTS * sizeof *st.objs, true);
+    st.stacks =
+        leakgate_util__map_zeroed(STACK_SLOTS * sizeof *st.stacks, true);
+    st.pcs = leakgate_util__map_zeroed(PC_WORDS * sizeof *st.pcs, true);
+    if (!st.objs || !st.objs_next || !st.stacks || !st.pcs)
+        return leakgate_error__set(LEAKGATE_ENOMEM,
+                                   "track: stack tables (mmap failed)");
+    dl_iterate_phdr(note_runtime, NULL);
+    for (size_t i = 0; i < st.nruntime; i++) {
+        if (i == 0 || st.runtime[i][0] < leakgate_track__runtime_span[0])
+            leakgate_track__runtime_span[0] = st.runtime[i][0];
+        if (st.runtime[i][1] > leakgate_track__runtime_span[1])
+            leakgate_track__runtime_span[1] = st.runtime[i][1];
+    }
+    leakgate_intercept__range(&st.own[0], &st.own[1]);
+    st.ready = true;
+    return 0;
+}
+
+/*
+ * The globs, kept until the ranges are resolved: on the first runtime call
+ * site a window meets (runtime_needs_stack()), not at start-up: a process
+ * whose windows never allocate through the C library never reads its
+ * 3,000 names (~0.7 million instructions).  Static: the scan runs inside
+ * an allocation wrapper and allocates nothing (fnmatch keeps short names
+ * on its stack).  More or longer globs than fit: resolved at once.
+ */
+static struct {
+    char globs[MAX_GLOBS][GLOB_CHARS];
+    char lits[MAX_GLOBS][GLOB_CHARS]; /* their literal runs */
+    const char *ptrs[MAX_GLOBS];
+    size_t n;
+    atomic_int state; /* RANGES_* */
+} pending;
+enum { RANGES_READY, RANGES_PENDING, RANGES_RESOLVING };
+static __thread bool resolving_here __attribute__((tls_model("initial-exec")));
+
+static void
+resolve_ranges(const char *const *globs, char (*lits)[GLOB_CHARS], size_t n)
+{
+    pairs_init(lits, n);
+    st.nignored = 0;
+    for (size_t m = 0; m < st.nrtsyms; m++) {
+        const struct runtime_syms *r = &st.rtsyms[m];
+
+        for (size_t i = 0; i < r->nsyms && st.nignored < MAX_IGNORED; i++) {
+            const ElfW(Sym) *sym = &r->syms[i];
+
+            if ((sym->st_info & 0xf) != STT_FUNC ||
+                sym->st_shndx == SHN_UNDEF || sym->st_size == 0 ||
+                !named(r->names + sym->st_name, globs, lits, n))
+                continue;
+            st.ignored[st.nignored][0] = r->base + sym->st_value;
+            st.ignored[st.nignored][1] = r->base + sym->st_value + sym->st_size;
+            st.nignored++;
+        }
+    }
+}
+
+/* The ranges are resolved (now, by this thread, if nobody has); false
+ * while another thread resolves them, or from within the scan. */
+static bool
+ranges_ready(void)
+{
+    int expected = RANGES_PENDING;
+
+    if (atomic_load_explicit(&pending.state, memory_order_acquire) ==
+        RANGES_READY)
+        return true;
+    if (resolving_here || !atomic_compare_exchange_strong(
+                              &pending.state, &expected, RANGES_RESOLVING))
+        return false;
+    resolving_here = true;
+    resolve_ranges(pending.ptrs, pending.lits, pending.n);
+    resolving_here = false;
+    atomic_store_explicit(&pending.state, RANGES_READY, memory_order_release);
+    return true;
+}
+
+int
+leakgate_track__runtime_functions(const char *const *globs, size_t n)
+{
+    int rc = map_tables();
+    bool fits = n <= MAX_GLOBS;
+
+    if (rc < 0)
+        return rc;
+    for (size_t i = 0; i < n && fits; i++)
+        fits = strlen(globs[i]) < GLOB_CHARS;
+    if (atomic_exchange(&sites_used, false))
+        memset(sites, 0, sizeof sites); /* untouched pages stay unmapped */
+    st.nignored = 0;
+    if (fits) {
+        for (size_t i = 0; i < n; i++) {
+            memcpy(pending.globs[i], globs[i], strlen(globs[i]) + 1);
+            pending.ptrs[i] = pending.globs[i];
+            literal_run(globs[i], pending.lits[i], GLOB_CHARS);
+        }
+        pending.n = n;
+        atomic_store(&pending.state, RANGES_PENDING);
+        return 0;
+    }
+    {
+        char(*lits)[GLOB_CHARS] = leakgate_util__calloc(n, sizeof *lits);
+
+        if (!lits)
+            return leakgate_error__set(LEAKGATE_ENOMEM, "track: globs");
+        for (size_t i = 0; i < n; i++)
+            literal_run(globs[i], lits[i], GLOB_CHARS);
+        resolve_ranges(globs, lits, n);
+        leakgate_util__free(lits);
+    }
+    atomic_store(&pending.state, RANGES_READY);
+    return 0;
+}
+
 int
 leakgate_track__stacks(enum leakgate_track_stacks m)
 {
-    if (m != LEAKGATE_TRACK_STACKS_NONE && !st.ready) {
-        st.objs = leakgate_util__map_zeroed(OBJ_SLOTS * sizeof *st.objs, true);
-        st.objs_next =
-            leakgate_util__map_zeroed(OBJ_SLOTS * sizeof *st.objs, true);
-        st.stacks =
-            leakgate_util__map_zeroed(STACK_SLOTS * sizeof *st.stacks, true);
-        st.pcs = leakgate_util__map_zeroed(PC_WORDS * sizeof *st.pcs, true);
-        if (!st.objs || !st.objs_next || !st.stacks || !st.pcs)
-            return leakgate_error__set(LEAKGATE_ENOMEM,
-                                       "track: stack tables (mmap failed)");
-        dl_iterate_phdr(note_runtime, NULL);
-        leakgate_intercept__range(&st.own[0], &st.own[1]);
-        st.ready = true;
+    if (m != LEAKGATE_TRACK_STACKS_NONE) {
+        int rc = map_tables();
+
+        if (rc < 0)
+            return rc;
     }
     /* A new generation empties the tables; the window is not open yet. */
     lock_tables();
@@ -152,7 +440,8 @@ leakgate_track__stacks(enum leakgate_track_stacks m)
     st.failed = false;
     atomic_store(&live, 0);
     unlock_tables();
-    atomic_store(&mode, st.ready ? (int)m : LEAKGATE_TRACK_STACKS_NONE);
+    atomic_store(&leakgate_track__stacks_mode,
+                 st.ready ? (int)m : LEAKGATE_TRACK_STACKS_NONE);
     return 0;
 }
 
@@ -200,6 +489,106 @@ unwind(struct unwound *u)
         if (pc >= st.runner[0] && pc < st.runner[1])
             break;
     }
+}
+
+/* A return address inside a runtime function an ignore list names. */
+static bool
+in_ignored(uintptr_t pc)
+{
+    for (size_t i = 0; i < st.nignored; i++) {
+        if (pc > st.ignored[i][0] && pc <= st.ignored[i][1])
+            return true;
+    }
+    return false;
+}
+
+static size_t
+site_home(uintptr_t pc)
+{
+    return (size_t)(pc * 0x9e3779b97f4a7c15ull >> 52) & (SITE_SLOTS - 1);
+}
+
+static int
+site_kind(uintptr_t pc)
+{
+    size_t i = site_home(pc);
+
+    for (size_t k = 0; k < SITE_PROBES; k++, i = (i + 1) & (SITE_SLOTS - 1)) {
+        uintptr_t at = atomic_load_explicit(&sites[i].pc, memory_order_acquire);
+
+        if (at == pc)
+            return atomic_load_explicit(&sites[i].kind, memory_order_acquire);
+        if (at == 0)
+            break;
+    }
+    return SITE_UNKNOWN;
+}
+
+/* Note what site pc is (the table full: not noted, asked again). */
+static void
+site_note(uintptr_t pc, int kind)
+{
+    size_t i = site_home(pc);
+
+    atomic_store_explicit(&sites_used, true, memory_order_relaxed);
+    for (size_t k = 0; k < SITE_PROBES; k++, i = (i + 1) & (SITE_SLOTS - 1)) {
+        uintptr_t expected = 0;
+
+        if (atomic_compare_exchange_strong(&sites[i].pc, &expected, pc) ||
+            expected == pc) {
+            atomic_store_explicit(&sites[i].kind, (unsigned char)kind,
+                                  memory_order_release);
+            return;
+        }
+    }
+}
+
+/*
+ * The one place that decides which allocations of a
+ * LEAKGATE_TRACK_STACKS_RUNTIME window are unwound: those made by the C
+ * library or the dynamic linker on behalf of a runtime function an ignore
+ * list names (the built-in list, when on, and the thresholds file's
+ * ignore: entries, resolved to the exported functions' address ranges by
+ * leakgate_track__runtime_functions()).  caller is the return address into
+ * the function that called the allocator:
+ *   - outside the runtime: no stack (the program's own allocation);
+ *   - inside a named function (_IO_file_doallocate's stdio buffer,
+ *     getpwuid's result): a stack;
+ *   - inside any other runtime function: decided once per call site, by
+ *     the stack of the first allocation made there in a window (a named
+ *     function on it: the DTV that pthread_create's allocate_dtv makes,
+ *     the time-zone data of localtime's __tzfile_read), then kept.  A
+ *     site first seen on the program's behalf (strdup, strndup, asprintf,
+ *     getline called by the test) is never unwound again.
+ * Only a recorded stack can let a window that keeps something pass
+ * without a replay; an allocation left without one sends the window to
+ * the replay, which measures it exactly: no choice made here can hide a
+ * leak.  *u is filled (*have) when the decision needed the stack.
+ */
+
+static ALLOC_PATH bool
+runtime_needs_stack(uintptr_t caller, struct unwound *u, bool *have)
+{
+    int kind;
+    bool named = false;
+
+    *have = false;
+    if (!in_runtime(caller))
+        return false;
+    kind = site_kind(caller);
+    if (kind != SITE_UNKNOWN)
+        return kind == SITE_IGNORED;
+    if (!ranges_ready())
+        return false; /* another thread is resolving: no stack, a replay */
+    named = in_ignored(caller);
+    if (!named) {
+        unwind(u);
+        *have = true;
+        for (size_t i = 0; i < u->n && !named; i++)
+            named = in_ignored(u->pcs[i]);
+    }
+    site_note(caller, named ? SITE_IGNORED : SITE_PLAIN);
+    return named;
 }
 
 static uint64_t
@@ -318,15 +707,19 @@ grow_objs(void)
 ALLOC_PATH void
 leakgate_track__stack_note(uintptr_t a, uintptr_t caller)
 {
-    int m = atomic_load_explicit(&mode, memory_order_relaxed);
+    int m = atomic_load_explicit(&leakgate_track__stacks_mode,
+                                 memory_order_relaxed);
     struct unwound u;
     struct obj_slot *o;
     uint32_t stack;
+    bool have = false;
 
     if (m == LEAKGATE_TRACK_STACKS_NONE ||
-        (m == LEAKGATE_TRACK_STACKS_RUNTIME && !in_runtime(caller)))
+        (m == LEAKGATE_TRACK_STACKS_RUNTIME &&
+         !runtime_needs_stack(caller, &u, &have)))
         return;
-    unwind(&u);
+    if (!have)
+        unwind(&u);
     lock_tables();
     stack = intern(u.pcs, u.n);
     o = find_obj(a);
@@ -476,7 +869,9 @@ leakgate_track__left_stacks(struct leakgate_diff **out)
     int rc;
 
     *out = NULL;
-    if (atomic_load(&mode) == LEAKGATE_TRACK_STACKS_NONE || st.failed)
+    if (atomic_load(&leakgate_track__stacks_mode) ==
+            LEAKGATE_TRACK_STACKS_NONE ||
+        st.failed)
         return leakgate_error__set(LEAKGATE_ENOTFOUND,
                                    "track: no stacks for this window");
     rc = gather_alloc(&g);
@@ -618,7 +1013,9 @@ leakgate_track__hold_left(uint32_t owner, struct leakgate_diff **out)
     if (owner == 0 || owner >= WATCH_OWNERS)
         return leakgate_error__set(LEAKGATE_ESTATE, "track: watch owner %u",
                                    (unsigned)owner);
-    stacks = atomic_load(&mode) != LEAKGATE_TRACK_STACKS_NONE && !st.failed;
+    stacks = atomic_load(&leakgate_track__stacks_mode) !=
+                 LEAKGATE_TRACK_STACKS_NONE &&
+             !st.failed;
     if (stacks) {
         rc = gather_alloc(&g);
         entry_of = leakgate_util__calloc(STACK_SLOTS, sizeof *entry_of);

@@ -12,9 +12,11 @@
 #include <jemalloc/jemalloc.h>
 #include <malloc.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "diff.h"
 #include "error.h"
 #include "unit.h"
 
@@ -153,6 +155,96 @@ test_track__jemalloc_api_and_old_aligned(void)
     CU_ASSERT_EQUAL(r.live_bytes, 48);
     CU_ASSERT(r.allocs >= 5);
     dallocx(d, 0);
+}
+
+/* pvalloc (jemalloc has none: before it was wrapped, the C library's
+ * object reached jemalloc's free and the process died in sallocx), and
+ * the other page-aligned and C-library allocators: each recorded with the
+ * usable size malloc_usable_size() reports, each free removes it. */
+static void
+test_track__pvalloc_and_friends(void)
+{
+    struct leakgate_track_result r;
+    void *volatile p[6];
+    void *q = NULL;
+    size_t usable = 0;
+    bool aligned = true;
+
+    must_install();
+    CU_ASSERT_EQUAL_FATAL(leakgate_track__begin(), 0);
+    p[0] = pvalloc(100);  /* one page */
+    p[1] = pvalloc(0);    /* one page too */
+    p[2] = pvalloc(5000); /* two pages */
+    p[3] = valloc(100);
+    p[4] = reallocarray(NULL, 10, 12);
+    p[5] = memalign(32, 40);
+    (void)posix_memalign(&q, 128, 10);
+    CU_ASSERT_EQUAL(leakgate_track__end(&r), 0);
+    for (int i = 0; i < 6; i++) {
+        usable += p[i] ? malloc_usable_size(p[i]) : 0;
+        aligned = aligned && p[i] && ((uintptr_t)p[i] & 31) == 0;
+    }
+    usable += q ? malloc_usable_size(q) : 0;
+    CU_ASSERT_TRUE(aligned);
+    CU_ASSERT_EQUAL((uintptr_t)p[0] & 4095, 0);
+    CU_ASSERT_EQUAL((uintptr_t)p[2] & 4095, 0);
+    CU_ASSERT_EQUAL(malloc_usable_size(p[0]), 4096);
+    CU_ASSERT_EQUAL(malloc_usable_size(p[1]), 4096);
+    CU_ASSERT_EQUAL(malloc_usable_size(p[2]), 8192);
+    CU_ASSERT_EQUAL(r.live_objs, 7);
+    CU_ASSERT_EQUAL(r.live_bytes, usable);
+    CU_ASSERT_EQUAL_FATAL(leakgate_track__begin(), 0);
+    p[4] = reallocarray(p[4], 100, 12); /* moves */
+    for (int i = 0; i < 6; i++)
+        free(p[i]);
+    free(q);
+    CU_ASSERT_EQUAL(leakgate_track__end(&r), 0);
+    CU_ASSERT_EQUAL(r.live_objs, 0);
+    CU_ASSERT_EQUAL(r.frees, r.allocs);
+}
+
+/* LEAKGATE_TRACK_STACKS_RUNTIME: an allocation the C library makes on
+ * behalf of a function the ignore globs name (a stream's first write:
+ * _IO_file_doallocate) keeps its stack; the program's own strdup does not
+ * (before, every allocation whose immediate caller was the C library was
+ * unwound: the strdup had a stack too). */
+static void
+test_track__runtime_stacks_only_named(void)
+{
+    static const char *const globs[] = {"*_IO_file_doallocate"};
+    struct leakgate_track_result r;
+    struct leakgate_diff *d = NULL;
+    FILE *f = fopen("/dev/null", "w");
+    char *volatile copy;
+    int rc;
+
+    must_install();
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    CU_ASSERT_EQUAL_FATAL(leakgate_track__runtime_functions(globs, 1), 0);
+    CU_ASSERT_EQUAL_FATAL(leakgate_track__stacks(LEAKGATE_TRACK_STACKS_RUNTIME),
+                          0);
+    CU_ASSERT_EQUAL_FATAL(leakgate_track__begin(), 0);
+    fputs("first output: the stream's buffer\n", f);
+    CU_ASSERT_EQUAL(leakgate_track__end(&r), 0);
+    rc = leakgate_track__left_stacks(&d);
+    CU_ASSERT_EQUAL(r.live_objs, 1);
+    CU_ASSERT_EQUAL(rc, 0);
+    CU_ASSERT_TRUE(d && d->nentries == 1);
+    leakgate_diff__free(d);
+    d = NULL;
+
+    CU_ASSERT_EQUAL_FATAL(leakgate_track__stacks(LEAKGATE_TRACK_STACKS_RUNTIME),
+                          0);
+    CU_ASSERT_EQUAL_FATAL(leakgate_track__begin(), 0);
+    copy = strdup("the program's own copy");
+    CU_ASSERT_EQUAL(leakgate_track__end(&r), 0);
+    rc = leakgate_track__left_stacks(&d);
+    CU_ASSERT_EQUAL(r.live_objs, 1);
+    CU_ASSERT_EQUAL(rc, LEAKGATE_ENOTFOUND);
+    leakgate_diff__free(d);
+    free(copy);
+    fclose(f);
+    (void)leakgate_track__stacks(LEAKGATE_TRACK_STACKS_NONE);
 }
 
 /* Objects from before the window: freeing them changes nothing. */
@@ -499,6 +591,8 @@ const struct unit_case unit_cases[] = {
     {"one_byte_leak", test_track__one_byte_leak},
     {"calloc_and_memalign_leaks", test_track__calloc_and_memalign_leaks},
     {"jemalloc_api_and_old_aligned", test_track__jemalloc_api_and_old_aligned},
+    {"pvalloc_and_friends", test_track__pvalloc_and_friends},
+    {"runtime_stacks_only_named", test_track__runtime_stacks_only_named},
     {"older_frees_ignored", test_track__older_frees_ignored},
     {"older_object_resized", test_track__older_object_resized},
     {"resize_in_window", test_track__resize_in_window},
