@@ -305,16 +305,24 @@ is_start_frame(const struct leakgate_frame *f)
            (f->function && strcmp(f->function, "_start") == 0);
 }
 
-/* leakgate's own allocation wrappers (harness/intercept.c), which a heap
- * profile of a gated program records above the allocating code: exact
- * windows strip them by address, offline readers (leakgate diff) here. */
+static bool
+ends_with(const char *s, const char *tail)
+{
+    size_t n = strlen(s), m = strlen(tail);
+
+    return n >= m && strcmp(s + n - m, tail) == 0;
+}
+
+/* leakgate's own allocation wrappers (harness/alloc/intercept.c; before
+ * the subsystem folders, harness/intercept.c), which a heap profile of a
+ * gated program records above the allocating code: exact windows strip
+ * them by address, offline readers (leakgate diff) here. */
 static bool
 is_own_wrapper(const struct leakgate_frame *f)
 {
-    const char *slash = f->file ? strrchr(f->file, '/') : NULL;
-
-    return f->function && slash && strcmp(slash + 1, "intercept.c") == 0 &&
-           slash - f->file >= 7 && strncmp(slash - 7, "harness", 7) == 0;
+    return f->function && f->file &&
+           (ends_with(f->file, "/harness/alloc/intercept.c") ||
+            ends_with(f->file, "/harness/intercept.c"));
 }
 
 void
