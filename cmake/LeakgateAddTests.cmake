@@ -37,9 +37,27 @@ function(add_one name)
   string(APPEND content ")\n"
     "set_tests_properties([==[${TEST_PREFIX}${name}]==] PROPERTIES "
     "WORKING_DIRECTORY [==[${TEST_WORKING_DIR}]==] LABELS leakgate")
+  # The prefix reaches the process as LEAKGATE_TEST_PREFIX (shared outputs
+  # key and name its windows by it), added to the user's ENVIRONMENT
+  # when PROPERTIES has one: a second ENVIRONMENT would replace it.
+  set(env_added FALSE)
+  set(value_of "")
   foreach(prop IN LISTS TEST_PROPERTIES)
+    if(value_of STREQUAL "ENVIRONMENT" AND NOT TEST_PREFIX STREQUAL "")
+      string(APPEND prop ";LEAKGATE_TEST_PREFIX=${TEST_PREFIX}")
+      set(env_added TRUE)
+    endif()
     string(APPEND content " [==[${prop}]==]")
+    if(value_of STREQUAL "")
+      set(value_of "${prop}")
+    else()
+      set(value_of "")
+    endif()
   endforeach()
+  if(NOT env_added AND NOT TEST_PREFIX STREQUAL "")
+    string(APPEND content
+      " ENVIRONMENT [==[LEAKGATE_TEST_PREFIX=${TEST_PREFIX}]==]")
+  endif()
   string(APPEND content ")\n")
   set(content "${content}" PARENT_SCOPE)
 endfunction()

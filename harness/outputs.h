@@ -18,7 +18,8 @@
  * ticks and pid, so that the name alone tells whether it still runs), one
  * record a line, fields escaped as in run_proto.h:
  *
- *   B binary           the executable whose windows follow (its path)
+ *   B binary prefix    the executable whose windows follow (its path)
+ *                      and $LEAKGATE_TEST_PREFIX ("" when unset)
  *   N env junit_env    the process's environment (JSON value, JUnit
  *                      properties)
  *   S suite test phase a window opens (the test or suite init/cleanup)
@@ -34,10 +35,11 @@
  * error record for the window that was running (killed, when its process
  * is gone: SIGKILL from ctest's TIMEOUT or the OOM killer; unfinished,
  * when it still runs: the files are a snapshot, which its own merge
- * replaces), chooses one record per window name and binary (a test's
- * later record; a suite window's failure over a pass; a name several
- * binaries have gets "BINARY:SUITE" JUnit classnames), and writes the
- * output.  A run starts
+ * replaces), chooses one record per window name, ctest prefix and
+ * binary (a test's later record; a suite window's failure over a pass;
+ * a window with a prefix, or whose name and prefix several binaries
+ * have, gets an origin: "PREFIX" and/or "BINARY:" before its JUnit
+ * classname and as its JSON "origin"), and writes the output.  A run starts
  * fresh: records of other runs are never read, and a run directory whose
  * starter (or, for $LEAKGATE_RUN_ID, every writer) has ended is removed when
  * another run opens the store.
@@ -52,6 +54,10 @@
 
 /* The run's name when $LEAKGATE_RUN_ID is unset: its starter's. */
 #define LEAKGATE_OUTPUTS_RUN_ID_ENV "LEAKGATE_RUN_ID"
+
+/* The ctest test name's prefix (leakgate_discover_tests()' TEST_PREFIX,
+ * which sets it): part of a window's key and of its JUnit classname. */
+#define LEAKGATE_OUTPUTS_PREFIX_ENV "LEAKGATE_TEST_PREFIX"
 
 /* Which document a shared output is. */
 enum leakgate_outputs_kind {

@@ -1647,8 +1647,11 @@ leakgate_report__junit_case(struct leakgate_buf *b,
         b->failed = true;
         return;
     }
-    leakgate_buf__puts(b, "    <testcase");
-    xml_attr(b, "classname", suite_of(v));
+    leakgate_buf__puts(b, "    <testcase classname=\"");
+    /* A shared output's origin (the ctest prefix, "BINARY:") first. */
+    put_escaped(b, v->origin ? v->origin : "", ESC_XML_ATTR);
+    put_escaped(b, suite_of(v), ESC_XML_ATTR);
+    leakgate_buf__puts(b, "\"");
     xml_attr(b, "name", v->test);
     leakgate_buf__printf(b, " time=\"%.6f\">\n", seconds_of(v));
     if (v->measured) {
@@ -2123,6 +2126,8 @@ json_test(struct json *j, const struct leakgate_verdict *v)
     json_str(j, "suite", v->suite);
     json_str(j, "test", v->test);
     json_str(j, "name", v->name);
+    if (v->origin)
+        json_str(j, "origin", v->origin);
     json_str(j, "status",
              (unsigned int)v->status < 3 ? status[v->status] : "unknown");
     json_bool(j, "measured", v->measured);
