@@ -59,6 +59,16 @@
  * which sets it): part of a window's key and of its JUnit classname. */
 #define LEAKGATE_OUTPUTS_PREFIX_ENV "LEAKGATE_TEST_PREFIX"
 
+/* When the shared outputs are written.  leakgate_discover_tests() sets
+ * LEAKGATE_OUTPUTS_RENDER=end on its tests: each process only appends
+ * its journal (O(its records)), and the run's "[outputs]" tests, ctest
+ * fixture cleanups that run after every other test of the run, killed
+ * ones included, set LEAKGATE_OUTPUTS_FINISH=1 and write the files once
+ * from all the journals.  Unset: every process writes them when it ends
+ * (a run started by hand, a shell loop). */
+#define LEAKGATE_OUTPUTS_RENDER_ENV "LEAKGATE_OUTPUTS_RENDER"
+#define LEAKGATE_OUTPUTS_FINISH_ENV "LEAKGATE_OUTPUTS_FINISH"
+
 /* Which document a shared output is. */
 enum leakgate_outputs_kind {
     LEAKGATE_OUTPUTS_JUNIT,
@@ -135,6 +145,20 @@ int leakgate_outputs__window(struct leakgate_outputs *o,
  * every output is tried.
  */
 int leakgate_outputs__merge(struct leakgate_outputs *o, const char *pictures);
+
+/* Whether this process is a run's "[outputs]" test
+ * ($LEAKGATE_OUTPUTS_FINISH is 1): it runs no test and only writes the
+ * shared outputs.  Cannot fail. */
+bool leakgate_outputs__finishing(void);
+
+/* Write the run's shared outputs among junit, json and report_dir (as
+ * leakgate_outputs__open() takes them) from every journal of the run,
+ * as the last process of a run does.  Returns 0 (also when none is
+ * shared) or the first error of leakgate_outputs__open() and
+ * leakgate_outputs__merge(). */
+int leakgate_outputs__finish(const char *junit,
+                             const char *json,
+                             const char *report_dir);
 
 /* Whether an N record was written.  Cannot fail. */
 bool leakgate_outputs__has_env(const struct leakgate_outputs *o);

@@ -76,7 +76,7 @@ execute_process(COMMAND ${CMAKE_COMMAND} --build ${WORK}/applied/build
 execute_process(COMMAND ${CMAKE_CTEST_COMMAND} --test-dir
                         ${WORK}/applied/build -N
                 OUTPUT_VARIABLE listed RESULT_VARIABLE rc2)
-if(NOT rc EQUAL 0 OR NOT listed MATCHES "Total Tests: 4"
+if(NOT rc EQUAL 0 OR NOT listed MATCHES "Total Tests: 6"
    OR NOT listed MATCHES "fake_b/s/t\n" OR NOT listed MATCHES ": s/t\n")
   string(APPEND failed "applied: expected s/t and fake_b/s/t:\n${out}${listed}\n")
 endif()

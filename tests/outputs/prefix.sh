@@ -8,6 +8,8 @@
 # set: the ctest test names (`ctest -N`) and the JUnit testcases
 # ("CLASSNAME/NAME") are the same list; the one failure is twin_b's, in
 # junit.xml, index.html and `leakgate report`, under its ctest name.
+# Without the [outputs] tests (ctest -E) the test processes write no
+# file; with -R, ctest adds them and the files hold the selection.
 set -u
 CTEST=$1 LEAKGATE=$2 WORK=$3
 shift 3
@@ -22,13 +24,13 @@ for inc in "$@"; do
     printf 'include("%s")\n' "$inc"
 done >"$WORK/ctest/CTestTestfile.cmake"
 "$CTEST" --test-dir "$WORK/ctest" -N |
-    sed -n 's/^ *Test *#[0-9]*: //p' | sort >"$WORK/ctest_names"
+    sed -n 's/^ *Test *#[0-9]*: //p' | grep -v '/\[outputs\]$' | sort >"$WORK/ctest_names"
 [ "$(wc -l <"$WORK/ctest_names")" -eq 9 ] ||
     fail "ctest -N: $(cat "$WORK/ctest_names")"
 LEAKGATE_JUNIT=$WORK/junit.xml LEAKGATE_JSON=$WORK/results.json \
     LEAKGATE_REPORT_DIR=$WORK/report \
     "$CTEST" --test-dir "$WORK/ctest" -j8 >"$WORK/ctest.log" 2>&1
-grep -q '1 tests failed out of 9' "$WORK/ctest.log" ||
+grep -q '1 tests failed out of 12' "$WORK/ctest.log" ||
     fail "ctest: $(tail -5 "$WORK/ctest.log")"
 sed -n 's/.*<testcase classname="\([^"]*\)" name="\([^"]*\)".*/\1\/\2/p' \
     "$WORK/junit.xml" | sed 's/&#x5B;/[/g; s/&#x5D;/]/g' | sort >"$WORK/cases"
@@ -48,4 +50,22 @@ grep -q '^  FAIL twin_b/twin/work: 112 B retained' "$WORK/report.out" ||
     fail "leakgate report: $(grep -A2 'result file' "$WORK/report.out")"
 grep -q ', 9 windows: 8 passed the gate, 1 failed it' "$WORK/report.out" ||
     fail "leakgate report: $(grep 'result file' "$WORK/report.out")"
-echo "prefix: 9 ctest names = 9 JUnit testcases; twin_b/twin/work failed everywhere"
+
+# The tests themselves only journal (O(their records)): without the
+# [outputs] tests, no file is written.
+rm -rf "$WORK/.junit.xml.leakgate" "$WORK/junit.xml"
+LEAKGATE_JUNIT=$WORK/junit.xml \
+    "$CTEST" --test-dir "$WORK/ctest" -j8 -E '\[outputs\]' >"$WORK/ctest.log" 2>&1
+[ ! -e "$WORK/junit.xml" ] ||
+    fail "a test process wrote junit.xml (the [outputs] tests were excluded)"
+[ "$(find "$WORK/.junit.xml.leakgate" -name '*.log' | wc -l)" -eq 9 ] ||
+    fail "expected 9 journals: $(find "$WORK/.junit.xml.leakgate" -name '*.log')"
+# A selection: ctest adds the fixture's [outputs] tests by itself.
+LEAKGATE_JUNIT=$WORK/junit.xml \
+    "$CTEST" --test-dir "$WORK/ctest" -j8 -R '^twin_a/' >"$WORK/ctest.log" 2>&1
+grep -q 'twin_a/outputs_twin_a/\[outputs\] .*Passed' "$WORK/ctest.log" ||
+    fail "-R: no [outputs] test ran: $(cat "$WORK/ctest.log")"
+grep -q '<testsuites name="leakgate" tests="3" failures="0"' \
+    "$WORK/junit.xml" ||
+    fail "-R: $(grep -o '<testsuites [^>]*' "$WORK/junit.xml")"
+echo "prefix: 9 ctest names = 9 JUnit testcases; twin_b/twin/work failed everywhere; tests only journal, [outputs] writes"
