@@ -60,6 +60,11 @@ LEAKGATE_JUNIT=$WORK/junit.xml \
     fail "a test process wrote junit.xml (the [outputs] tests were excluded)"
 [ "$(find "$WORK/.junit.xml.leakgate" -name '*.log' | wc -l)" -eq 9 ] ||
     fail "expected 9 journals: $(find "$WORK/.junit.xml.leakgate" -name '*.log')"
+rm -rf "$WORK/.junit.xml.leakgate" "$WORK/junit.xml"
+LEAKGATE_JUNIT=$WORK/junit.xml "$CTEST" --test-dir "$WORK/ctest" -j8 \
+    -R '^twin_b/twin/' -FC leakgate_outputs >"$WORK/ctest.log" 2>&1
+[ ! -e "$WORK/junit.xml" ] ||
+    fail "-R with -FC leakgate_outputs: a test process wrote junit.xml"
 # A selection: ctest adds the fixture's [outputs] tests by itself.
 LEAKGATE_JUNIT=$WORK/junit.xml \
     "$CTEST" --test-dir "$WORK/ctest" -j8 -R '^twin_a/' >"$WORK/ctest.log" 2>&1
