@@ -4,9 +4,11 @@
  * run (the processes ctest starts, one per test) write the same --junit
  * FILE, --json FILE or --report-dir DIR, each output is one document for
  * the whole run: every window of every process once, written atomically
- * under a lock by whichever process finishes, from the records of all of
- * them.  Adapter over POSIX (files, /proc), between the gate and the
- * renderers (report, html through gate_results.c, results).
+ * under a lock from the records of all of them, by whichever process
+ * finishes or, under leakgate_discover_tests(), once by the run's
+ * [outputs] tests (LEAKGATE_OUTPUTS_RENDER_ENV below).  Adapter over
+ * POSIX (files, /proc), between the gate and the renderers (report, html
+ * through gate_results.c, results).
  *
  * Beside each shared output is its store: ".NAME.leakgate/" next to FILE,
  * ".leakgate/" inside DIR.  A run keeps its records in one directory of
