@@ -37,8 +37,33 @@ function(add_one name)
   string(APPEND content ")\n"
     "set_tests_properties([==[${TEST_PREFIX}${name}]==] PROPERTIES "
     "WORKING_DIRECTORY [==[${TEST_WORKING_DIR}]==] LABELS leakgate")
+  # Added to what PROPERTIES give (a second ENVIRONMENT or
+  # FIXTURES_REQUIRED would replace the first): the prefix reaches the
+  # process as LEAKGATE_TEST_PREFIX (shared outputs key and name its
+  # windows by it); LEAKGATE_OUTPUTS_RENDER=end leaves the shared outputs
+  # to the [outputs] test below, the fixture's cleanup.
+  set(ours_ENVIRONMENT "LEAKGATE_OUTPUTS_RENDER=end")
+  if(NOT TEST_PREFIX STREQUAL "")
+    list(APPEND ours_ENVIRONMENT "LEAKGATE_TEST_PREFIX=${TEST_PREFIX}")
+  endif()
+  set(ours_FIXTURES_REQUIRED leakgate_outputs)
+  set(value_of "")
   foreach(prop IN LISTS TEST_PROPERTIES)
+    if(value_of MATCHES "^(ENVIRONMENT|FIXTURES_REQUIRED)$")
+      string(APPEND prop ";${ours_${value_of}}")
+      set(ours_${value_of} "")
+    endif()
     string(APPEND content " [==[${prop}]==]")
+    if(value_of STREQUAL "")
+      set(value_of "${prop}")
+    else()
+      set(value_of "")
+    endif()
+  endforeach()
+  foreach(key ENVIRONMENT FIXTURES_REQUIRED)
+    if(NOT ours_${key} STREQUAL "")
+      string(APPEND content " ${key} [==[${ours_${key}}]==]")
+    endif()
   endforeach()
   string(APPEND content ")\n")
   set(content "${content}" PARENT_SCOPE)
@@ -64,4 +89,32 @@ foreach(line IN LISTS lines)
     add_one("${suite}" --filter "${pattern}/*")
   endif()
 endforeach()
+# The run's [outputs] test: the cleanup of fixture leakgate_outputs, which
+# ctest runs after every test that requires it (whichever are selected,
+# killed ones included).  It runs no test: with LEAKGATE_OUTPUTS_FINISH=1
+# the binary writes the run's shared --junit/--json/--report-dir files
+# (given as for its tests: the environment, EXTRA_ARGS) from the
+# journals, once.  Only the tests' ENVIRONMENT of PROPERTIES applies.
+set(finish_env "LEAKGATE_OUTPUTS_FINISH=1")
+set(value_of "")
+foreach(prop IN LISTS TEST_PROPERTIES)
+  if(value_of STREQUAL "ENVIRONMENT")
+    list(APPEND finish_env "${prop}")
+  endif()
+  if(value_of STREQUAL "")
+    set(value_of "${prop}")
+  else()
+    set(value_of "")
+  endif()
+endforeach()
+set(finish "${TEST_PREFIX}${TEST_TARGET}/[outputs]")
+string(APPEND content
+  "add_test([==[${finish}]==] [==[${TEST_EXECUTABLE}]==]")
+foreach(arg IN LISTS TEST_ARGS)
+  string(APPEND content " [==[${arg}]==]")
+endforeach()
+string(APPEND content ")\n"
+  "set_tests_properties([==[${finish}]==] PROPERTIES "
+  "WORKING_DIRECTORY [==[${TEST_WORKING_DIR}]==] LABELS leakgate "
+  "FIXTURES_CLEANUP leakgate_outputs ENVIRONMENT [==[${finish_env}]==])\n")
 file(WRITE ${CTEST_FILE} "${content}")

@@ -85,7 +85,82 @@ endfunction()
 # project's top, must have testing enabled, or ctest at the top of the build tree never sees them
 # (a directory's CTestTestfile.cmake exists only when testing is enabled in
 # it; ctest reaches a subdirectory's through its parent's).
+# The absolute source files of target (generator expressions left out).
+function(_leakgate_sources out target)
+  get_target_property(sources ${target} SOURCES)
+  get_target_property(dir ${target} SOURCE_DIR)
+  set(result "")
+  foreach(source IN LISTS sources)
+    if(source MATCHES "^\\$<")
+      continue()
+    endif()
+    get_filename_component(source ${source} ABSOLUTE BASE_DIR ${dir})
+    list(APPEND result ${source})
+  endforeach()
+  set(${out} "${result}" PARENT_SCOPE)
+endfunction()
+
+# Deferred too: two binaries of one project built from the same sources
+# and discovered under one TEST_PREFIX register the same ctest test names
+# (a project that builds its tests once per configuration).  ctest runs
+# them all, but its names, `ctest -R` and the shared outputs' testcases
+# then tell them apart only by binary: a warning with the call to change.
+function(_leakgate_check_prefixes)
+  get_property(calls GLOBAL PROPERTY _LEAKGATE_DISCOVER_PREFIXES)
+  list(LENGTH calls n)
+  set(warned "")
+  math(EXPR last "${n} - 1")
+  foreach(i RANGE 0 ${last})
+    list(GET calls ${i} x)
+    string(REPLACE "|" ";" x "${x}")
+    list(GET x 0 tx)
+    list(GET x 1 px)
+    list(GET x 2 prefix_x)
+    _leakgate_sources(sx ${tx})
+    foreach(k RANGE 0 ${last})
+      if(NOT k GREATER i)
+        continue()
+      endif()
+      list(GET calls ${k} y)
+      string(REPLACE "|" ";" y "${y}")
+      list(GET y 0 ty)
+      list(GET y 1 py)
+      list(GET y 2 prefix_y)
+      if(tx STREQUAL ty OR NOT px STREQUAL py
+         OR NOT prefix_x STREQUAL prefix_y OR ty IN_LIST warned)
+        continue()
+      endif()
+      _leakgate_sources(sy ${ty})
+      set(common "")
+      foreach(source IN LISTS sx)
+        if(source IN_LIST sy)
+          set(common ${source})
+          break()
+        endif()
+      endforeach()
+      if(NOT common)
+        continue()
+      endif()
+      list(APPEND warned ${ty})
+      if(prefix_x STREQUAL "")
+        set(how "both without a TEST_PREFIX")
+      else()
+        set(how "both with TEST_PREFIX ${prefix_x}")
+      endif()
+      message(WARNING
+        "leakgate_discover_tests(): ${tx} and ${ty} are built from the "
+        "same test sources (${common}) and discovered ${how}, so their "
+        "ctest tests get the same names: ctest lists and runs each, but "
+        "`ctest -R` selects both and the shared outputs tell them apart "
+        "only by binary.  Give each its own prefix, for instance:\n"
+        "  leakgate_discover_tests(${ty} TEST_PREFIX ${prefix_y}${ty}/)\n"
+        "(and the same for ${tx}, with its own name).")
+    endforeach()
+  endforeach()
+endfunction()
+
 function(_leakgate_check_testing)
+  _leakgate_check_prefixes()
   get_property(calls GLOBAL PROPERTY _LEAKGATE_DISCOVER_CALLERS)
   set(missing "")
   set(targets "")
@@ -158,6 +233,8 @@ function(leakgate_discover_tests target)
   endif()
   set_property(GLOBAL APPEND PROPERTY _LEAKGATE_DISCOVER_CALLERS
                "${target}|${CMAKE_CURRENT_SOURCE_DIR}|${PROJECT_SOURCE_DIR}")
+  set_property(GLOBAL APPEND PROPERTY _LEAKGATE_DISCOVER_PREFIXES
+               "${target}|${PROJECT_SOURCE_DIR}|${LG_TEST_PREFIX}")
   if(LG_THRESHOLDS)
     # Not passed as --thresholds: LEAKGATE_THRESHOLDS=other.yaml ctest
     # then still wins, as it does for a direct run.

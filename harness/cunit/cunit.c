@@ -43,6 +43,7 @@
 
 #include "cunit_hooks.h"
 #include "leakgate/thresholds.h"
+#include "outputs.h"
 
 #define SUITE_WINDOW "[suite]"
 
@@ -1335,6 +1336,15 @@ early_exit(const struct leakgate_gate_options *opts)
     }
     if (opts->list)
         return leakgate_cunit_list() == 0 ? 0 : 3;
+    /* A run's [outputs] test (leakgate_discover_tests()): no test runs;
+     * the run's shared outputs are written from its journals. */
+    if (leakgate_outputs__finishing()) {
+        if (leakgate_outputs__finish(opts->junit_path, opts->json_path,
+                                     opts->report_dir) == 0)
+            return 0;
+        fprintf(stderr, "leakgate: %s\n", leakgate_error_last());
+        return 3;
+    }
     return -1;
 }
 

@@ -346,6 +346,8 @@ window_row(struct leakgate_buf *b,
     if (v->status == LEAKGATE_STATUS_FAIL)
         leakgate_buf__printf(b, "<a href=\"#w-%zu\">", i);
     leakgate_buf__puts(b, "<code>");
+    if (v->origin)
+        text(b, v->origin);
     name_text(b, v->name);
     leakgate_buf__puts(b, "</code>");
     if (v->status == LEAKGATE_STATUS_FAIL)
@@ -422,6 +424,8 @@ peak_row(struct leakgate_buf *b, const struct leakgate_verdict *v, size_t i)
     leakgate_buf__printf(b, "<tr class=\"%s\"><td><a href=\"#%s-%zu\"><code>",
                          v->peak_over ? "fail" : "pass",
                          v->status == LEAKGATE_STATUS_FAIL ? "w" : "row", i);
+    if (v->origin)
+        text(b, v->origin);
     name_text(b, v->name);
     leakgate_buf__printf(b, "</code></a></td><td class=\"num%s\">",
                          v->peak_over ? " over" : "");
@@ -707,6 +711,8 @@ failure(struct leakgate_buf *b,
                          "<section class=\"failure\" id=\"w-%zu\">\n"
                          "<h2>FAIL <code>",
                          i);
+    if (v->origin)
+        text(b, v->origin);
     name_text(b, v->name);
     leakgate_buf__puts(b, "</code></h2>\n<p>");
     bytes(b, (int64_t)v->policy.total_bytes);

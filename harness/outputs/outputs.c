@@ -104,6 +104,7 @@ int
 leakgate_outputs__set_binary(struct leakgate_outputs *os, const char *binary)
 {
     struct leakgate_buf b = LEAKGATE_BUF_INIT;
+    const char *prefix;
     char exe[4096];
     ssize_t n;
 
@@ -114,8 +115,11 @@ leakgate_outputs__set_binary(struct leakgate_outputs *os, const char *binary)
         exe[n > 0 ? n : 0] = '\0';
         binary = exe;
     }
+    prefix = getenv(LEAKGATE_OUTPUTS_PREFIX_ENV);
     leakgate_buf__puts(&b, "B\t");
     leakgate_run__put_field(&b, binary);
+    leakgate_buf__puts(&b, "\t");
+    leakgate_run__put_field(&b, prefix ? prefix : "");
     return append_buf(os, &b);
 }
 

@@ -4,9 +4,11 @@
  * run (the processes ctest starts, one per test) write the same --junit
  * FILE, --json FILE or --report-dir DIR, each output is one document for
  * the whole run: every window of every process once, written atomically
- * under a lock by whichever process finishes, from the records of all of
- * them.  Adapter over POSIX (files, /proc), between the gate and the
- * renderers (report, html through gate_results.c, results).
+ * under a lock from the records of all of them, by whichever process
+ * finishes or, under leakgate_discover_tests(), once by the run's
+ * [outputs] tests (LEAKGATE_OUTPUTS_RENDER_ENV below).  Adapter over
+ * POSIX (files, /proc), between the gate and the renderers (report, html
+ * through gate_results.c, results).
  *
  * Beside each shared output is its store: ".NAME.leakgate/" next to FILE,
  * ".leakgate/" inside DIR.  A run keeps its records in one directory of
@@ -18,7 +20,8 @@
  * ticks and pid, so that the name alone tells whether it still runs), one
  * record a line, fields escaped as in run_proto.h:
  *
- *   B binary           the executable whose windows follow (its path)
+ *   B binary prefix    the executable whose windows follow (its path)
+ *                      and $LEAKGATE_TEST_PREFIX ("" when unset)
  *   N env junit_env    the process's environment (JSON value, JUnit
  *                      properties)
  *   S suite test phase a window opens (the test or suite init/cleanup)
@@ -34,10 +37,11 @@
  * error record for the window that was running (killed, when its process
  * is gone: SIGKILL from ctest's TIMEOUT or the OOM killer; unfinished,
  * when it still runs: the files are a snapshot, which its own merge
- * replaces), chooses one record per window name and binary (a test's
- * later record; a suite window's failure over a pass; a name several
- * binaries have gets "BINARY:SUITE" JUnit classnames), and writes the
- * output.  A run starts
+ * replaces), chooses one record per window name, ctest prefix and
+ * binary (a test's later record; a suite window's failure over a pass;
+ * a window with a prefix, or whose name and prefix several binaries
+ * have, gets an origin: "PREFIX" and/or "BINARY:" before its JUnit
+ * classname and as its JSON "origin"), and writes the output.  A run starts
  * fresh: records of other runs are never read, and a run directory whose
  * starter (or, for $LEAKGATE_RUN_ID, every writer) has ended is removed when
  * another run opens the store.
@@ -52,6 +56,20 @@
 
 /* The run's name when $LEAKGATE_RUN_ID is unset: its starter's. */
 #define LEAKGATE_OUTPUTS_RUN_ID_ENV "LEAKGATE_RUN_ID"
+
+/* The ctest test name's prefix (leakgate_discover_tests()' TEST_PREFIX,
+ * which sets it): part of a window's key and of its JUnit classname. */
+#define LEAKGATE_OUTPUTS_PREFIX_ENV "LEAKGATE_TEST_PREFIX"
+
+/* When the shared outputs are written.  leakgate_discover_tests() sets
+ * LEAKGATE_OUTPUTS_RENDER=end on its tests: each process only appends
+ * its journal (O(its records)), and the run's "[outputs]" tests, ctest
+ * fixture cleanups that run after every other test of the run, killed
+ * ones included, set LEAKGATE_OUTPUTS_FINISH=1 and write the files once
+ * from all the journals.  Unset: every process writes them when it ends
+ * (a run started by hand, a shell loop). */
+#define LEAKGATE_OUTPUTS_RENDER_ENV "LEAKGATE_OUTPUTS_RENDER"
+#define LEAKGATE_OUTPUTS_FINISH_ENV "LEAKGATE_OUTPUTS_FINISH"
 
 /* Which document a shared output is. */
 enum leakgate_outputs_kind {
@@ -129,6 +147,20 @@ int leakgate_outputs__window(struct leakgate_outputs *o,
  * every output is tried.
  */
 int leakgate_outputs__merge(struct leakgate_outputs *o, const char *pictures);
+
+/* Whether this process is a run's "[outputs]" test
+ * ($LEAKGATE_OUTPUTS_FINISH is 1): it runs no test and only writes the
+ * shared outputs.  Cannot fail. */
+bool leakgate_outputs__finishing(void);
+
+/* Write the run's shared outputs among junit, json and report_dir (as
+ * leakgate_outputs__open() takes them) from every journal of the run,
+ * as the last process of a run does.  Returns 0 (also when none is
+ * shared) or the first error of leakgate_outputs__open() and
+ * leakgate_outputs__merge(). */
+int leakgate_outputs__finish(const char *junit,
+                             const char *json,
+                             const char *report_dir);
 
 /* Whether an N record was written.  Cannot fail. */
 bool leakgate_outputs__has_env(const struct leakgate_outputs *o);

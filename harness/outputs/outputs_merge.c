@@ -35,6 +35,7 @@
 struct record {
     const char *suite, *test;           /* into the journal's text */
     const char *binary;                 /* its journal's B ("": none) */
+    const char *prefix;                 /* and the B's ctest prefix */
     struct leakgate_report_piece piece; /* counts and report.c's texts */
     int rank;                           /* leakgate_results__rank() */
 };
@@ -52,6 +53,7 @@ struct journal {
     size_t nrecs;
     const char *open[3]; /* suite, test, phase of the last S; NULL: none */
     const char *binary;  /* of the last B record; "" before one */
+    const char *prefix;  /* its $LEAKGATE_TEST_PREFIX ("" when none) */
 };
 
 struct run {
@@ -68,6 +70,8 @@ struct run {
                                     --filter: one per ctest test) */
 };
 
+static bool same_key(const struct record *x, const struct record *y);
+
 static int
 keep_record(struct journal *j, const struct record *rec)
 {
@@ -75,8 +79,7 @@ keep_record(struct journal *j, const struct record *rec)
 
     /* The last record of a window is its verdict (a replay revised it). */
     for (size_t i = 0; i < j->nrecs; i++) {
-        if (strcmp(j->recs[i].suite, rec->suite) == 0 &&
-            strcmp(j->recs[i].test, rec->test) == 0) {
+        if (same_key(&j->recs[i], rec)) {
             j->recs[i] = *rec;
             return 0;
         }
@@ -99,6 +102,7 @@ take_window(struct journal *j, char **f)
     rec.suite = f[1];
     rec.test = f[2];
     rec.binary = j->binary ? j->binary : "";
+    rec.prefix = j->prefix ? j->prefix : "";
     rec.piece.suite = f[1];
     rec.piece.status = leakgate_run__status_parse(f[3]);
     rec.rank = (int)strtol(f[4], NULL, 10);
@@ -120,8 +124,9 @@ take_line(struct journal *j, char *line)
     char *f[10];
     size_t n = leakgate_run__split(f, 10, line);
 
-    if (n == 2 && strcmp(f[0], "B") == 0) {
+    if ((n == 2 || n == 3) && strcmp(f[0], "B") == 0) {
         j->binary = f[1];
+        j->prefix = n == 3 ? f[2] : "";
     } else if (n == 3 && strcmp(f[0], "N") == 0) {
         j->env = f[1];
         j->junit_env = f[2];
@@ -347,6 +352,7 @@ add_unfinished(struct run *r, const struct journal *j, bool *failed)
     rec.suite = j->open[0];
     rec.test = j->open[1];
     rec.binary = j->binary ? j->binary : "";
+    rec.prefix = j->prefix ? j->prefix : "";
     rec.rank = leakgate_results__rank(&v);
     if (why.ptr && name.ptr &&
         leakgate_report__render_piece(&rec.piece, &json, &junit, &v, &no_env)) {
@@ -396,6 +402,14 @@ same_name(const struct record *x, const struct record *y)
     return strcmp(x->suite, y->suite) == 0 && strcmp(x->test, y->test) == 0;
 }
 
+/* The same window: name, ctest prefix and binary. */
+static bool
+same_key(const struct record *x, const struct record *y)
+{
+    return same_name(x, y) && strcmp(x->prefix, y->prefix) == 0 &&
+           strcmp(x->binary, y->binary) == 0;
+}
+
 static int
 cmp_name(const void *a, const void *b)
 {
@@ -405,41 +419,88 @@ cmp_name(const void *a, const void *b)
     if (c == 0)
         c = strcmp(x->rec->test, y->rec->test);
     if (c == 0)
+        c = strcmp(x->rec->prefix, y->rec->prefix);
+    if (c == 0)
         c = strcmp(x->rec->binary, y->rec->binary);
     return c != 0 ? c : (x->index > y->index) - (x->index < y->index);
 }
 
-/* A window name that windows of several binaries have: its JUnit
- * testcase's classname becomes "BINARY:SUITE" (the binary's file name),
- * so that each is a testcase of its own and none replaces another. */
+/* Append s to b escaped for an XML attribute (json false) or a JSON
+ * string (json true); control characters are left out. */
 static void
-label(struct run *r, struct record *rec, bool *failed)
+put_escaped(struct leakgate_buf *b, const char *s, bool json)
 {
-    static const char open[] = "<testcase classname=\"";
-    const char *at = strstr(rec->piece.junit_case, open);
-    const char *base = leakgate_util__base_name(rec->binary);
-    struct leakgate_buf b = LEAKGATE_BUF_INIT;
-
-    if (!at)
-        return;
-    at += sizeof open - 1;
-    leakgate_buf__put(&b, rec->piece.junit_case,
-                      (size_t)(at - rec->piece.junit_case));
-    for (const char *p = *base ? base : "unknown"; *p; p++) {
-        switch (*p) {
-        case '&': leakgate_buf__puts(&b, "&amp;"); break;
-        case '<': leakgate_buf__puts(&b, "&lt;"); break;
-        case '>': leakgate_buf__puts(&b, "&gt;"); break;
-        case '"': leakgate_buf__puts(&b, "&quot;"); break;
-        default:
-            if ((unsigned char)*p >= 0x20)
-                leakgate_buf__put(&b, p, 1);
+    for (const char *p = s; *p; p++) {
+        if (json && (*p == '"' || *p == '\\')) {
+            leakgate_buf__puts(b, "\\");
+            leakgate_buf__put(b, p, 1);
+        } else if (!json && *p == '&') {
+            leakgate_buf__puts(b, "&amp;");
+        } else if (!json && *p == '<') {
+            leakgate_buf__puts(b, "&lt;");
+        } else if (!json && *p == '>') {
+            leakgate_buf__puts(b, "&gt;");
+        } else if (!json && *p == '"') {
+            leakgate_buf__puts(b, "&quot;");
+        } else if ((unsigned char)*p >= 0x20) {
+            leakgate_buf__put(b, p, 1);
         }
     }
-    leakgate_buf__puts(&b, ":");
+}
+
+/* text with origin inserted after `after` (escaped as json says); text
+ * itself when it has no `after`. */
+static const char *
+insert(struct run *r,
+       const char *text,
+       const char *after,
+       const char *origin,
+       bool json,
+       bool *failed)
+{
+    const char *at = strstr(text, after);
+    struct leakgate_buf b = LEAKGATE_BUF_INIT;
+    const char *out;
+
+    if (!at)
+        return text;
+    at += strlen(after);
+    leakgate_buf__put(&b, text, (size_t)(at - text));
+    if (json)
+        leakgate_buf__puts(&b, "\"origin\": \"");
+    put_escaped(&b, origin, json);
+    leakgate_buf__puts(&b, json ? "\", " : "");
     leakgate_buf__puts(&b, at);
-    rec->piece.junit_case = own(r, &b);
-    *failed |= rec->piece.junit_case == NULL;
+    out = own(r, &b);
+    *failed |= out == NULL;
+    return out ? out : text;
+}
+
+/* A window with an origin (its ctest prefix, and "BINARY:" when windows
+ * of several binaries have its name and prefix): its JUnit testcase's
+ * classname becomes ORIGIN + SUITE ("PREFIXSUITE" matches the ctest test
+ * "PREFIXSUITE/TEST"), its JSON test object gets "origin" (index.html and
+ * leakgate report name it ORIGIN + SUITE/TEST), so that each is a
+ * testcase of its own and none replaces another. */
+static void
+label(struct run *r, struct record *rec, bool with_binary, bool *failed)
+{
+    const char *base = leakgate_util__base_name(rec->binary);
+    struct leakgate_buf origin = LEAKGATE_BUF_INIT;
+
+    leakgate_buf__puts(&origin, rec->prefix);
+    if (with_binary)
+        leakgate_buf__printf(&origin, "%s:", *base ? base : "unknown");
+    if (origin.failed) {
+        *failed = true;
+    } else if (origin.len > 0) {
+        rec->piece.junit_case =
+            insert(r, rec->piece.junit_case, "<testcase classname=\"",
+                   origin.ptr, false, failed);
+        rec->piece.json_test =
+            insert(r, rec->piece.json_test, "{", origin.ptr, true, failed);
+    }
+    leakgate_buf__dispose(&origin);
 }
 
 static int
@@ -450,7 +511,7 @@ cmp_first(const void *a, const void *b)
     return (x->first > y->first) - (x->first < y->first);
 }
 
-/* One record per window name and binary, where it first appeared: a
+/* One record per window name, prefix and binary, where it first appeared: a
  * test's later record replaces an earlier one of the same binary, a
  * suite window's unless the earlier ranks higher (every process measures
  * it: a failure stays).  The records of different binaries are all kept
@@ -475,8 +536,7 @@ choose(struct run *r)
     for (size_t i = 0; i < r->ntests; i++) {
         struct pick *kept = n > 0 ? &p[n - 1] : NULL;
 
-        if (kept && same_name(kept->rec, p[i].rec) &&
-            strcmp(kept->rec->binary, p[i].rec->binary) == 0) {
+        if (kept && same_key(kept->rec, p[i].rec)) {
             bool suite_window = strcmp(p[i].rec->test, "[suite]") == 0;
 
             if (p[i].rec->rank >= kept->rec->rank || !suite_window)
@@ -486,11 +546,13 @@ choose(struct run *r)
         p[n++] = p[i];
     }
     for (size_t i = 0; i < n; i++) {
-        bool shared = (i > 0 && same_name(p[i - 1].rec, p[i].rec)) ||
-                      (i + 1 < n && same_name(p[i + 1].rec, p[i].rec));
+        const struct record *x = p[i].rec;
+        bool shared = (i > 0 && same_name(p[i - 1].rec, x) &&
+                       strcmp(p[i - 1].rec->prefix, x->prefix) == 0) ||
+                      (i + 1 < n && same_name(p[i + 1].rec, x) &&
+                       strcmp(p[i + 1].rec->prefix, x->prefix) == 0);
 
-        if (shared)
-            label(r, &r->tests[p[i].rec - r->tests], &failed);
+        label(r, &r->tests[x - r->tests], shared, &failed);
     }
     qsort(p, n, sizeof *p, cmp_first);
     for (size_t i = 0; i < n; i++)
@@ -755,6 +817,37 @@ merge_one(struct loaded *l,
     return rc;
 }
 
+/* $LEAKGATE_OUTPUTS_RENDER is "end": the run's [outputs] tests write. */
+static bool
+at_end(void)
+{
+    const char *v = getenv(LEAKGATE_OUTPUTS_RENDER_ENV);
+
+    return v && strcmp(v, "end") == 0;
+}
+
+bool
+leakgate_outputs__finishing(void)
+{
+    const char *v = getenv(LEAKGATE_OUTPUTS_FINISH_ENV);
+
+    return v && strcmp(v, "1") == 0;
+}
+
+int
+leakgate_outputs__finish(const char *junit,
+                         const char *json,
+                         const char *report_dir)
+{
+    struct leakgate_outputs *os = NULL;
+    int rc = leakgate_outputs__open(&os, junit, json, report_dir);
+
+    if (rc == 0 && os)
+        rc = leakgate_outputs__merge(os, NULL);
+    leakgate_outputs__free(os);
+    return rc;
+}
+
 int
 leakgate_outputs__merge(struct leakgate_outputs *os, const char *pictures)
 {
@@ -763,6 +856,8 @@ leakgate_outputs__merge(struct leakgate_outputs *os, const char *pictures)
     if (rc == 0)
         rc = leakgate_outputs__append(os, "D\n", 2);
     first = rc;
+    if (!leakgate_outputs__finishing() && at_end())
+        return first; /* the run's [outputs] tests write the files */
 
     struct loaded l;
 

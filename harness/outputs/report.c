@@ -1667,7 +1667,18 @@ leakgate_report__junit_case(struct leakgate_buf *b,
         return;
     }
     leakgate_buf__puts(b, "    <testcase");
-    xml_name_attr(b, "classname", suite_of(v));
+    /* A shared output's origin (the ctest prefix, "BINARY:") first. */
+    if (v->origin) {
+        struct leakgate_buf cls = LEAKGATE_BUF_INIT;
+
+        leakgate_buf__printf(&cls, "%s%s", v->origin, suite_of(v));
+        if (cls.failed)
+            b->failed = true;
+        xml_name_attr(b, "classname", cls.ptr ? cls.ptr : "");
+        leakgate_buf__dispose(&cls);
+    } else {
+        xml_name_attr(b, "classname", suite_of(v));
+    }
     xml_name_attr(b, "name", v->test);
     leakgate_buf__printf(b, " time=\"%.6f\">\n", seconds_of(v));
     if (v->measured) {
@@ -2152,6 +2163,8 @@ json_test(struct json *j, const struct leakgate_verdict *v)
     json_str(j, "suite", v->suite);
     json_str(j, "test", v->test);
     json_str(j, "name", v->name);
+    if (v->origin)
+        json_str(j, "origin", v->origin);
     json_str(j, "status",
              (unsigned int)v->status < 3 ? status[v->status] : "unknown");
     json_bool(j, "measured", v->measured);

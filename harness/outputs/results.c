@@ -796,6 +796,8 @@ load_names(struct leakgate_verdict *v,
 
     if (rc == 0)
         rc = req_string(&v->test, ld, rec, "test");
+    if (rc == 0)
+        rc = opt_string(&v->origin, ld, rec, "origin");
     if (rc < 0)
         return rc;
     leakgate_buf__printf(&name, "%s/%s", v->suite, v->test);

@@ -200,12 +200,20 @@ struct pick {
     size_t index; /* load order */
 };
 
+static const char *
+origin_of(const struct leakgate_verdict *v)
+{
+    return v->origin ? v->origin : "";
+}
+
 static int
 cmp_pick(const void *a, const void *b)
 {
     const struct pick *x = a, *y = b;
-    int c = strcmp(x->v->name, y->v->name);
+    int c = strcmp(origin_of(x->v), origin_of(y->v));
 
+    if (c == 0)
+        c = strcmp(x->v->name, y->v->name);
     if (c != 0)
         return c;
     return (x->index > y->index) - (x->index < y->index);
@@ -235,9 +243,11 @@ leakgate_results__view(struct leakgate_results *r)
     for (size_t i = 0; i < r->n; i++)
         p[i] = (struct pick){r->v[i], i};
     qsort(p, r->n, sizeof *p, cmp_pick);
-    /* Per name: the best record, listed where the name first appeared. */
+    /* Per origin and name: the best record, listed where it first
+     * appeared. */
     for (size_t i = 0; i < r->n; i++) {
-        if (n > 0 && strcmp(p[n - 1].v->name, p[i].v->name) == 0) {
+        if (n > 0 && strcmp(p[n - 1].v->name, p[i].v->name) == 0 &&
+            strcmp(origin_of(p[n - 1].v), origin_of(p[i].v)) == 0) {
             if (leakgate_results__rank(p[i].v) >
                 leakgate_results__rank(p[n - 1].v))
                 p[n - 1].v = p[i].v;
@@ -340,7 +350,7 @@ summary_failure(struct leakgate_buf *b, const struct leakgate_verdict *v)
     char human[32];
     bool peak_only = leakgate_verdict__peak_only(v);
 
-    leakgate_buf__printf(b, "  FAIL %s", v->name);
+    leakgate_buf__printf(b, "  FAIL %s%s", origin_of(v), v->name);
     if (v->status == LEAKGATE_STATUS_FAIL && peak_only) {
         summary_peak_over(b, v, ": ");
     } else if (v->status == LEAKGATE_STATUS_FAIL) {
@@ -371,7 +381,7 @@ static void
 widen(struct peak_widths *w, const struct leakgate_verdict *v)
 {
     char num[32];
-    size_t name = strlen(v->name);
+    size_t name = strlen(origin_of(v)) + strlen(v->name);
     size_t bytes =
         strlen(leakgate_thresholds__bytes(num, sizeof num, v->peak_bytes));
     size_t allocs =
@@ -391,11 +401,12 @@ peak_line(struct leakgate_buf *b,
           const struct leakgate_verdict *v,
           const struct peak_widths *w)
 {
-    char peak[32], num[32], limit[32];
+    char peak[32], num[32], limit[32], shown[1024];
     const struct leakgate_policy_settings *st = &v->settings;
 
+    snprintf(shown, sizeof shown, "%s%s", origin_of(v), v->name);
     leakgate_buf__printf(
-        b, "  %-*s  %*s  %*s %s", w->name, v->name, w->bytes,
+        b, "  %-*s  %*s  %*s %s", w->name, shown, w->bytes,
         leakgate_thresholds__bytes(peak, sizeof peak, v->peak_bytes), w->allocs,
         leakgate_util__group_signed(num, (int64_t)v->allocations),
         v->allocations == 1 ? "allocation " : "allocations");

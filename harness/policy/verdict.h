@@ -60,9 +60,12 @@ enum leakgate_measured {
 };
 
 struct leakgate_verdict {
-    char *suite; /* JUnit classname */
-    char *test;  /* test name, "[suite]" for the suite window */
-    char *name;  /* "suite/test" */
+    char *suite;  /* JUnit classname */
+    char *test;   /* test name, "[suite]" for the suite window */
+    char *name;   /* "suite/test" */
+    char *origin; /* shared outputs: what tells same-named windows apart
+                     (the ctest TEST_PREFIX, "BINARY:"), shown before
+                     suite and name; NULL: none */
     leakgate_status status;
     bool measured;        /* a window was taken (false: note-only record) */
     char *not_judged_why; /* reason when NOT_JUDGED, else NULL */
