@@ -154,3 +154,15 @@ cli_source_root(char *out, const char *given, const char *verb)
                                given);
     return 0;
 }
+
+bool
+cli_help(int argc, char **argv, const char *usage)
+{
+    for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++) {
+        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+            fputs(usage, stdout);
+            return true;
+        }
+    }
+    return false;
+}

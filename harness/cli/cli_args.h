@@ -7,10 +7,16 @@
 #ifndef LEAKGATE_CLI_ARGS_H
 #define LEAKGATE_CLI_ARGS_H
 
+#include <stdbool.h>
+
 /* Print "leakgate VERB: <message> (see leakgate VERB --help)" to stderr.
  * Returns 2, the usage exit status. */
 int cli_usage_error(const char *verb, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
+
+/* When argv (before a "--") asks for --help or -h: print usage to stdout
+ * and return true (the verb exits 0).  Cannot fail. */
+bool cli_help(int argc, char **argv, const char *usage);
 
 /* Print "leakgate: <leakgate_error_last()>" to stderr; returns status. */
 int cli_fail(int status);

@@ -174,12 +174,8 @@ leakgate_cmd_report(int argc, char **argv)
     struct report_args a;
     int status;
 
-    for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++) {
-        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-            fputs(report_usage, stdout);
-            return 0;
-        }
-    }
+    if (cli_help(argc, argv, report_usage))
+        return 0;
     status = parse_args(&a, argc, argv);
     if (status == 0)
         status = run_report(&a);

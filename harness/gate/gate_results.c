@@ -42,32 +42,18 @@ leakgate_gate__write_file(const char *path, const char *data, size_t len)
     return leakgate_files__write(NULL, path, data, len, 0);
 }
 
-/* mkdir -p for the report directory and one level below it. */
+/* mkdir -p for the report directory and one level below it
+ * (leakgate_files__mkdirs), named as the report directory. */
 static int
 make_dirs(const char *dir)
 {
-    struct leakgate_buf b = LEAKGATE_BUF_INIT;
-    int rc = 0;
+    int rc = leakgate_files__mkdirs(dir);
 
-    leakgate_buf__puts(&b, dir);
-    if (b.failed)
-        return leakgate_error__set(LEAKGATE_ENOMEM, "path");
-    for (char *p = b.ptr + 1; *p && rc == 0; p++) {
-        if (*p != '/')
-            continue;
-        *p = '\0';
-        if (mkdir(b.ptr, 0777) != 0 && errno != EEXIST)
-            rc = -1;
-        *p = '/';
-    }
-    if (rc == 0 && mkdir(b.ptr, 0777) != 0 && errno != EEXIST)
-        rc = -1;
-    if (rc < 0)
-        rc = leakgate_error__set(LEAKGATE_EIO,
-                                 "cannot create report directory %s: %s", dir,
-                                 strerror(errno));
-    leakgate_buf__dispose(&b);
-    return rc;
+    if (rc == 0 || rc == LEAKGATE_ENOMEM)
+        return rc;
+    return leakgate_error__set(LEAKGATE_EIO,
+                               "cannot create report directory %s: %s", dir,
+                               strerror(errno));
 }
 
 /* The directory of a window's artifacts is a directory of this user,
