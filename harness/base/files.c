@@ -342,7 +342,7 @@ static int
 mkdirs_of(const char *path)
 {
     char *dir = dir_of(path);
-    int rc = dir ? leakgate_files__mkdirs(dir)
+    int rc = dir ? leakgate_files__mkdirs(dir, "directory")
                  : leakgate_error__set(LEAKGATE_ENOMEM, "path");
 
     leakgate_util__free(dir);
@@ -498,7 +498,7 @@ leakgate_files__clean_temps(const char *path)
 }
 
 int
-leakgate_files__mkdirs(const char *dir)
+leakgate_files__mkdirs(const char *dir, const char *what)
 {
     struct leakgate_buf b = LEAKGATE_BUF_INIT;
     int rc = 0;
@@ -519,7 +519,7 @@ leakgate_files__mkdirs(const char *dir)
     if (rc < 0) {
         int err = errno; /* kept for the caller's own message */
 
-        rc = leakgate_error__set(LEAKGATE_EIO, "cannot create directory %s: %s",
+        rc = leakgate_error__set(LEAKGATE_EIO, "cannot create %s %s: %s", what,
                                  dir, strerror(err));
         errno = err;
     }

@@ -85,8 +85,9 @@ void leakgate_files__unlock(int fd);
  * effort: cannot fail. */
 void leakgate_files__clean_temps(const char *path);
 
-/* mkdir -p.  Returns 0 or LEAKGATE_EIO naming the directory. */
-int leakgate_files__mkdirs(const char *dir);
+/* mkdir -p.  Returns 0, LEAKGATE_ENOMEM, or LEAKGATE_EIO "cannot create
+ * WHAT DIR: why" (errno kept). */
+int leakgate_files__mkdirs(const char *dir, const char *what);
 
 /* ---- files_safe.c ------------------------------------------------------ */
 

@@ -305,19 +305,6 @@ int leakgate_gate__symbolizer(struct leakgate_symbolizer **out,
 int leakgate_gate__write_artifacts(struct leakgate_gate *gate,
                                    struct leakgate_verdict *v);
 
-/*
- * Write DIR/index.html for n verdicts (html.c): the SVG of each failing
- * verdict is read back from its svg_path and inlined.  `pictures` says
- * what became of the call graphs (NULL: not said).  The entry point for
- * any aggregation of verdicts (a gate's run, or several runs merged).
- * Returns 0, LEAKGATE_EIO (naming the path) or LEAKGATE_ENOMEM.
- */
-int leakgate_gate__write_index(const char *dir,
-                               const struct leakgate_verdict *const *v,
-                               size_t n,
-                               const struct leakgate_report_env *env,
-                               const char *pictures);
-
 /* Write `len` bytes to `path` atomically (temporary file + rename).
  * Returns 0 or LEAKGATE_EIO naming the path. */
 int leakgate_gate__write_file(const char *path, const char *data, size_t len);

@@ -32,7 +32,6 @@
 #include "util.h"
 
 /* The largest SVG read back to be inlined into index.html. */
-#define SVG_INLINE_MAX ((size_t)16 << 20)
 
 int
 leakgate_gate__write_file(const char *path, const char *data, size_t len)
@@ -40,20 +39,6 @@ leakgate_gate__write_file(const char *path, const char *data, size_t len)
     /* A temporary name renamed over path, inside its directory: a link
      * or a device there is refused, never written through (files.c). */
     return leakgate_files__write(NULL, path, data, len, 0);
-}
-
-/* mkdir -p for the report directory and one level below it
- * (leakgate_files__mkdirs), named as the report directory. */
-static int
-make_dirs(const char *dir)
-{
-    int rc = leakgate_files__mkdirs(dir);
-
-    if (rc == 0 || rc == LEAKGATE_ENOMEM)
-        return rc;
-    return leakgate_error__set(LEAKGATE_EIO,
-                               "cannot create report directory %s: %s", dir,
-                               strerror(errno));
 }
 
 /* The directory of a window's artifacts is a directory of this user,
@@ -261,7 +246,7 @@ leakgate_gate__write_artifacts(struct leakgate_gate *gate,
     int rc = name_artifacts(v, gate->opts.report_dir);
 
     if (rc == 0)
-        rc = make_dirs(v->artifact_dir);
+        rc = leakgate_files__mkdirs(v->artifact_dir, "report directory");
     if (rc == 0)
         rc = own_dir(v->artifact_dir);
     if (rc == 0 && v->how == LEAKGATE_MEASURED_SUITE_END) {
@@ -289,80 +274,6 @@ leakgate_gate__write_artifacts(struct leakgate_gate *gate,
     if (rc == 0)
         rc = write_text(v->json_path, json);
     leakgate_util__free(json);
-    return rc;
-}
-
-/* "2025-12-02T09:07:46Z" into out (at least 32 bytes). */
-static const char *
-utc_now(char *out, size_t size)
-{
-    time_t now = time(NULL);
-    struct tm tm;
-
-    if (!gmtime_r(&now, &tm) ||
-        strftime(out, size, "%Y-%m-%dT%H:%M:%SZ", &tm) == 0)
-        snprintf(out, size, "unknown");
-    return out;
-}
-
-/* The SVG text of every failing verdict that has one (NULL elsewhere). */
-static int
-read_svgs(char ***out, const struct leakgate_verdict *const *v, size_t n)
-{
-    char **svgs = leakgate_util__calloc(n ? n : 1, sizeof *svgs);
-    int rc = 0;
-
-    *out = svgs;
-    if (!svgs)
-        return leakgate_error__set(LEAKGATE_ENOMEM, "index");
-    for (size_t i = 0; i < n && rc != LEAKGATE_ENOMEM; i++) {
-        size_t len;
-
-        if (v[i]->status != LEAKGATE_STATUS_FAIL || !v[i]->svg_path)
-            continue;
-        /* A picture that cannot be read is linked instead of inlined. */
-        rc = leakgate_render__read_file(&svgs[i], &len, v[i]->svg_path,
-                                        SVG_INLINE_MAX);
-    }
-    return rc == LEAKGATE_ENOMEM ? rc : 0;
-}
-
-int
-leakgate_gate__write_index(const char *dir,
-                           const struct leakgate_verdict *const *v,
-                           size_t n,
-                           const struct leakgate_report_env *env,
-                           const char *pictures)
-{
-    struct leakgate_html_run run;
-    char date[64];
-    char **svgs = NULL;
-    char *page = NULL, *path = NULL;
-    int rc = read_svgs(&svgs, v, n);
-
-    run.title = env->binary && *env->binary
-                    ? leakgate_util__base_name(env->binary)
-                    : NULL;
-    run.date = utc_now(date, sizeof date);
-    run.graphviz = pictures;
-    if (rc == 0) {
-        page = leakgate_html__index(v, (const char *const *)svgs, n, env, &run);
-        path = artifact_path(dir, "index", ".html");
-        if (!page || !path)
-            rc = leakgate_error__set(LEAKGATE_ENOMEM, "index.html");
-    }
-    if (rc == 0)
-        rc = make_dirs(dir);
-    /* Atomic, not fsync'ed: every process of a run that shares the
-     * report directory rewrites it (outputs.c). */
-    if (rc == 0 && page && path)
-        rc = leakgate_files__write(NULL, path, page, strlen(page),
-                                   LEAKGATE_FILES_NOSYNC);
-    for (size_t i = 0; svgs && i < n; i++)
-        leakgate_util__free(svgs[i]);
-    leakgate_util__free(svgs);
-    leakgate_util__free(page);
-    leakgate_util__free(path);
     return rc;
 }
 

@@ -141,7 +141,7 @@ int leakgate_outputs__window(struct leakgate_outputs *o,
 /*
  * Append D, then merge each shared output: lock its store, read the run's
  * journals, write the document atomically (index.html through
- * leakgate_gate__write_index(), saying `pictures` of the call graphs, or
+ * leakgate_results__write_index(), saying `pictures` of the call graphs, or
  * nothing when NULL).  Returns 0 or the first error
  * (LEAKGATE_EIO, LEAKGATE_EFORMAT naming a journal, LEAKGATE_ENOMEM);
  * every output is tried.

@@ -23,7 +23,6 @@
 
 #include "error.h"
 #include "files.h"
-#include "gate.h"
 #include "report.h"
 #include "results.h"
 #include "run_proto.h"
@@ -675,8 +674,8 @@ render(const struct leakgate_outputs_file *o,
             return rc;
         env = (*res)->env;
         env.report_dir = o->spec; /* links are relative to the page */
-        return leakgate_gate__write_index(o->spec, (*res)->view, (*res)->nview,
-                                          &env, pictures);
+        return leakgate_results__write_index(o->spec, (*res)->view,
+                                             (*res)->nview, &env, pictures);
     }
     text = document(o, r);
     /* Atomic, not fsync'ed: every process of the run rewrites it. */

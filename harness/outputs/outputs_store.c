@@ -280,7 +280,7 @@ leakgate_outputs__lock(int *store_fd, const struct leakgate_outputs_file *o)
 {
     const char *slash = strrchr(o->store, '/');
     int parent = -1, err = 0;
-    int rc = leakgate_files__mkdirs(o->parent);
+    int rc = leakgate_files__mkdirs(o->parent, "directory");
 
     *store_fd = -1;
     err = errno;

@@ -100,4 +100,18 @@ int leakgate_results__write_rendered(const char *spec,
                                      char *text,
                                      const char *what);
 
+/* results_api.c: */
+/*
+ * Write DIR/index.html for n verdicts (html.c): the SVG of each failing
+ * verdict is read back from its svg_path and inlined.  `pictures` says
+ * what became of the call graphs (NULL: not said).  The entry point for
+ * any aggregation of verdicts (a gate's run, or several runs merged).
+ * Returns 0, LEAKGATE_EIO (naming the path) or LEAKGATE_ENOMEM.
+ */
+int leakgate_results__write_index(const char *dir,
+                                  const struct leakgate_verdict *const *v,
+                                  size_t n,
+                                  const struct leakgate_report_env *env,
+                                  const char *pictures);
+
 #endif

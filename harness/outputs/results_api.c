@@ -17,11 +17,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "error.h"
 #include "files.h"
-#include "gate.h"
+#include "html.h"
+#include "render.h"
 #include "report.h"
 #include "thresholds.h"
 
@@ -507,6 +509,93 @@ leakgate_results_write_junit(leakgate_results *r, const char *path)
     return rc;
 }
 
+/* A picture larger than this is linked from index.html, not inlined. */
+#define SVG_INLINE_MAX ((size_t)16 << 20)
+
+/* DIR/index.html (NULL: out of memory). */
+static char *
+index_path(const char *dir)
+{
+    struct leakgate_buf b = LEAKGATE_BUF_INIT;
+
+    leakgate_buf__printf(&b, "%s/index.html", dir);
+    return leakgate_buf__take(&b);
+}
+
+/* "2025-12-02T09:07:46Z" into out (at least 32 bytes). */
+static const char *
+utc_now(char *out, size_t size)
+{
+    time_t now = time(NULL);
+    struct tm tm;
+
+    if (!gmtime_r(&now, &tm) ||
+        strftime(out, size, "%Y-%m-%dT%H:%M:%SZ", &tm) == 0)
+        snprintf(out, size, "unknown");
+    return out;
+}
+
+/* The SVG text of every failing verdict that has one (NULL elsewhere). */
+static int
+read_svgs(char ***out, const struct leakgate_verdict *const *v, size_t n)
+{
+    char **svgs = leakgate_util__calloc(n ? n : 1, sizeof *svgs);
+    int rc = 0;
+
+    *out = svgs;
+    if (!svgs)
+        return leakgate_error__set(LEAKGATE_ENOMEM, "index");
+    for (size_t i = 0; i < n && rc != LEAKGATE_ENOMEM; i++) {
+        size_t len;
+
+        if (v[i]->status != LEAKGATE_STATUS_FAIL || !v[i]->svg_path)
+            continue;
+        /* A picture that cannot be read is linked instead of inlined. */
+        rc = leakgate_render__read_file(&svgs[i], &len, v[i]->svg_path,
+                                        SVG_INLINE_MAX);
+    }
+    return rc == LEAKGATE_ENOMEM ? rc : 0;
+}
+
+int
+leakgate_results__write_index(const char *dir,
+                              const struct leakgate_verdict *const *v,
+                              size_t n,
+                              const struct leakgate_report_env *env,
+                              const char *pictures)
+{
+    struct leakgate_html_run run;
+    char date[64];
+    char **svgs = NULL;
+    char *page = NULL, *path = NULL;
+    int rc = read_svgs(&svgs, v, n);
+
+    run.title = env->binary && *env->binary
+                    ? leakgate_util__base_name(env->binary)
+                    : NULL;
+    run.date = utc_now(date, sizeof date);
+    run.graphviz = pictures;
+    if (rc == 0) {
+        page = leakgate_html__index(v, (const char *const *)svgs, n, env, &run);
+        path = index_path(dir);
+        if (!page || !path)
+            rc = leakgate_error__set(LEAKGATE_ENOMEM, "index.html");
+    }
+    if (rc == 0)
+        rc = leakgate_files__mkdirs(dir, "report directory");
+    /* Atomic, not fsync'ed: every process of a run that shares the
+     * report directory rewrites it (outputs.c). */
+    if (rc == 0 && page && path)
+        rc = leakgate_files__write(NULL, path, page, strlen(page),
+                                   LEAKGATE_FILES_NOSYNC);
+    for (size_t i = 0; svgs && i < n; i++)
+        leakgate_util__free(svgs[i]);
+    leakgate_util__free(svgs);
+    leakgate_util__free(page);
+    leakgate_util__free(path);
+    return rc;
+}
+
 int
 leakgate_results_write_html(leakgate_results *r, const char *dir)
 {
@@ -516,7 +605,7 @@ leakgate_results_write_html(leakgate_results *r, const char *dir)
     /* Links on the page are relative to where it is written. */
     env.report_dir = dir;
     if (rc == 0)
-        rc = leakgate_gate__write_index(dir, r->view, r->nview, &env, NULL);
+        rc = leakgate_results__write_index(dir, r->view, r->nview, &env, NULL);
     return rc;
 }
 

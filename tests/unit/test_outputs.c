@@ -141,7 +141,7 @@ write_journal(const char *rundir,
     struct leakgate_buf p = LEAKGATE_BUF_INIT;
 
     leakgate_buf__printf(&p, "%s/%020llu-%ld.log", rundir, start, pid);
-    CU_ASSERT_EQUAL_FATAL(leakgate_files__mkdirs(rundir), 0);
+    CU_ASSERT_EQUAL_FATAL(leakgate_files__mkdirs(rundir, "directory"), 0);
     CU_ASSERT_EQUAL(leakgate_files__write(NULL, p.ptr, text, strlen(text), 0),
                     0);
     leakgate_buf__dispose(&p);
@@ -378,10 +378,10 @@ test_outputs__stale_runs_removed_live_kept(void)
     write_journal(named_live, ppid, start_of(ppid), "");
     snprintf(name, sizeof name, "run-p%ld-%llu", ppid, start_of(ppid));
     parent = path_in(".j.xml.leakgate", name);
-    CU_ASSERT_EQUAL(leakgate_files__mkdirs(parent), 0);
+    CU_ASSERT_EQUAL(leakgate_files__mkdirs(parent, "directory"), 0);
     snprintf(name, sizeof name, "run-p%ld-1", dead_pid());
     gone = path_in(".j.xml.leakgate", name);
-    CU_ASSERT_EQUAL(leakgate_files__mkdirs(gone), 0);
+    CU_ASSERT_EQUAL(leakgate_files__mkdirs(gone, "directory"), 0);
     os = open_own();
     CU_ASSERT_NOT_EQUAL(stat(old, &st), 0);
     CU_ASSERT_NOT_EQUAL(stat(gone, &st), 0);
