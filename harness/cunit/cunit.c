@@ -43,7 +43,6 @@
 
 #include "cunit_hooks.h"
 #include "leakgate/thresholds.h"
-#include "outputs.h"
 
 #define SUITE_WINDOW "[suite]"
 
@@ -1338,12 +1337,10 @@ early_exit(const struct leakgate_gate_options *opts)
         return leakgate_cunit_list() == 0 ? 0 : 3;
     /* A run's [outputs] test (leakgate_discover_tests()): no test runs;
      * the run's shared outputs are written from its journals. */
-    if (leakgate_outputs__finishing()) {
-        if (leakgate_outputs__finish(opts->junit_path, opts->json_path,
-                                     opts->report_dir) == 0)
-            return 0;
-        fprintf(stderr, "leakgate: %s\n", leakgate_error_last());
-        return 3;
+    switch (leakgate_gate_outputs_finish(opts)) {
+    case 0: break;
+    case 1: return 0;
+    default: fprintf(stderr, "leakgate: %s\n", leakgate_error_last()); return 3;
     }
     return -1;
 }

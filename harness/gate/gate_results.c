@@ -295,6 +295,18 @@ pictures_said(const struct leakgate_gate *gate)
 }
 
 int
+leakgate_gate_outputs_finish(const struct leakgate_gate_options *opts)
+{
+    int rc;
+
+    if (!leakgate_outputs__finishing())
+        return 0;
+    rc = leakgate_outputs__finish(opts->junit_path, opts->json_path,
+                                  opts->report_dir);
+    return rc < 0 ? rc : 1;
+}
+
+int
 leakgate_gate_outputs_open(leakgate_gate *gate)
 {
     /* A replay's results go to its own file, for the process that

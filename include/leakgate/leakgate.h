@@ -573,6 +573,20 @@ LEAKGATE_API int leakgate_gate_write_results(leakgate_gate *gate);
 LEAKGATE_API int leakgate_gate_outputs_open(leakgate_gate *gate);
 
 /**
+ * The last step of a ctest run whose tests only journal their windows
+ * (the `[outputs]` test leakgate_discover_tests() registers per binary):
+ * when this process was started as that step, write the run's shared
+ * outputs among those opts names (--junit, --json, --report-dir) from
+ * every journal of the run, and run no test.
+ * @param[in] opts  the options the process was started with.
+ * @return 1 when this process is that step and the outputs were written;
+ *         0 when it is not that step (run the tests); LEAKGATE_EIO or
+ *         LEAKGATE_ENOMEM (detail names the file) when writing failed.
+ */
+LEAKGATE_API int
+leakgate_gate_outputs_finish(const struct leakgate_gate_options *opts);
+
+/**
  * Journal that a window (a test, or a suite's init or cleanup: test
  * "[suite]") starts, in phase "test", "init" or "cleanup".  Never
  * allocates, so it may be called while a window records; best effort.
