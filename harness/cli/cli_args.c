@@ -166,3 +166,23 @@ cli_help(int argc, char **argv, const char *usage)
     }
     return false;
 }
+
+int
+cli_value_options(const char *verb,
+                  const char *const *names,
+                  const char **const *fields,
+                  size_t n,
+                  int argc,
+                  char **argv,
+                  int *i)
+{
+    for (size_t k = 0; k < n; k++) {
+        int m = cli_value_option(fields[k], names[k], argc, argv, i);
+
+        if (m < 0)
+            return cli_usage_error(verb, "option '%s' needs a value", names[k]);
+        if (m > 0)
+            return 0;
+    }
+    return cli_usage_error(verb, "unknown option '%s'", argv[*i]);
+}

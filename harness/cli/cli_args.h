@@ -8,6 +8,7 @@
 #define LEAKGATE_CLI_ARGS_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 /* Print "leakgate VERB: <message> (see leakgate VERB --help)" to stderr.
  * Returns 2, the usage exit status. */
@@ -25,6 +26,17 @@ int cli_fail(int status);
  * value): 1 matched, 0 not this option, -1 the value is missing or empty. */
 int cli_value_option(
     const char **out, const char *opt, int argc, char **argv, int *i);
+
+/* The option at argv[*i] among names[0, n) ("--opt VALUE" or
+ * "--opt=VALUE"), its value stored in *fields[k]: 0 when it was one of
+ * them, else 2 after a usage error (unknown option, missing value). */
+int cli_value_options(const char *verb,
+                      const char *const *names,
+                      const char **const *fields,
+                      size_t n,
+                      int argc,
+                      char **argv,
+                      int *i);
 
 /* The source root SARIF paths are relative to, into out (PATH_MAX
  * bytes): given (a directory, made absolute against the current one and

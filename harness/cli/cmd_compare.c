@@ -80,15 +80,8 @@ parse_option(struct compare_args *a, int argc, char **argv, int *i)
         a->opts.new_stacks = 1;
         return 0;
     }
-    for (size_t k = 0; k < sizeof names / sizeof names[0]; k++) {
-        int m = cli_value_option(fields[k], names[k], argc, argv, i);
-
-        if (m < 0)
-            return cli_usage_error(VERB, "option '%s' needs a value", names[k]);
-        if (m > 0)
-            return 0;
-    }
-    return cli_usage_error(VERB, "unknown option '%s'", argv[*i]);
+    return cli_value_options(VERB, names, fields,
+                             sizeof names / sizeof names[0], argc, argv, i);
 }
 
 static int

@@ -69,15 +69,8 @@ parse_option(struct report_args *a, int argc, char **argv, int *i)
     const char **fields[] = {&a->junit, &a->html,  &a->thresholds,
                              &a->slack, &a->sarif, &a->source_root};
 
-    for (size_t k = 0; k < sizeof names / sizeof names[0]; k++) {
-        int m = cli_value_option(fields[k], names[k], argc, argv, i);
-
-        if (m < 0)
-            return cli_usage_error(VERB, "option '%s' needs a value", names[k]);
-        if (m > 0)
-            return 0;
-    }
-    return cli_usage_error(VERB, "unknown option '%s'", argv[*i]);
+    return cli_value_options(VERB, names, fields,
+                             sizeof names / sizeof names[0], argc, argv, i);
 }
 
 static int
