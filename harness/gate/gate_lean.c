@@ -132,17 +132,14 @@ restart_with_jemalloc(const struct leakgate_gate *gate, const char *why)
 int
 leakgate_gate__lean_init(struct leakgate_gate *gate)
 {
-    char setting[80];
-
     if (leakgate_profile__jemalloc())
         return 0;
     gate->lean = true;
     /* The replay's (and a restart's) jemalloc reads the user's
      * MALLOC_CONF after leakgate's keys: refuse now what it would refuse
      * after the whole run. */
-    if (leakgate_profile__conf_inexact(setting, sizeof setting,
-                                       getenv("MALLOC_CONF")))
-        return leakgate_profile__inexact_error(setting);
+    if (leakgate_profile__check_conf() < 0)
+        return LEAKGATE_ENOPROF;
     if (leakgate_track__install() < 0)
         return leakgate_error__set(
             LEAKGATE_ENOPROF,

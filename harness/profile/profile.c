@@ -248,6 +248,17 @@ leakgate_profile__inexact_error(const char *setting)
 }
 
 int
+leakgate_profile__check_conf(void)
+{
+    char setting[80];
+
+    if (leakgate_profile__conf_inexact(setting, sizeof setting,
+                                       getenv("MALLOC_CONF")))
+        return leakgate_profile__inexact_error(setting);
+    return 0;
+}
+
+int
 leakgate_profile__check(struct leakgate_profile_info *out)
 {
     bool prof = false;

@@ -52,6 +52,15 @@ bool leakgate_profile__conf_inexact(char *out, size_t outsz, const char *conf);
 int leakgate_profile__inexact_error(const char *setting);
 
 /*
+ * For a process that has no jemalloc yet (a lean one, `leakgate run`
+ * before it starts the program): whether $MALLOC_CONF sets a key that
+ * keeps counts inexact, which the jemalloc it preloads would read after
+ * leakgate's own.  Returns 0, or LEAKGATE_ENOPROF with
+ * leakgate_profile__inexact_error()'s detail.
+ */
+int leakgate_profile__check_conf(void);
+
+/*
  * Check that this process allocates with jemalloc, that heap profiling is
  * on and that it counts every allocation exactly (lg_prof_sample:0,
  * prof_unbias:false): sampled counts can miss any leak, and a user's

@@ -261,14 +261,12 @@ leakgate_run__build_env(struct leakgate_run_envp *e,
 {
     const char *user = getenv("LD_PRELOAD");
     struct leakgate_buf ld = LEAKGATE_BUF_INIT;
-    char setting[80];
 
     memset(e, 0, sizeof *e);
     /* The program's jemalloc reads MALLOC_CONF after the interposer's
      * malloc_conf: sampled counts would be refused in every test. */
-    if (leakgate_profile__conf_inexact(setting, sizeof setting,
-                                       getenv("MALLOC_CONF")))
-        return leakgate_profile__inexact_error(setting);
+    if (leakgate_profile__check_conf() < 0)
+        return LEAKGATE_ENOPROF;
     if (strpbrk(preload, ": ") || strpbrk(jemalloc, ": "))
         return leakgate_error__set(LEAKGATE_ENOTFOUND,
                                    "cannot preload %s and %s: LD_PRELOAD "
