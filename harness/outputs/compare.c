@@ -238,6 +238,17 @@ judge_row(struct leakgate_compare_row *r,
                  b->peak_known != h->peak_known;
 }
 
+/* Windows are one by origin and name: the same test name in two
+ * binaries of one shared output is two windows. */
+static int
+same_window(const struct leakgate_compare_row *a,
+            const struct leakgate_compare_row *b)
+{
+    int c = strcmp(a->origin, b->origin);
+
+    return c != 0 ? c : strcmp(a->name, b->name);
+}
+
 static int
 cmp_rows(const void *x, const void *y)
 {
@@ -249,16 +260,16 @@ cmp_rows(const void *x, const void *y)
         return a->size > b->size ? -1 : 1;
     if (a->allocs != b->allocs)
         return a->allocs > b->allocs ? -1 : 1;
-    return strcmp(a->name, b->name);
+    return same_window(a, b);
 }
 
 static int
 cmp_names(const void *x, const void *y)
 {
     const struct leakgate_compare_row *a = x, *b = y;
-    int c = strcmp(a->name, b->name);
+    int c = same_window(a, b);
 
-    /* one name at most once per run: the base's row first */
+    /* one window at most once per run: the base's row first */
     return c != 0 ? c : (a->head != NULL) - (b->head != NULL);
 }
 
@@ -272,7 +283,7 @@ pair_rows(struct leakgate_compare_row *rows, size_t n)
     qsort(rows, n, sizeof *rows, cmp_names);
     for (size_t i = 0; i < n; i++) {
         if (m > 0 && rows[m - 1].base && !rows[m - 1].head && rows[i].head &&
-            strcmp(rows[m - 1].name, rows[i].name) == 0) {
+            same_window(&rows[m - 1], &rows[i]) == 0) {
             rows[m - 1].head = rows[i].head;
             rows[m - 1].name = rows[i].head->name;
             continue;
@@ -314,11 +325,15 @@ leakgate_compare__build(struct leakgate_compare *c,
     /* Sorted by name and paired: a run of thousands of tests compares in
      * n log n, not n^2 name lookups. */
     for (size_t i = 0; i < nbase; i++)
-        rows[n++] = (struct leakgate_compare_row){.name = base[i]->name,
-                                                  .base = base[i]};
+        rows[n++] = (struct leakgate_compare_row){
+            .origin = base[i]->origin ? base[i]->origin : "",
+            .name = base[i]->name,
+            .base = base[i]};
     for (size_t i = 0; i < nhead; i++)
-        rows[n++] = (struct leakgate_compare_row){.name = head[i]->name,
-                                                  .head = head[i]};
+        rows[n++] = (struct leakgate_compare_row){
+            .origin = head[i]->origin ? head[i]->origin : "",
+            .name = head[i]->name,
+            .head = head[i]};
     n = pair_rows(rows, n);
     c->rows = rows;
     c->n = n;

@@ -38,8 +38,10 @@ struct leakgate_compare_limits {
     bool new_stacks;
 };
 
-/* One window name of either run. */
+/* One window of either run: its origin (a shared output's ctest prefix
+ * and "BINARY:", "" for none) and its name. */
 struct leakgate_compare_row {
+    const char *origin;                  /* borrowed from a verdict, or "" */
     const char *name;                    /* borrowed from a verdict */
     const struct leakgate_verdict *base; /* NULL: a new test */
     const struct leakgate_verdict *head; /* NULL: a removed test */

@@ -242,7 +242,7 @@ put_criteria(struct leakgate_buf *b, const struct leakgate_compare_limits *l)
 static void
 text_row(struct leakgate_buf *b, const struct leakgate_compare_row *r)
 {
-    leakgate_buf__printf(b, "%-10s %s", row_kind(r), r->name);
+    leakgate_buf__printf(b, "%-10s %s%s", row_kind(r), r->origin, r->name);
     if (r->why && !r->base)
         leakgate_buf__puts(b, " (new test)");
     if (r->why) {
@@ -332,11 +332,23 @@ md_put(struct leakgate_buf *b, const char *s, size_t max)
         leakgate_buf__puts(b, "…");
 }
 
+/* A row's origin and name, cut as one name is. */
+static void
+md_name(struct leakgate_buf *b, const struct leakgate_compare_row *r)
+{
+    struct leakgate_buf s = LEAKGATE_BUF_INIT;
+
+    leakgate_buf__printf(&s, "%s%s", r->origin, r->name);
+    md_put(b, s.ptr, MD_NAME);
+    b->failed |= s.failed;
+    leakgate_buf__dispose(&s);
+}
+
 static void
 md_row(struct leakgate_buf *b, const struct leakgate_compare_row *r)
 {
     leakgate_buf__printf(b, "| %s | ", r->why ? ":x: regression" : row_kind(r));
-    md_put(b, r->name, MD_NAME);
+    md_name(b, r);
     leakgate_buf__puts(b, " | ");
     put_figure(b, " → ", r, RETAINED);
     leakgate_buf__puts(b, " | ");
@@ -366,7 +378,7 @@ md_new_stacks(struct leakgate_buf *b, const struct leakgate_compare *c)
             shown++;
             put_stack(&s, r->new_stacks[k], MD_FRAMES);
             leakgate_buf__puts(b, "- ");
-            md_put(b, r->name, MD_NAME);
+            md_name(b, r);
             leakgate_buf__puts(b, ": ");
             md_put(b, s.ptr, MD_STACK);
             leakgate_buf__puts(b, "\n");
@@ -499,6 +511,10 @@ json_row(struct leakgate_buf *b, const struct leakgate_compare_row *r)
 
     leakgate_buf__puts(b, "    {\"name\": ");
     json_str(b, r->name);
+    if (*r->origin) {
+        leakgate_buf__puts(b, ", \"origin\": ");
+        json_str(b, r->origin);
+    }
     leakgate_buf__printf(b, ", \"state\": \"%s\", \"regression\": %s, ",
                          !r->base     ? "new"
                          : !r->head   ? "removed"

@@ -169,6 +169,14 @@ primary_frame(const struct leakgate_vstack *s, const struct root *root)
     return any;
 }
 
+/* A shared output's origin ("" for none): it is part of a window's
+ * identity, so it leads the name in messages and fingerprints. */
+static const char *
+origin_of(const struct leakgate_verdict *v)
+{
+    return v->origin ? v->origin : "";
+}
+
 static void
 put_message(struct leakgate_buf *b,
             const struct item *it,
@@ -178,7 +186,8 @@ put_message(struct leakgate_buf *b,
     const struct leakgate_vstack *s = it->stack;
     char num[32];
 
-    leakgate_buf__printf(&m, "%s: %s", it->v->name, it->why ? it->why : "");
+    leakgate_buf__printf(&m, "%s%s: %s", origin_of(it->v), it->v->name,
+                         it->why ? it->why : "");
     if (it->row) {
         leakgate_buf__puts(&m, " (");
         leakgate_compare__reasons(&m, it->row);
@@ -246,6 +255,10 @@ put_properties(struct leakgate_buf *b, const struct item *it)
 
     leakgate_buf__puts(b, ",\n       \"properties\": {\"test\": ");
     put_json(b, v->name);
+    if (v->origin && *v->origin) {
+        leakgate_buf__puts(b, ", \"origin\": ");
+        put_json(b, v->origin);
+    }
     leakgate_buf__printf(b, ", \"retained_bytes\": %" PRIu64,
                          v->policy.total_bytes);
     if (it->stack)
@@ -303,7 +316,8 @@ put_result(struct leakgate_buf *b,
     if (it->stack && at != &in_file)
         put_related(b, it->stack, root);
     /* Stable across builds: the test and the functions of its stack. */
-    leakgate_buf__printf(&fp, "%s:%s", it->v->name, rules[it->rule].id);
+    leakgate_buf__printf(&fp, "%s%s:%s", origin_of(it->v), it->v->name,
+                         rules[it->rule].id);
     if (it->stack) {
         leakgate_buf__puts(&fp, ":");
         leakgate_compare__stack_key(&fp, it->stack);

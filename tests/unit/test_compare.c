@@ -65,6 +65,7 @@ add_stack(struct leakgate_verdict *v,
 static void
 free_window(struct leakgate_verdict *v)
 {
+    free(v->origin);
     free(v->name);
     free(v->stacks);
     free(v);
@@ -516,6 +517,69 @@ test_compare__versions(void)
     leakgate_results_free(b);
 }
 
+/* A shared output of two binaries built from the same sources: the same
+ * test name twice per run, told apart by origin.  Only binary b's copy
+ * leaks in HEAD; the rows pair by origin and name, never across
+ * binaries, and every rendering names the binary. */
+static void
+test_compare__origins(void)
+{
+    struct leakgate_verdict *base[2], *head[2];
+    struct leakgate_compare c;
+    char *text, *md, *json;
+    size_t regressions = 0;
+
+    base[0] = window("t/x", 0, 100, 1);
+    base[1] = window("t/x", 0, 100, 1);
+    head[0] = window("t/x", 16, 116, 2);
+    head[1] = window("t/x", 0, 100, 1);
+    add_stack(head[0], frames_a, 16);
+    base[0]->origin = leakgate_util__strdup("a:");
+    base[1]->origin = leakgate_util__strdup("b:");
+    head[0]->origin = leakgate_util__strdup("b:");
+    head[1]->origin = leakgate_util__strdup("a:");
+    memset(&c, 0, sizeof c);
+    CU_ASSERT_EQUAL_FATAL(leakgate_compare__limits(&c.lim, NULL), 0);
+    CU_ASSERT_EQUAL_FATAL(leakgate_compare__build(
+                              &c, (const struct leakgate_verdict *const *)base,
+                              2, (const struct leakgate_verdict *const *)head,
+                              2),
+                          0);
+    CU_ASSERT_EQUAL(c.n, 2);
+    CU_ASSERT_EQUAL(c.nregressions, 1);
+    CU_ASSERT_EQUAL(c.nnew + c.nremoved, 0);
+    for (size_t i = 0; i < c.n; i++) {
+        const struct leakgate_compare_row *r = &c.rows[i];
+
+        CU_ASSERT_PTR_NOT_NULL_FATAL(r->base);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(r->head);
+        CU_ASSERT_STRING_EQUAL(r->base->origin, r->head->origin);
+        if (r->why) {
+            regressions++;
+            CU_ASSERT_STRING_EQUAL(r->head->origin, "b:");
+        }
+    }
+    CU_ASSERT_EQUAL(regressions, 1);
+    text = leakgate_compare__text(&c);
+    md = leakgate_compare__markdown(&c);
+    json = leakgate_compare__json(&c);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(text);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(md);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(json);
+    CU_ASSERT_PTR_NOT_NULL(strstr(text, "b:t/x: retained"));
+    CU_ASSERT_PTR_NULL(strstr(text, "a:t/x: retained"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(md, "b:t/x"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(json, "\"origin\": \"b:\""));
+    free(text);
+    free(md);
+    free(json);
+    leakgate_compare__dispose(&c);
+    for (size_t i = 0; i < 2; i++) {
+        free_window(base[i]);
+        free_window(head[i]);
+    }
+}
+
 const struct unit_case unit_cases[] = {
     {"test_compare__regressions", test_compare__regressions},
     {"test_compare__options", test_compare__options},
@@ -527,5 +591,6 @@ const struct unit_case unit_cases[] = {
     {"test_compare__markdown_long_names", test_compare__markdown_long_names},
     {"test_compare__reasons_from_zero", test_compare__reasons_from_zero},
     {"test_compare__versions", test_compare__versions},
+    {"test_compare__origins", test_compare__origins},
     {NULL, NULL},
 };
