@@ -276,8 +276,31 @@ void leakgate_gate__resolve_window(struct leakgate_policy_settings *out,
  * fail. */
 void leakgate_gate__grew_clear(struct leakgate_gate *gate);
 
-/* gate.c, for gate_fast.c: settle deferred frees, as exact windows do. */
+/* gate_exact.c: settle deferred frees (`settle`), before a window, exact
+ * or fast, stops.  Cannot fail. */
 void leakgate_gate__settle(const struct leakgate_gate *gate);
+
+/* gate_exact.c: start a piece of the exact window gate->cur: dump
+ * "before", turn recording on, start its meter (and the tracker, for a
+ * re-run or a replay).  Returns 0 or a profile or tracker error. */
+int leakgate_gate__piece_start(struct leakgate_gate *gate);
+
+/* gate_exact.c: stop the running piece: settle, recording off, dump
+ * "after", add the diff of the pair (and of the peak dump) to cur.acc.
+ * Returns 0 or a profile, heap file or diff error. */
+int leakgate_gate__piece_stop(struct leakgate_gate *gate);
+
+/* gate_exact.c: cap each stack a suite's own window grew by its growth
+ * over the whole suite (first "before" to last "after").  Returns 0 or a
+ * heap file or diff error. */
+int leakgate_gate__cap_suite_window(struct leakgate_gate *gate);
+
+/* gate_fast.c: the record v of the fast window in gate->grew, which the
+ * harness does not run again (why: its reason, NULL: none), made a
+ * waiting NOT_JUDGED verdict.  Returns 0 or ENOMEM. */
+int leakgate_gate__fast_declined(struct leakgate_gate *gate,
+                                 struct leakgate_verdict *v,
+                                 const char *why);
 
 /* Stop the open window's peak meter (kept in cur.meter).  Cannot fail. */
 void leakgate_gate__meter_stop(struct leakgate_gate *gate);

@@ -102,18 +102,6 @@ accepts_growth(const struct leakgate_policy_settings *set)
            (set->suite_entry && set->suite_entry->nstacks > 0);
 }
 
-int
-leakgate_gate_begin_fast(leakgate_gate *gate,
-                         const char *suite,
-                         const char *test)
-{
-    /* A gate that stopped measuring records every later window as not
-     * judged: the exact path knows how. */
-    if (!gate->fast || gate->broken[0])
-        return leakgate_gate_begin(gate, suite, test);
-    return leakgate_gate__fast_open(gate, suite, test, false);
-}
-
 static int rewrite_report(struct leakgate_gate *gate,
                           struct leakgate_verdict *v);
 
@@ -426,44 +414,33 @@ leakgate_gate__fast_annotate(struct leakgate_gate *gate,
 }
 
 int
-leakgate_gate_decline_rerun(leakgate_gate *gate, const char *why)
+leakgate_gate__fast_declined(struct leakgate_gate *gate,
+                             struct leakgate_verdict *v,
+                             const char *why)
 {
-    struct gate_grew *g = &gate->grew;
+    const struct gate_grew *g = &gate->grew;
     struct leakgate_buf text = LEAKGATE_BUF_INIT;
-    struct leakgate_verdict *v;
-    int rc;
+    char nb[32], no[32];
 
-    if (!g->suite)
-        return leakgate_error__set(LEAKGATE_ESTATE,
-                                   "decline rerun: no fast scope grew");
-    rc = leakgate_gate_note_failure(gate, g->suite, g->test, NULL, 0, NULL);
-    v = rc == 0 ? leakgate_gate__find_verdict(gate, g->suite, g->test) : NULL;
-    if (v) {
-        char nb[32], no[32];
-
-        leakgate_buf__printf(
-            &text, "the fast first pass left %s B in %s objects; %s",
-            leakgate_util__group_digits(nb, sizeof nb, g->r.live_bytes, false),
-            leakgate_util__group_digits(no, sizeof no, g->r.live_objs, false),
-            why ? why : "it was not run again");
-        v->measured = true;
-        v->how = LEAKGATE_MEASURED_RERUN;
-        v->first_bytes = g->r.live_bytes;
-        v->first_objs = g->r.live_objs;
-        v->peak_known = g->metered;
-        v->peak_bytes = g->meter.peak;
-        v->allocations = g->meter.allocs;
-        v->settings = g->settings;
-        v->status = LEAKGATE_STATUS_NOT_JUDGED;
-        v->needs_replay = true; /* until leakgate_gate_replay() */
-        v->rerun_declined = true;
-        v->watch_id = g->watch_id;
-        leakgate_util__free(v->not_judged_why);
-        v->not_judged_why = leakgate_buf__take(&text);
-        rc = v->not_judged_why
-                 ? rewrite_report(gate, v)
-                 : leakgate_error__set(LEAKGATE_ENOMEM, "verdict");
-    }
-    leakgate_gate__grew_clear(gate);
-    return rc;
+    leakgate_buf__printf(
+        &text, "the fast first pass left %s B in %s objects; %s",
+        leakgate_util__group_digits(nb, sizeof nb, g->r.live_bytes, false),
+        leakgate_util__group_digits(no, sizeof no, g->r.live_objs, false),
+        why ? why : "it was not run again");
+    v->measured = true;
+    v->how = LEAKGATE_MEASURED_RERUN;
+    v->first_bytes = g->r.live_bytes;
+    v->first_objs = g->r.live_objs;
+    v->peak_known = g->metered;
+    v->peak_bytes = g->meter.peak;
+    v->allocations = g->meter.allocs;
+    v->settings = g->settings;
+    v->status = LEAKGATE_STATUS_NOT_JUDGED;
+    v->needs_replay = true; /* until leakgate_gate_replay() */
+    v->rerun_declined = true;
+    v->watch_id = g->watch_id;
+    leakgate_util__free(v->not_judged_why);
+    v->not_judged_why = leakgate_buf__take(&text);
+    return v->not_judged_why ? rewrite_report(gate, v)
+                             : leakgate_error__set(LEAKGATE_ENOMEM, "verdict");
 }

@@ -39,21 +39,6 @@ leakgate_gate_holds_tests(const leakgate_gate *gate)
 }
 
 int
-leakgate_gate_begin_held(leakgate_gate *gate,
-                         const char *suite,
-                         const char *test)
-{
-    if (!leakgate_gate_holds_tests(gate))
-        return leakgate_error__set(LEAKGATE_ESTATE,
-                                   "begin %s/%s: scope: suite needs "
-                                   "leakgate's allocation wrappers",
-                                   suite, test);
-    if (gate->broken[0])
-        return leakgate_gate_begin(gate, suite, test);
-    return leakgate_gate__fast_open(gate, suite, test, true);
-}
-
-int
 leakgate_verdict_waits_for_suite(const leakgate_verdict *v)
 {
     return v && v->suite_wait ? 1 : 0;

@@ -2,6 +2,9 @@
 /*
  * report: render verdicts as text (SPEC §7), JUnit XML and JSON.  Core
  * stage 5: builds strings in memory; writing them is the caller's job.
+ * Defined by the report files (report_text.c, report_yaml.c,
+ * report_junit.c, report_json.c, report_pieces.c; report.c the escaper
+ * they share).
  */
 #ifndef LEAKGATE_REPORT_H
 #define LEAKGATE_REPORT_H
