@@ -55,6 +55,8 @@ extern const char __stop_leakgate_runner[];
 
 struct wsuite {
     CU_pSuite suite;
+    const char *name; /* its window's suite name (window_name()) */
+    char *owned;      /* name when it is not the suite's own */
     CU_InitializeFunc init;
     CU_CleanupFunc cleanup;
     CU_SetUpFunc setup;
@@ -72,6 +74,8 @@ struct wsuite {
 
 struct wtest {
     CU_pTest test;
+    const char *name; /* its window's test name (window_name()) */
+    char *owned;      /* name when it is not the test's own */
     CU_TestFunc fn;
     CU_BOOL active;
     struct wsuite *ws;
@@ -156,11 +160,9 @@ put_printed(FILE *f, const char *name)
 }
 
 static struct wsuite *
-current_suite(void)
+suite_of(CU_pSuite s)
 {
-    CU_pSuite s = CU_get_current_suite();
-
-    for (size_t i = 0; i < run.nsuites; i++) {
+    for (size_t i = 0; s && i < run.nsuites; i++) {
         if (run.suites[i].suite == s)
             return &run.suites[i];
     }
@@ -168,15 +170,82 @@ current_suite(void)
 }
 
 static struct wtest *
-current_test(void)
+test_of(CU_pTest t)
 {
-    CU_pTest t = CU_get_current_test();
-
-    for (size_t i = 0; i < run.ntests; i++) {
+    for (size_t i = 0; t && i < run.ntests; i++) {
         if (run.tests[i].test == t)
             return &run.tests[i];
     }
     return NULL;
+}
+
+static struct wsuite *
+current_suite(void)
+{
+    return suite_of(CU_get_current_suite());
+}
+
+static struct wtest *
+current_test(void)
+{
+    return test_of(CU_get_current_test());
+}
+
+/*
+ * CUnit runs two suites of one name, and two tests of one name in a suite
+ * (CU_add_suite() and CU_add_test() set CUE_DUP_SUITE / CUE_DUP_TEST but
+ * add them): leakgate names the second "NAME#2", the third "NAME#3" and
+ * so on, in registration order, so that each has a window of its own.
+ * "The same" is leakgate_names_same(): names its JSON cannot tell apart.
+ */
+static unsigned int
+suite_ordinal(CU_pSuite s)
+{
+    unsigned int n = 1;
+
+    for (CU_pSuite p = s->pPrev; p; p = p->pPrev)
+        n += leakgate_names_same(p->pName, s->pName) != 0;
+    return n;
+}
+
+static unsigned int
+test_ordinal(CU_pTest t)
+{
+    unsigned int n = 1;
+
+    for (CU_pTest p = t->pPrev; p; p = p->pPrev)
+        n += leakgate_names_same(p->pName, t->pName) != 0;
+    return n;
+}
+
+/* *out: name, or "name#N" (allocated in *owned) for the Nth of a name. */
+static int
+window_name(const char *name,
+            unsigned int ordinal,
+            const char **out,
+            char **owned)
+{
+    size_t size = strlen(name) + 16;
+
+    *owned = NULL;
+    *out = name;
+    if (ordinal <= 1)
+        return 0;
+    *owned = malloc(size);
+    if (!*owned)
+        return LEAKGATE_ENOMEM;
+    snprintf(*owned, size, "%s#%u", name, ordinal);
+    *out = *owned;
+    return 0;
+}
+
+/* Print a window's suite or test name as --list and the reports do. */
+static void
+put_window_name(FILE *f, const char *name, unsigned int ordinal)
+{
+    put_printed(f, name);
+    if (ordinal > 1)
+        fprintf(f, "#%u", ordinal);
 }
 
 /*
@@ -271,7 +340,7 @@ end_suite_window(struct wsuite *ws)
                    "recording a suite window");
         run.suite_replayed = NULL;
         replay_awaiting(true);
-        v = leakgate_gate_verdict(run.gate, ws->suite->pName, SUITE_WINDOW);
+        v = leakgate_gate_verdict(run.gate, ws->name, SUITE_WINDOW);
         report_late(ws);
         /* late_hints() reported it already, with its hint. */
         if (v && v == run.suite_replayed)
@@ -305,11 +374,11 @@ static struct {
 static void
 started(const struct wsuite *ws, const char *test, const char *phase)
 {
-    current.suite = ws->suite->pName;
+    current.suite = ws->name;
     current.test = test;
     leakgate_gate_replay_beat(run.gate);
     if (hooks.started)
-        hooks.started(ws->suite->pName, test, phase, hooks.payload);
+        hooks.started(ws->name, test, phase, hooks.payload);
 }
 
 static void
@@ -334,8 +403,10 @@ push_pending(struct wsuite *ws, struct wtest *wt)
 static void
 note_failure(CU_pFailureRecord f)
 {
-    const char *suite = f->pSuite ? f->pSuite->pName : "";
-    const char *test = f->pTest ? f->pTest->pName : SUITE_WINDOW;
+    const struct wsuite *ws = suite_of(f->pSuite);
+    const struct wtest *wt = test_of(f->pTest);
+    const char *suite = ws ? ws->name : f->pSuite ? f->pSuite->pName : "";
+    const char *test = wt ? wt->name : SUITE_WINDOW;
     const char *msg = f->strCondition ? f->strCondition : "";
 
     if (strncmp(msg, "leakgate: ", 10) == 0)
@@ -349,17 +420,16 @@ note_failure(CU_pFailureRecord f)
 static void
 finish_record(struct wsuite *ws, struct wtest *wt)
 {
-    const char *test = wt ? wt->test->pName : SUITE_WINDOW;
+    const char *test = wt ? wt->name : SUITE_WINDOW;
 
     if (!ws)
         return;
     if (wt) {
         wt->reported = true;
-        leakgate_gate_note_failure(run.gate, ws->suite->pName, test, NULL, 0,
-                                   NULL);
+        leakgate_gate_note_failure(run.gate, ws->name, test, NULL, 0, NULL);
     }
     if (hooks.finished)
-        hooks.finished(ws->suite->pName, test, hooks.payload);
+        hooks.finished(ws->name, test, hooks.payload);
 }
 
 /* Attach the failure records CUnit added since the last checkpoint, then
@@ -459,8 +529,8 @@ leakgate_cunit_setup(void)
 
     if (!wt)
         return;
-    suite = wt->ws->suite->pName;
-    test = wt->test->pName;
+    suite = wt->ws->name;
+    test = wt->name;
     /* A whole `scope: suite` window records here: no checkpoint. */
     if (!wt->ws->whole)
         checkpoint();
@@ -557,8 +627,8 @@ leakgate_cunit_init(void)
     ws->init_called = true;
     checkpoint();
     started(ws, SUITE_WINDOW, "init");
-    rc = leakgate_gate_measures(run.gate, ws->suite->pName, SUITE_WINDOW)
-             ? leakgate_gate_begin(run.gate, ws->suite->pName, SUITE_WINDOW)
+    rc = leakgate_gate_measures(run.gate, ws->name, SUITE_WINDOW)
+             ? leakgate_gate_begin(run.gate, ws->name, SUITE_WINDOW)
              : 1;
     gate_error(rc, "opening a suite window");
     ws->window_open = rc == 0;
@@ -622,7 +692,7 @@ static void count_replayed_failure(const struct wtest *wt);
 static void
 judge_held(struct wsuite *ws)
 {
-    gate_error(leakgate_gate_suite_over(run.gate, ws->suite->pName),
+    gate_error(leakgate_gate_suite_over(run.gate, ws->name),
                "judging a scope: suite suite");
     for (size_t i = 0; i < run.ntests; i++) {
         struct wtest *wt = &run.tests[i];
@@ -631,7 +701,7 @@ judge_held(struct wsuite *ws)
         if (wt->ws != ws || !wt->suite_wait)
             continue;
         wt->suite_wait = false;
-        v = leakgate_gate_verdict(run.gate, ws->suite->pName, wt->test->pName);
+        v = leakgate_gate_verdict(run.gate, ws->name, wt->name);
         /* The stacks of its peak come with the replay: reported then. */
         if (leakgate_verdict_waits_for_replay(v)) {
             wt->awaiting = true;
@@ -640,7 +710,7 @@ judge_held(struct wsuite *ws)
         if (report_verdict(v))
             count_replayed_failure(wt);
         if (hooks.revised)
-            hooks.revised(ws->suite->pName, wt->test->pName, hooks.payload);
+            hooks.revised(ws->name, wt->name, hooks.payload);
     }
 }
 
@@ -702,17 +772,19 @@ count_tests(CU_pTestRegistry reg)
     return n;
 }
 
-static void
+static int
 wrap_test(struct wtest *wt, struct wsuite *ws, CU_pTest t)
 {
     struct leakgate_window_settings settings;
-    const char *suite = ws->suite->pName;
+    const char *suite = ws->name;
 
+    if (window_name(t->pName, test_ordinal(t), &wt->name, &wt->owned) < 0)
+        return LEAKGATE_ENOMEM;
     wt->test = t;
     wt->fn = t->pTestFunc;
     wt->active = t->fActive;
     wt->ws = ws;
-    wt->selected = leakgate_gate_selected(run.gate, suite, t->pName) ||
+    wt->selected = leakgate_gate_selected(run.gate, suite, wt->name) ||
                    (ws->suite_scope && ws->window_selected);
     t->pTestFunc = leakgate_cunit_test;
     if (!wt->selected) {
@@ -722,34 +794,38 @@ wrap_test(struct wtest *wt, struct wsuite *ws, CU_pTest t)
         wt->rerun = true;
         run.filtered_total += t->fActive != CU_FALSE;
         t->fActive = CU_FALSE;
-        return;
+        return 0;
     }
-    leakgate_gate_settings(&settings, run.gate, suite, t->pName);
+    leakgate_gate_settings(&settings, run.gate, suite, wt->name);
     wt->warmup = settings.warmup;
     wt->repeat = settings.repeat;
     wt->rerun = settings.rerun != 0;
+    return 0;
 }
 
-static void
+static int
 wrap_suite(struct wsuite *ws, CU_pSuite s, size_t *ti)
 {
     struct leakgate_window_settings settings;
     bool any = false;
     size_t first = *ti;
 
+    if (window_name(s->pName, suite_ordinal(s), &ws->name, &ws->owned) < 0)
+        return LEAKGATE_ENOMEM;
     ws->suite = s;
     ws->init = s->pInitializeFunc;
     ws->cleanup = s->pCleanupFunc;
     ws->setup = s->pSetUpFunc;
     ws->teardown = s->pTearDownFunc;
     ws->active = s->fActive;
-    leakgate_gate_settings(&settings, run.gate, s->pName, NULL);
+    leakgate_gate_settings(&settings, run.gate, ws->name, NULL);
     ws->suite_scope = settings.suite_scope != 0;
     ws->whole = ws->suite_scope && !leakgate_gate_holds_tests(run.gate);
     ws->window_selected =
-        leakgate_gate_selected(run.gate, s->pName, SUITE_WINDOW) != 0;
+        leakgate_gate_selected(run.gate, ws->name, SUITE_WINDOW) != 0;
     for (CU_pTest t = s->pTest; t; t = t->pNext) {
-        wrap_test(&run.tests[*ti], ws, t);
+        if (wrap_test(&run.tests[*ti], ws, t) < 0)
+            return LEAKGATE_ENOMEM;
         any |= run.tests[*ti].selected && t->fActive;
         (*ti)++;
     }
@@ -765,6 +841,7 @@ wrap_suite(struct wsuite *ws, CU_pSuite s, size_t *ti)
         for (size_t i = first; i < *ti; i++)
             run.filtered_tests += run.tests[i].active && !run.tests[i].selected;
     }
+    return 0;
 }
 
 static int
@@ -783,8 +860,10 @@ wrap_registry(void)
     run.pending = calloc(run.pending_cap, sizeof *run.pending);
     if (!run.suites || !run.tests || !run.pending)
         return LEAKGATE_ENOMEM;
-    for (CU_pSuite s = reg->pSuite; s && si < run.nsuites; s = s->pNext)
-        wrap_suite(&run.suites[si++], s, &ti);
+    for (CU_pSuite s = reg->pSuite; s && si < run.nsuites; s = s->pNext) {
+        if (wrap_suite(&run.suites[si++], s, &ti) < 0)
+            return LEAKGATE_ENOMEM;
+    }
     run.nsuites = si;
     return 0;
 }
@@ -792,13 +871,21 @@ wrap_registry(void)
 static void
 unwrap_registry(void)
 {
-    for (size_t i = 0; i < run.ntests; i++) {
+    /* A registry wrapped in part (no memory for a name) is restored as
+     * far as it was wrapped. */
+    for (size_t i = 0; run.tests && i < run.ntests; i++) {
+        free(run.tests[i].owned);
+        if (!run.tests[i].test)
+            continue;
         run.tests[i].test->pTestFunc = run.tests[i].fn;
         run.tests[i].test->fActive = run.tests[i].active;
     }
-    for (size_t i = 0; i < run.nsuites; i++) {
+    for (size_t i = 0; run.suites && i < run.nsuites; i++) {
         struct wsuite *ws = &run.suites[i];
 
+        free(ws->owned);
+        if (!ws->suite)
+            continue;
         ws->suite->pInitializeFunc = ws->init;
         ws->suite->pCleanupFunc = ws->cleanup;
         ws->suite->pSetUpFunc = ws->setup;
@@ -865,8 +952,8 @@ add_awaiting_name(char *out,
 static bool
 suite_window_waits(size_t i)
 {
-    return leakgate_verdict_waits_for_replay(leakgate_gate_verdict(
-        run.gate, run.suites[i].suite->pName, SUITE_WINDOW));
+    return leakgate_verdict_waits_for_replay(
+        leakgate_gate_verdict(run.gate, run.suites[i].name, SUITE_WINDOW));
 }
 
 /* The names of the windows waiting for the replay, for its message: at
@@ -884,18 +971,18 @@ awaiting_names(char *out, size_t size, size_t n)
          * end and may wait for the replay too (its peak's stacks). */
         if (!wt->awaiting &&
             !(wt->suite_wait &&
-              leakgate_verdict_waits_for_replay(leakgate_gate_verdict(
-                  run.gate, wt->ws->suite->pName, wt->test->pName))))
+              leakgate_verdict_waits_for_replay(
+                  leakgate_gate_verdict(run.gate, wt->ws->name, wt->name))))
             continue;
-        if (!add_awaiting_name(out, size, &used, &shown, n,
-                               wt->ws->suite->pName, wt->test->pName))
+        if (!add_awaiting_name(out, size, &used, &shown, n, wt->ws->name,
+                               wt->name))
             return;
     }
     /* A lean process's suite window (end_suite_window). */
     for (size_t i = 0; i < run.nsuites; i++) {
         if (suite_window_waits(i) &&
-            !add_awaiting_name(out, size, &used, &shown, n,
-                               run.suites[i].suite->pName, SUITE_WINDOW))
+            !add_awaiting_name(out, size, &used, &shown, n, run.suites[i].name,
+                               SUITE_WINDOW))
             return;
     }
 }
@@ -937,7 +1024,7 @@ late_hints(void)
     for (size_t i = 0; i < run.nsuites; i++) {
         if (run.suites[i].init_called)
             run.suites[i].late_hint =
-                leakgate_gate_late_hint(run.gate, run.suites[i].suite->pName);
+                leakgate_gate_late_hint(run.gate, run.suites[i].name);
     }
 }
 
@@ -953,8 +1040,7 @@ late_hints_report(void)
         report_verdict(v);
         run.suite_replayed = v;
         if (hooks.revised)
-            hooks.revised(run.suites[i].suite->pName, SUITE_WINDOW,
-                          hooks.payload);
+            hooks.revised(run.suites[i].name, SUITE_WINDOW, hooks.payload);
     }
 }
 
@@ -969,10 +1055,9 @@ report_late(const struct wsuite *ws)
         if (!wt->report_late || (ws && wt->ws != ws))
             continue;
         wt->report_late = false;
-        report_verdict(leakgate_gate_verdict(run.gate, wt->ws->suite->pName,
-                                             wt->test->pName));
+        report_verdict(leakgate_gate_verdict(run.gate, wt->ws->name, wt->name));
         if (hooks.revised)
-            hooks.revised(wt->ws->suite->pName, wt->test->pName, hooks.payload);
+            hooks.revised(wt->ws->name, wt->name, hooks.payload);
     }
 }
 
@@ -996,19 +1081,19 @@ probe_warmup(void)
         return;
     for (size_t i = 0; i < run.ntests; i++) {
         struct wtest *wt = &run.tests[i];
-        const leakgate_verdict *v = leakgate_gate_verdict(
-            run.gate, wt->ws->suite->pName, wt->test->pName);
+        const leakgate_verdict *v =
+            leakgate_gate_verdict(run.gate, wt->ws->name, wt->name);
         const char *hint = v ? leakgate_verdict_hint(v) : NULL;
 
         if (!hint || strncmp(hint, "its growth is made once", 23) != 0)
             continue;
         fputs("\nleakgate: NOTE ", stderr);
-        put_printed(stderr, wt->ws->suite->pName);
+        put_printed(stderr, wt->ws->name);
         fputc('/', stderr);
-        put_printed(stderr, wt->test->pName);
+        put_printed(stderr, wt->name);
         fprintf(stderr, ": %s", hint);
         if (hooks.revised)
-            hooks.revised(wt->ws->suite->pName, wt->test->pName, hooks.payload);
+            hooks.revised(wt->ws->name, wt->name, hooks.payload);
     }
 }
 
@@ -1063,8 +1148,7 @@ replay_awaiting(bool in_cunit)
         if (!wt->awaiting)
             continue;
         wt->awaiting = false;
-        v = leakgate_gate_verdict(run.gate, wt->ws->suite->pName,
-                                  wt->test->pName);
+        v = leakgate_gate_verdict(run.gate, wt->ws->name, wt->name);
         /* In its suite's cleanup (the last suite's): counted now, for
          * CUnit's summary, reported when the suite's window has closed
          * and said whether it holds a shared fixture. */
@@ -1080,7 +1164,7 @@ replay_awaiting(bool in_cunit)
                 count_replayed_failure(wt);
         }
         if (hooks.revised)
-            hooks.revised(wt->ws->suite->pName, wt->test->pName, hooks.payload);
+            hooks.revised(wt->ws->name, wt->name, hooks.payload);
     }
     late_hints_report();
     if (failed > 0 && !in_cunit)
@@ -1136,33 +1220,35 @@ any_selected(void)
 
 /* The run's error: two windows leakgate cannot tell apart (what names
  * them both: "suite 'S' has", "the registry has"; kind: "tests",
- * "suites"). */
+ * "suites"; a, b: their CUnit names; name: a's window name).  Only a
+ * name that looks like an ordinal ("S#2" next to two suites "S") or that
+ * differs in bytes that are not UTF-8 from such a name gets here. */
 static void
-say_same(const char *where, const char *kind, const char *a, const char *b)
+say_same(const char *where,
+         const char *kind,
+         const char *a,
+         const char *b,
+         const char *name)
 {
-    char x[160], y[160];
+    char x[160], y[160], w[160];
 
     leakgate_name_escape(x, sizeof x, a);
     leakgate_name_escape(y, sizeof y, b);
+    leakgate_name_escape(w, sizeof w, name);
     run.error = LEAKGATE_EUSAGE;
-    if (strcmp(a, b) == 0)
-        snprintf(run.error_text, sizeof run.error_text,
-                 "%s two %s named '%s': leakgate names each window by its "
-                 "suite/test name (--filter, the thresholds file, JUnit, "
-                 "JSON) and cannot judge them apart; rename one",
-                 where, kind, x);
-    else
-        snprintf(run.error_text, sizeof run.error_text,
-                 "%s %s '%s' and '%s', which leakgate's JSON results cannot "
-                 "tell apart (a byte that is not UTF-8 reads U+FFFD there); "
-                 "rename one",
-                 where, kind, x, y);
+    snprintf(run.error_text, sizeof run.error_text,
+             "%s %s '%s' and '%s' that leakgate would both name '%s' (the "
+             "second %s of one name is NAME#2, the third NAME#3; JSON reads "
+             "a byte that is not UTF-8 as U+FFFD) and cannot judge apart; "
+             "rename one",
+             where, kind, x, y, w, kind[0] == 't' ? "test" : "suite");
 }
 
-/* Two selected tests of a suite, or two selected suites, with one name
- * (or names the results cannot tell apart, leakgate_names_same()), or a
- * test named as its suite's own window: refused before any test runs
- * (exit 2), rather than one's verdict lost under the other's. */
+/* Two selected tests of a suite, or two selected suites, whose window
+ * names are the same (leakgate_names_same()) although the ordinals make
+ * the names of CUnit's same-named ones unique, or a test named as its
+ * suite's own window: refused before any test runs (exit 2), rather than
+ * one's verdict lost under the other's. */
 static int
 refuse_same_names(void)
 {
@@ -1174,7 +1260,7 @@ refuse_same_names(void)
         if (!a->selected || !a->active)
             continue;
         if (strcmp(a->test->pName, SUITE_WINDOW) == 0) {
-            leakgate_name_escape(where, sizeof where, a->ws->suite->pName);
+            leakgate_name_escape(where, sizeof where, a->ws->name);
             run.error = LEAKGATE_EUSAGE;
             snprintf(run.error_text, sizeof run.error_text,
                      "suite '%s' has a test named '%s', the name of the "
@@ -1186,11 +1272,11 @@ refuse_same_names(void)
             const struct wtest *b = &run.tests[k];
 
             if (b->ws != a->ws || !b->selected || !b->active ||
-                !leakgate_names_same(a->test->pName, b->test->pName))
+                !leakgate_names_same(a->name, b->name))
                 continue;
-            leakgate_name_escape(suite, sizeof suite, a->ws->suite->pName);
+            leakgate_name_escape(suite, sizeof suite, a->ws->name);
             snprintf(where, sizeof where, "suite '%s' has", suite);
-            say_same(where, "tests", a->test->pName, b->test->pName);
+            say_same(where, "tests", a->test->pName, b->test->pName, a->name);
             return LEAKGATE_EUSAGE;
         }
     }
@@ -1199,11 +1285,10 @@ refuse_same_names(void)
             const struct wsuite *a = &run.suites[i], *b = &run.suites[k];
 
             if (!a->active || !b->active || !a->suite->fActive ||
-                !b->suite->fActive ||
-                !leakgate_names_same(a->suite->pName, b->suite->pName))
+                !b->suite->fActive || !leakgate_names_same(a->name, b->name))
                 continue;
             say_same("the CUnit registry has", "suites", a->suite->pName,
-                     b->suite->pName);
+                     b->suite->pName, a->name);
             return LEAKGATE_EUSAGE;
         }
     }
@@ -1224,8 +1309,7 @@ plan_exact(void)
         if (!wt->selected || !wt->active || !wt->ws->active ||
             wt->ws->suite_scope || !exact_from_start(wt))
             continue;
-        rc =
-            leakgate_gate_plan(run.gate, wt->ws->suite->pName, wt->test->pName);
+        rc = leakgate_gate_plan(run.gate, wt->ws->name, wt->name);
         if (rc < 0) {
             gate_error(rc, "starting again with jemalloc");
             return rc;
@@ -1295,13 +1379,15 @@ leakgate_cunit_list(void)
     if (!reg)
         return 0;
     for (CU_pSuite s = reg->pSuite; s; s = s->pNext) {
+        unsigned int n = suite_ordinal(s);
+
         for (CU_pTest t = s->pTest; t; t = t->pNext) {
-            put_printed(stdout, s->pName);
+            put_window_name(stdout, s->pName, n);
             putchar('/');
-            put_printed(stdout, t->pName);
+            put_window_name(stdout, t->pName, test_ordinal(t));
             putchar('\n');
         }
-        put_printed(stdout, s->pName);
+        put_window_name(stdout, s->pName, n);
         printf("/%s\n", SUITE_WINDOW);
     }
     return fflush(stdout) == 0 ? 0 : LEAKGATE_EIO;
