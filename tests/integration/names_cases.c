@@ -9,7 +9,9 @@
  *   nl     a test name with a newline
  *   ctl    a test name with control bytes (an ANSI colour escape)
  *   utf    a test name that is not UTF-8
- *   dup    two tests of one suite with the same name (one leaks)
+ *   dup    two tests of one suite with the same name (the second leaks:
+ *          judged as "dup#2")
+ *   collide  tests "dup", "dup" and "dup#2" (refused: two "dup#2")
  *   env    a test that sets LEAKGATE_FILTER in its own environment
  *   crash  a test that dies of SIGABRT on its second run (the replay's)
  *   deaf   a test that hangs on its second run, every signal blocked
@@ -129,6 +131,11 @@ main(int argc, char **argv)
     if (wanted(which, "dup")) {
         CU_add_test(s, "dup", clean);
         CU_add_test(s, "dup", leak);
+    }
+    if (wanted(which, "collide")) {
+        CU_add_test(s, "dup", clean);
+        CU_add_test(s, "dup", clean);
+        CU_add_test(s, "dup#2", clean);
     }
     if (wanted(which, "env"))
         CU_add_test(s, "setfilter", set_filter);

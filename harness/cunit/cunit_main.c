@@ -1,0 +1,281 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * cunit_main: leakgate_cunit_main(), a linked test binary's whole run:
+ * the options, --help/--version/--list and a ctest run's [outputs] test,
+ * the gate, the journals of shared outputs, the guards that keep a test
+ * calling exit() or dying of a signal from ending the run as a pass, the
+ * registry's run (cunit.c), the last counts and the exit status, and
+ * --update-thresholds.  Top file of the CUnit glue.
+ */
+#include "leakgate/cunit.h"
+
+#include <CUnit/Basic.h>
+#include <CUnit/CUnit.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cunit_hooks.h"
+#include "cunit_records.h"
+#include "cunit_run.h"
+#include "leakgate/thresholds.h"
+
+static struct cunit_run *const run = &leakgate_cunit__run;
+static struct cunit_current *const current = &leakgate_cunit__current;
+
+static int
+run_basic(void *payload)
+{
+    (void)payload;
+    CU_basic_set_mode(CU_BRM_VERBOSE);
+    return (int)CU_basic_run_tests();
+}
+
+static int
+exit_code_for(int rc)
+{
+    return rc == LEAKGATE_ECONFIG || rc == LEAKGATE_EUSAGE ? 2 : 3;
+}
+
+/* --help, --version and --list need no gate. */
+static int
+early_exit(const struct leakgate_gate_options *opts)
+{
+    if (opts->help) {
+        fputs(leakgate_gate_options_usage(), stdout);
+        return 0;
+    }
+    if (opts->show_version) {
+        printf("leakgate %s\n", leakgate_version());
+        return 0;
+    }
+    if (opts->list)
+        return leakgate_cunit_list() == 0 ? 0 : 3;
+    /* A run's [outputs] test (leakgate_discover_tests()): no test runs;
+     * the run's shared outputs are written from its journals. */
+    switch (leakgate_gate_outputs_finish(opts)) {
+    case 0: break;
+    case 1: return 0;
+    default: fprintf(stderr, "leakgate: %s\n", leakgate_error_last()); return 3;
+    }
+    return -1;
+}
+
+static bool
+guarded(void)
+{
+    return current->armed && current->test && getpid() == current->pid;
+}
+
+static void
+guard_exit(void)
+{
+    if (!guarded())
+        return;
+    leakgate_cunit__abandon(
+        "the test called exit() before it returned; the run "
+        "stopped here");
+    _exit(1);
+}
+
+static void
+guard_signal(int sig)
+{
+    static volatile sig_atomic_t once;
+    char why[128];
+
+    if (once++ == 0 && guarded()) {
+        alarm(10);
+        snprintf(why, sizeof why, "the test died of signal %d (%s)", sig,
+                 strsignal(sig));
+        leakgate_cunit__abandon(why);
+    }
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+static void
+arm_guards(void)
+{
+    static const int signals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT};
+
+    if (current->armed)
+        return;
+    current->armed = true;
+    current->pid = getpid();
+    atexit(guard_exit);
+    for (size_t i = 0; i < sizeof signals / sizeof signals[0]; i++)
+        signal(signals[i], guard_signal);
+}
+
+/* CUnit failures that are not the gate's: assertions, suite init and
+ * cleanup failures of the user's code. */
+static bool
+harness_failures(void)
+{
+    size_t other = 0;
+
+    for (CU_pFailureRecord f = CU_get_failure_list(); f; f = f->pNext) {
+        if (!f->strCondition || strncmp(f->strCondition, "leakgate: ", 10) != 0)
+            other++;
+    }
+    return other > run->gate_cleanups;
+}
+
+/* --update-thresholds writes what the run measured into the thresholds
+ * file; --tighten alone shows what --update-thresholds --tighten would
+ * change.  Returns the exit status: once the file accepts what the gate
+ * failed, only the harness's own failures remain. */
+static int
+update_thresholds(leakgate_gate *gate,
+                  const struct leakgate_gate_options *opts,
+                  int status)
+{
+    struct leakgate_thresholds_options t = LEAKGATE_THRESHOLDS_OPTIONS_INIT;
+    leakgate_thresholds_outcome *out = NULL;
+    int rc;
+
+    /* A replay measures for the process that started it, which updates
+     * the file from every verdict. */
+    if ((!opts->update_thresholds && !opts->tighten) || status == 3 ||
+        leakgate_gate_in_replay(gate))
+        return status;
+    t.tighten = opts->tighten;
+    t.write = opts->update_thresholds;
+    t.slack = opts->slack;
+    rc = leakgate_gate_update_thresholds(gate, &t, &out);
+    if (rc < 0) {
+        fprintf(stderr, "leakgate: %s\n", leakgate_error_last());
+        return exit_code_for(rc);
+    }
+    fputs(leakgate_thresholds_outcome_text(out), stderr);
+    leakgate_thresholds_outcome_free(out);
+    if (opts->update_thresholds && status == 1 && !harness_failures())
+        status = 0;
+    return status;
+}
+
+/* The run's last count: windows over the limits, and those leakgate could
+ * not judge (never a pass). */
+static void
+summary(leakgate_gate *gate, size_t failures)
+{
+    size_t unjudged = leakgate_gate_unjudged(gate, NULL);
+
+    fprintf(stderr, "leakgate: %zu window%s over the limits", failures,
+            failures == 1 ? "" : "s");
+    if (unjudged > 0)
+        fprintf(stderr, ", %zu not judged (not a pass)", unjudged);
+    fputs("\n", stderr);
+}
+
+static int
+finish(leakgate_gate *gate)
+{
+    const char *err;
+    size_t failures = leakgate_gate_failures(gate);
+    int status = 0, rc;
+
+    rc = leakgate_gate_write_results(gate);
+    if (rc < 0) {
+        fprintf(stderr, "leakgate: %s\n", leakgate_error_last());
+        status = exit_code_for(rc); /* 2: an output refused (a link...) */
+    }
+    rc = leakgate_cunit_run_error(&err);
+    if (rc == LEAKGATE_EUSAGE) {
+        fprintf(stderr, "leakgate: %s\n", err);
+        return 2;
+    }
+    if (rc < 0) {
+        /* What was judged still counts; the reason comes last. */
+        if (failures > 0 || leakgate_gate_unjudged(gate, NULL) > 0)
+            summary(gate, failures);
+        fprintf(stderr, "leakgate: the gate could not measure: %s\n", err);
+        return 3;
+    }
+    /* A key that matches nothing is a typo or a test that is gone. */
+    if (!leakgate_gate_filter(gate) && !leakgate_gate_in_replay(gate)) {
+        const char *unmatched = leakgate_gate_unmatched_entries(gate);
+
+        for (const char *p = unmatched; *p; p += strcspn(p, "\n") + 1)
+            fprintf(stderr, "leakgate: warning: %.*s\n", (int)strcspn(p, "\n"),
+                    p);
+    }
+    if (*leakgate_gate_scope_hints(gate))
+        fprintf(stderr, "leakgate: %s", leakgate_gate_scope_hints(gate));
+    summary(gate, failures);
+    if (status == 0 && (CU_get_number_of_failures() > 0 ||
+                        CU_get_number_of_failure_records() > 0 || failures > 0))
+        status = 1;
+    return status;
+}
+
+/* Hooks of a linked run: journal each window for the shared outputs, so
+ * that a process killed in a test still leaves that test in them. */
+static void
+journal_started(const char *suite,
+                const char *test,
+                const char *phase,
+                void *gate)
+{
+    leakgate_gate_outputs_started(gate, suite, test, phase);
+}
+
+static void
+journal_finished(const char *suite, const char *test, void *gate)
+{
+    if (leakgate_gate_outputs_finished(gate, suite, test) < 0)
+        fprintf(stderr, "leakgate: %s\n", leakgate_error_last());
+}
+
+/* Without journals (their store cannot be created) the run goes on; its
+ * end says why its files could not be written. */
+static void
+open_journals(leakgate_gate *gate)
+{
+    struct leakgate_cunit_hooks h = {journal_started, journal_finished,
+                                     journal_finished, gate, NULL};
+
+    if (leakgate_gate_outputs_open(gate) == 0)
+        leakgate_cunit__set_hooks(&h);
+}
+
+int
+leakgate_cunit_main(int argc, char **argv)
+{
+    struct leakgate_gate_options opts;
+    leakgate_gate *gate = NULL;
+    int rc, status;
+
+    rc = leakgate_gate_options_parse(&opts, argc, argv);
+    if (rc < 0) {
+        fprintf(stderr, "leakgate: %s\n", leakgate_error_last());
+        CU_cleanup_registry();
+        return 2;
+    }
+    status = early_exit(&opts);
+    if (status >= 0) {
+        CU_cleanup_registry();
+        return status;
+    }
+    rc = leakgate_gate_new(&gate, &opts);
+    if (rc < 0) {
+        fprintf(stderr, "leakgate: %s: %s\n", leakgate_strerror(rc),
+                leakgate_error_last());
+        CU_cleanup_registry();
+        return exit_code_for(rc);
+    }
+    open_journals(gate);
+    arm_guards();
+    leakgate_cunit_run(gate, run_basic, NULL);
+    leakgate_cunit__set_hooks(NULL); /* they name this gate */
+    current->test = NULL;
+    status = finish(gate);
+    status = update_thresholds(gate, &opts, status);
+    run->gate = NULL;
+    leakgate_gate_free(gate);
+    CU_cleanup_registry();
+    return status;
+}

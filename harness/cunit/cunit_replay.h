@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * cunit_replay: what the CUnit glue does around a replay (replay.h) of
+ * the tests whose fast first pass left memory: the message naming them,
+ * the replay, their verdicts reported and counted in CUnit's summary, the
+ * shared-fixture hints of their suites, and the `warmup:` probe.
+ */
+#ifndef LEAKGATE_CUNIT_REPLAY_H
+#define LEAKGATE_CUNIT_REPLAY_H
+
+#include <stdbool.h>
+
+#include "cunit_records.h"
+
+/* Count a failing verdict the replay (or its suite's end) gave wt, which
+ * CUnit has completed, in CUnit's run summary.  Cannot fail. */
+void leakgate_cunit__count_replayed_failure(const struct wtest *wt);
+
+/* Report the tests of ws (NULL: of every suite) whose report waited for
+ * their suite's window. */
+void leakgate_cunit__report_late(const struct wsuite *ws);
+
+/* Once per run, after the replay: would `warmup: 1` make a failing test
+ * pass?  Prints the NOTEs and tells the hooks. */
+void leakgate_cunit__probe_warmup(void);
+
+/* Replay the tests waiting for it now, in_cunit: from the last suite's
+ * cleanup (CUnit's summary counts their failures).  Errors go to the
+ * run's error (exit 3). */
+void leakgate_cunit__replay_awaiting(bool in_cunit);
+
+#endif
