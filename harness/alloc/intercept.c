@@ -23,8 +23,10 @@
  * would; C++'s operators allocate with the C library's malloc directly
  * (libstdc++'s do the same), so that no object is counted twice.
  *
- * Not built with sanitizers: their runtime owns malloc, and the tracker
- * then reports that the fast pass is unavailable (exact windows only).
+ * Not built with sanitizers (LEAKGATE_NO_INTERCEPT): their runtime owns
+ * malloc, and the tracker then reports that the fast pass is unavailable
+ * (exact windows only); only the two functions of intercept.h are, with
+ * nothing to say.
  */
 #include "intercept.h"
 
@@ -43,6 +45,7 @@
 #include "track.h"
 #include "track_hot.h"
 
+#ifndef LEAKGATE_NO_INTERCEPT
 /* jemalloc's own API (jemalloc/jemalloc.h declares them with attributes
  * that the definitions below need not repeat). */
 void *mallocx(size_t n, int flags);
@@ -207,6 +210,8 @@ resolve(void)
          * makes them the same size. */
         memcpy((char *)&next + lookups[i].offset, &sym, sizeof sym);
     }
+    if (!leakgate_jesize__lean())
+        leakgate_track__mallctl = next.mallctl;
     resolving = false;
     atomic_store_explicit(&state, 2, memory_order_release);
 }
@@ -274,6 +279,17 @@ metered_size(const void *p)
                : 0;
 }
 
+/* Clear p's bit in the open window's table and drop its stack note; true
+ * when p was allocated in the window. */
+static inline bool
+erased(const void *p)
+{
+    if (!leakgate_track__erase((uintptr_t)p))
+        return false;
+    leakgate_track__stack_drop((uintptr_t)p);
+    return true;
+}
+
 static inline void
 forget(void *p)
 {
@@ -282,7 +298,7 @@ forget(void *p)
     if (n)
         leakgate_track__meter_add(-(long long)n, false);
     if (p && leakgate_track__erasing_now())
-        leakgate_track__erase((uintptr_t)p);
+        (void)erased(p);
     if (p && leakgate_track__watching_now())
         leakgate_track__watch_free((uintptr_t)p);
 }
@@ -358,8 +374,7 @@ realloc(void *p, size_t n)
         return q;
     }
     old = metered_size(p);
-    was = p && leakgate_track__erasing_now() &&
-          leakgate_track__erase((uintptr_t)p);
+    was = p && leakgate_track__erasing_now() && erased(p);
     if (p && leakgate_track__watching_now())
         leakgate_track__watch_free((uintptr_t)p);
     return resized(p, old, classed(NEXT(realloc)(p, n), n, 0), n, was, CALLER);
@@ -431,8 +446,7 @@ WRAP void *
 rallocx(void *p, size_t n, int flags)
 {
     size_t old = metered_size(p);
-    bool was = p && leakgate_track__erasing_now() &&
-               leakgate_track__erase((uintptr_t)p);
+    bool was = p && leakgate_track__erasing_now() && erased(p);
 
     if (p && leakgate_track__watching_now())
         leakgate_track__watch_free((uintptr_t)p);
@@ -646,24 +660,6 @@ leakgate_intercept__range(uintptr_t *start, uintptr_t *end)
     *end = (uintptr_t)__stop_leakgate_alloc;
 }
 
-bool
-leakgate_intercept__counters(const volatile uint64_t **allocated,
-                             const volatile uint64_t **deallocated)
-{
-    uint64_t *a = NULL, *d = NULL;
-    size_t sz = sizeof a;
-
-    resolve();
-    *allocated = *deallocated = NULL;
-    if (leakgate_jesize__lean() || !next.mallctl ||
-        next.mallctl("thread.allocatedp", &a, &sz, NULL, 0) != 0 ||
-        next.mallctl("thread.deallocatedp", &d, &sz, NULL, 0) != 0 || !a || !d)
-        return false;
-    *allocated = a;
-    *deallocated = d;
-    return true;
-}
-
 const void *
 leakgate_intercept__next_malloc(void)
 {
@@ -673,3 +669,18 @@ leakgate_intercept__next_malloc(void)
     memcpy(&p, &next.malloc, sizeof p);
     return p;
 }
+
+#else /* LEAKGATE_NO_INTERCEPT: sanitizer builds, no wrappers */
+
+void
+leakgate_intercept__range(uintptr_t *start, uintptr_t *end)
+{
+    *start = *end = 0;
+}
+
+const void *
+leakgate_intercept__next_malloc(void)
+{
+    return NULL;
+}
+#endif

@@ -22,7 +22,6 @@
 #include <sys/mman.h>
 
 #include "error.h"
-#include "intercept.h"
 #include "jesize.h"
 #include "track_hot.h"
 #include "util.h"
@@ -201,6 +200,33 @@ static struct {
     atomic_flag busy;
 } trigger = {NULL, NULL, ATOMIC_FLAG_INIT};
 
+/* jemalloc's mallctl, set by the wrappers once they found the next
+ * definitions (intercept.c); NULL in a lean process or without them. */
+int (*leakgate_track__mallctl)(const char *, void *, size_t *, void *, size_t);
+
+/* jemalloc's counters of the bytes this thread allocated and freed
+ * (thread.allocatedp, thread.deallocatedp: usable sizes, written by this
+ * thread only, valid while it lives).  False (both NULL) in a lean
+ * process, without jemalloc or without the wrappers. */
+static bool
+meter_counters(const volatile uint64_t **allocated,
+               const volatile uint64_t **deallocated)
+{
+    int (*ctl)(const char *, void *, size_t *, void *, size_t) =
+        leakgate_track__mallctl;
+    uint64_t *a = NULL, *d = NULL;
+    size_t sz = sizeof a;
+
+    *allocated = *deallocated = NULL;
+    if (!ctl || leakgate_jesize__lean() ||
+        ctl("thread.allocatedp", &a, &sz, NULL, 0) != 0 ||
+        ctl("thread.deallocatedp", &d, &sz, NULL, 0) != 0 || !a || !d)
+        return false;
+    *allocated = a;
+    *deallocated = d;
+    return true;
+}
+
 void
 leakgate_track__meter_start(const struct leakgate_track_meter *from)
 {
@@ -213,7 +239,7 @@ leakgate_track__meter_start(const struct leakgate_track_meter *from)
      * with jemalloc its bytes are jemalloc's counters from here. */
     leakgate_track__meter_mine = gen;
     atomic_store(&m->owner, gen);
-    if (leakgate_intercept__counters(&a, &d)) {
+    if (meter_counters(&a, &d)) {
         m->own_allocp = a;
         m->own_deallocp = d;
         m->own_base = (long long)(*a - *d) - (from ? from->live : 0);
@@ -374,7 +400,6 @@ leakgate_track__erase(uintptr_t a)
         return false;
     sl = my_slot();
     slot_add(&sl->clears, sl);
-    leakgate_track__stack_drop(a);
     /* end() may be reading the objects left: the object must stay
      * allocated until it is done (see count_left). */
     while (atomic_load(&track.scanning))
@@ -602,16 +627,6 @@ leakgate_track__own_threads(void)
                  track.open ? atomic_load(&leakgate_track__window) : 0);
 }
 
-bool
-leakgate_track__forget(const void *ptr)
-{
-    uintptr_t p = (uintptr_t)ptr;
-
-    if (!track.installed || p == 0)
-        return false;
-    return leakgate_track__erase(p);
-}
-
 struct each_call {
     int (*fn)(const void *ptr, size_t usable_bytes, void *payload);
     void *payload;
@@ -638,26 +653,3 @@ leakgate_track__each(int (*fn)(const void *ptr,
         return leakgate_error__set(LEAKGATE_ESTATE, "track: window open");
     return each_left(call_each, &c);
 }
-
-#ifdef LEAKGATE_NO_INTERCEPT
-/* Sanitizer builds: no wrappers (intercept.c is not built). */
-void
-leakgate_intercept__range(uintptr_t *start, uintptr_t *end)
-{
-    *start = *end = 0;
-}
-
-const void *
-leakgate_intercept__next_malloc(void)
-{
-    return NULL;
-}
-
-bool
-leakgate_intercept__counters(const volatile uint64_t **allocated,
-                             const volatile uint64_t **deallocated)
-{
-    *allocated = *deallocated = NULL;
-    return false;
-}
-#endif

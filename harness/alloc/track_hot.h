@@ -10,6 +10,7 @@
 #include <limits.h>
 #include <stdatomic.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 /* A window is open: allocations are recorded. */
@@ -108,6 +109,12 @@ void leakgate_track__meter_fire(long long live);
 extern __thread _Atomic uint64_t *leakgate_track__allocs_here
     __attribute__((tls_model("initial-exec")));
 void leakgate_track__meter_count_slow(void);
+
+/* jemalloc's mallctl, for the meter's counters (track.c): set by the
+ * allocation wrappers (intercept.c) once they resolved the next
+ * definitions; NULL in a lean process or without the wrappers. */
+extern int (*leakgate_track__mallctl)(
+    const char *, void *, size_t *, void *, size_t);
 
 /* The generation of the meter's start this thread made (track.c). */
 extern __thread unsigned long long leakgate_track__meter_mine
