@@ -93,10 +93,16 @@ leakgate_jesize__set_lean(void)
     atomic_store(&leakgate_jesize__is_lean, true);
 }
 
-/* The byte of address a, its leaf mapped when create; NULL when it cannot
- * be (or a is outside the map). */
+/* Per thread: the leaf it last found (leaves are never unmapped), so that
+ * a lookup in the same 16 MiB as the last one is a compare and an add. */
+static __thread struct {
+    uintptr_t index;
+    unsigned char *leaf;
+} jc __attribute__((tls_model("initial-exec")));
+
+/* byte_for()'s lookup through the top-level array. */
 static unsigned char *
-byte_for(uintptr_t a, bool create)
+byte_slow(uintptr_t a, bool create)
 {
     leaf_slot *slot;
     unsigned char *leaf, *expected = NULL;
@@ -127,7 +133,20 @@ byte_for(uintptr_t a, bool create)
     }
     if (!leaf)
         return NULL;
+    jc.index = a >> LEAF_SHIFT;
+    jc.leaf = leaf;
     return leaf + ((a & (((uintptr_t)1 << LEAF_SHIFT) - 1)) >> GRAIN_SHIFT);
+}
+
+/* The byte of address a, its leaf mapped when create; NULL when it cannot
+ * be (or a is outside the map). */
+static inline unsigned char *
+byte_for(uintptr_t a, bool create)
+{
+    if (jc.leaf && jc.index == a >> LEAF_SHIFT)
+        return jc.leaf +
+               ((a & (((uintptr_t)1 << LEAF_SHIFT) - 1)) >> GRAIN_SHIFT);
+    return byte_slow(a, create);
 }
 
 static unsigned char

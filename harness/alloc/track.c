@@ -20,6 +20,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#if defined(__has_include)
+#if __has_include(<sys/single_threaded.h>)
+#include <sys/single_threaded.h>
+#define HAVE_SINGLE_THREADED 1
+#endif
+#endif
 
 #include "error.h"
 #include "jesize.h"
@@ -302,13 +308,11 @@ leakgate_track__meter_fire(long long live)
 /* The leaf covering address a, mapped on first use (from a wrapper: mmap
  * only, no malloc).  NULL when it cannot be mapped. */
 static struct leaf *
-leaf_for(uintptr_t a, bool create)
+leaf_slow(uintptr_t a, bool create)
 {
     _Atomic(struct leaf *) *slot;
     struct leaf *l, *expected = NULL;
 
-    if (tc.leaf && tc.leaf_index == a >> LEAF_SHIFT)
-        return tc.leaf;
     slot = &track.top[a >> LEAF_SHIFT];
     l = atomic_load_explicit(slot, memory_order_acquire);
     if (l) {
@@ -327,6 +331,60 @@ leaf_for(uintptr_t a, bool create)
         l = expected;
     }
     return l;
+}
+
+/*
+ * The process has one thread (glibc's __libc_single_threaded, which it
+ * clears before it starts a second one, by any of its thread functions,
+ * and which libstdc++ reads for the same reason): the bitmap's words are
+ * then set and cleared with plain loads and stores, no locked instruction.
+ * Nothing else can touch them meanwhile; a thread started later sees the
+ * flag cleared, and from then on every change is atomic.
+ */
+static inline bool
+alone(void)
+{
+#ifdef HAVE_SINGLE_THREADED
+    return __libc_single_threaded != 0;
+#else
+    return false;
+#endif
+}
+
+/* word |= mask (acquire), the old value. */
+static inline uint64_t
+word_set(_Atomic uint64_t *word, uint64_t mask)
+{
+    uint64_t old;
+
+    if (!alone())
+        return atomic_fetch_or_explicit(word, mask, memory_order_acquire);
+    old = atomic_load_explicit(word, memory_order_relaxed);
+    atomic_store_explicit(word, old | mask, memory_order_relaxed);
+    return old;
+}
+
+/* word &= ~mask, the old value. */
+static inline uint64_t
+word_clear(_Atomic uint64_t *word, uint64_t mask)
+{
+    uint64_t old;
+
+    if (!alone())
+        return atomic_fetch_and(word, ~mask);
+    old = atomic_load_explicit(word, memory_order_relaxed);
+    atomic_store_explicit(word, old & ~mask, memory_order_relaxed);
+    return old;
+}
+
+/* The leaf covering address a: the one this thread found last, or
+ * leaf_slow(). */
+static inline struct leaf *
+leaf_for(uintptr_t a, bool create)
+{
+    if (tc.leaf && tc.leaf_index == a >> LEAF_SHIFT)
+        return tc.leaf;
+    return leaf_slow(a, create);
 }
 
 /* List l as touched in this window (once). */
@@ -371,8 +429,7 @@ leakgate_track__record(uintptr_t a)
     /* Acquire: when begin() cleared this word before, the load of `used`
      * below sees begin()'s exchange (its clears are releases), so a bit
      * set after a begin() (a late recording) is in a marked page. */
-    old = atomic_fetch_or_explicit(&l->word[bit >> 6], mask,
-                                   memory_order_acquire);
+    old = word_set(&l->word[bit >> 6], mask);
     page = (uint32_t)1 << ((bit >> 6) / PAGE_WORDS);
     if (!(atomic_load_explicit(&l->used, memory_order_relaxed) & page))
         atomic_fetch_or(&l->used, page);
@@ -395,7 +452,7 @@ leakgate_track__erase(uintptr_t a)
     if (!l || !(atomic_load_explicit(&l->word[bit >> 6], memory_order_relaxed) &
                 mask))
         return false; /* not from this window: the common case */
-    old = atomic_fetch_and(&l->word[bit >> 6], ~mask);
+    old = word_clear(&l->word[bit >> 6], mask);
     if (!(old & mask))
         return false;
     sl = my_slot();
