@@ -128,6 +128,32 @@ extern __thread unsigned long long leakgate_track__meter_mine
 extern atomic_int leakgate_track__stacks_mode;
 extern uintptr_t leakgate_track__runtime_span[2];
 
+/*
+ * The runtime call sites this thread last found to need no stack (the
+ * return addresses inside strdup, asprintf, getline... that a program's
+ * own calls go through: track_stacks.c decided once, SITE_PLAIN), in 16
+ * sets of two by a hash of the address, valid while their generation is
+ * leakgate_track__sites_gen (track_stacks.c bumps it when it forgets the
+ * sites): such an allocation costs a few compares, no call.
+ */
+#define LEAKGATE_TRACK__PLAIN_SETS 16
+struct leakgate_track__plain_sites {
+    uintptr_t pc[LEAKGATE_TRACK__PLAIN_SETS][2];
+    unsigned int gen;
+};
+extern __thread struct leakgate_track__plain_sites leakgate_track__plain
+    __attribute__((tls_model("initial-exec")));
+extern atomic_uint leakgate_track__sites_gen;
+
+/* A site's set in the cache (a multiplicative hash: return addresses have
+ * no useful low bits). */
+static inline uintptr_t *
+leakgate_track__plain_set(uintptr_t pc)
+{
+    return leakgate_track__plain
+        .pc[((uint64_t)pc * 0x9e3779b97f4a7c15ull) >> 60];
+}
+
 /* Whether an allocation from caller (the wrapper's return address) may
  * need its stack: leakgate_track__stack_note() is called only then. */
 static inline bool
@@ -136,10 +162,20 @@ leakgate_track__stack_wanted(uintptr_t caller)
     int m = atomic_load_explicit(&leakgate_track__stacks_mode,
                                  memory_order_relaxed);
 
-    return m == LEAKGATE_TRACK__STACKS_ALL ||
-           (m == LEAKGATE_TRACK__STACKS_RUNTIME &&
-            caller >= leakgate_track__runtime_span[0] &&
-            caller < leakgate_track__runtime_span[1]);
+    if (m == LEAKGATE_TRACK__STACKS_ALL)
+        return true;
+    if (m != LEAKGATE_TRACK__STACKS_RUNTIME ||
+        caller < leakgate_track__runtime_span[0] ||
+        caller >= leakgate_track__runtime_span[1])
+        return false;
+    {
+        const uintptr_t *set = leakgate_track__plain_set(caller);
+
+        return (set[0] != caller && set[1] != caller) ||
+               leakgate_track__plain.gen !=
+                   atomic_load_explicit(&leakgate_track__sites_gen,
+                                        memory_order_relaxed);
+    }
 }
 
 /* Note the object at a as allocated in the window.  Never allocates. */

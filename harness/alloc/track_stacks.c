@@ -219,6 +219,32 @@ static struct site {
 } sites[SITE_SLOTS];
 static atomic_bool sites_used; /* some site was noted */
 
+/* The threads' caches of plain sites (track_hot.h); generation 0 is never
+ * valid, so a thread's zeroed cache holds nothing. */
+__thread struct leakgate_track__plain_sites leakgate_track__plain
+    __attribute__((tls_model("initial-exec")));
+atomic_uint leakgate_track__sites_gen = 1;
+
+/* Remember in this thread's cache that site pc needs no stack (the set's
+ * older entry goes). */
+static void
+plain_cached(uintptr_t pc)
+{
+    unsigned int gen =
+        atomic_load_explicit(&leakgate_track__sites_gen, memory_order_relaxed);
+    uintptr_t *set;
+
+    if (leakgate_track__plain.gen != gen) {
+        memset(leakgate_track__plain.pc, 0, sizeof leakgate_track__plain.pc);
+        leakgate_track__plain.gen = gen;
+    }
+    set = leakgate_track__plain_set(pc);
+    if (set[0] != pc) {
+        set[1] = set[0];
+        set[0] = pc;
+    }
+}
+
 /* The longest run of literal characters of a glob (none: ""), which
  * every name it matches contains: a cheap test before fnmatch. */
 static void
@@ -405,6 +431,8 @@ leakgate_track__runtime_functions(const char *const *globs, size_t n)
         fits = strlen(globs[i]) < GLOB_CHARS;
     if (atomic_exchange(&sites_used, false))
         memset(sites, 0, sizeof sites); /* untouched pages stay unmapped */
+    /* Every thread's cache of plain sites is stale (track_hot.h). */
+    atomic_fetch_add(&leakgate_track__sites_gen, 1);
     st.nignored = 0;
     if (fits) {
         for (size_t i = 0; i < n; i++) {
@@ -532,8 +560,9 @@ site_kind(uintptr_t pc)
     return SITE_UNKNOWN;
 }
 
-/* Note what site pc is (the table full: not noted, asked again). */
-static void
+/* Note what site pc is; false when the table is full (not noted, asked
+ * again). */
+static bool
 site_note(uintptr_t pc, int kind)
 {
     size_t i = site_home(pc);
@@ -546,9 +575,10 @@ site_note(uintptr_t pc, int kind)
             expected == pc) {
             atomic_store_explicit(&sites[i].kind, (unsigned char)kind,
                                   memory_order_release);
-            return;
+            return true;
         }
     }
+    return false;
 }
 
 /*
@@ -584,6 +614,8 @@ runtime_needs_stack(uintptr_t caller, struct unwound *u, bool *have)
     if (!in_runtime(caller))
         return false;
     kind = site_kind(caller);
+    if (kind == SITE_PLAIN)
+        plain_cached(caller);
     if (kind != SITE_UNKNOWN)
         return kind == SITE_IGNORED;
     if (!ranges_ready())
@@ -595,7 +627,8 @@ runtime_needs_stack(uintptr_t caller, struct unwound *u, bool *have)
         for (size_t i = 0; i < u->n && !named; i++)
             named = in_ignored(u->pcs[i]);
     }
-    site_note(caller, named ? SITE_IGNORED : SITE_PLAIN);
+    if (site_note(caller, named ? SITE_IGNORED : SITE_PLAIN) && !named)
+        plain_cached(caller);
     return named;
 }
 
