@@ -223,7 +223,7 @@ resolve(void)
 static inline size_t
 usable(const void *p)
 {
-    return leakgate_jesize__lean() ? leakgate_jesize__usable(p)
+    return leakgate_jesize__lean() ? leakgate_jesize__usable_lean(p)
                                    : next.sallocx(p, 0);
 }
 
@@ -302,7 +302,9 @@ erased(const void *p)
 {
     if (!leakgate_track__erase((uintptr_t)p))
         return false;
-    leakgate_track__stack_drop((uintptr_t)p);
+    if (atomic_load_explicit(&leakgate_track__stacks_live,
+                             memory_order_relaxed) != 0)
+        leakgate_track__stack_drop((uintptr_t)p);
     return true;
 }
 

@@ -178,6 +178,9 @@ leakgate_track__stack_wanted(uintptr_t caller)
     }
 }
 
+/* Objects of the window with a stack note (track_stacks.c). */
+extern atomic_size_t leakgate_track__stacks_live;
+
 /* Note the object at a as allocated in the window.  Never allocates. */
 void leakgate_track__record(uintptr_t a);
 

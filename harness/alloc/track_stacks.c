@@ -103,7 +103,9 @@ _Static_assert(LEAKGATE_TRACK_STACKS_RUNTIME ==
                    LEAKGATE_TRACK_STACKS_ALL == LEAKGATE_TRACK__STACKS_ALL,
                "track_hot.h's stack modes are track.h's");
 static atomic_flag lock = ATOMIC_FLAG_INIT;
-static atomic_size_t live; /* objects with a stack, this window */
+/* Objects with a stack, this window (track_hot.h: the wrappers call
+ * leakgate_track__stack_drop() only while some are). */
+atomic_size_t leakgate_track__stacks_live;
 
 static void
 lock_tables(void)
@@ -474,7 +476,7 @@ leakgate_track__stacks(enum leakgate_track_stacks m)
     /* Small windows touch a small table: few cache misses, few pages. */
     st.obj_mask = OBJ_FIRST - 1;
     st.failed = false;
-    atomic_store(&live, 0);
+    atomic_store(&leakgate_track__stacks_live, 0);
     unlock_tables();
     atomic_store(&leakgate_track__stacks_mode,
                  st.ready ? (int)m : LEAKGATE_TRACK_STACKS_NONE);
@@ -768,7 +770,7 @@ leakgate_track__stack_note(uintptr_t a, uintptr_t caller)
         (void)grow_objs();
     if (!o && stack != UINT32_MAX && st.nobjs < (st.obj_mask + 1) / 2) {
         o = free_slot(a);
-        atomic_fetch_add(&live, 1);
+        atomic_fetch_add(&leakgate_track__stacks_live, 1);
     }
     if (o && stack != UINT32_MAX) {
         o->addr = a;
@@ -785,13 +787,14 @@ leakgate_track__stack_drop(uintptr_t a)
 {
     struct obj_slot *o;
 
-    if (atomic_load_explicit(&live, memory_order_relaxed) == 0)
+    if (atomic_load_explicit(&leakgate_track__stacks_live,
+                             memory_order_relaxed) == 0)
         return;
     lock_tables();
     o = find_obj(a);
     if (o) {
         o->addr = TOMBSTONE;
-        atomic_fetch_sub(&live, 1);
+        atomic_fetch_sub(&leakgate_track__stacks_live, 1);
     }
     unlock_tables();
 }
