@@ -23,11 +23,11 @@
  *
  * The tracker never allocates (it runs inside malloc): the table is a
  * bitmap in mmap'd memory, one bit per 8 bytes of address space, set and
- * cleared with one atomic operation each (no lock), in leaves mapped on
- * first use; its accesses are as local as the heap's; the counts are per
- * thread.  Objects of all threads are tracked, as exact profiling counts
- * all threads.  Outside windows a wrapper adds one relaxed load to
- * jemalloc's own fast path.
+ * cleared with one atomic operation each (no lock; plain loads and stores
+ * while the process has one thread), in leaves mapped on first use; its
+ * accesses are as local as the heap's; the counts are per thread.  Objects of
+ * all threads are tracked, as exact profiling counts all threads.  Outside
+ * windows a wrapper adds one relaxed load to jemalloc's own fast path.
  */
 #ifndef LEAKGATE_TRACK_H
 #define LEAKGATE_TRACK_H
