@@ -23,8 +23,10 @@
  * would; C++'s operators allocate with the C library's malloc directly
  * (libstdc++'s do the same), so that no object is counted twice.
  *
- * Not built with sanitizers: their runtime owns malloc, and the tracker
- * then reports that the fast pass is unavailable (exact windows only).
+ * Not built with sanitizers (LEAKGATE_NO_INTERCEPT): their runtime owns
+ * malloc, and the tracker then reports that the fast pass is unavailable
+ * (exact windows only); only the two functions of intercept.h are, with
+ * nothing to say.
  */
 #include "intercept.h"
 
@@ -43,6 +45,7 @@
 #include "track.h"
 #include "track_hot.h"
 
+#ifndef LEAKGATE_NO_INTERCEPT
 /* jemalloc's own API (jemalloc/jemalloc.h declares them with attributes
  * that the definitions below need not repeat). */
 void *mallocx(size_t n, int flags);
@@ -207,6 +210,8 @@ resolve(void)
          * makes them the same size. */
         memcpy((char *)&next + lookups[i].offset, &sym, sizeof sym);
     }
+    if (!leakgate_jesize__lean())
+        leakgate_track__mallctl = next.mallctl;
     resolving = false;
     atomic_store_explicit(&state, 2, memory_order_release);
 }
@@ -218,27 +223,33 @@ resolve(void)
 static inline size_t
 usable(const void *p)
 {
-    return leakgate_jesize__lean() ? leakgate_jesize__usable(p)
+    return leakgate_jesize__lean() ? leakgate_jesize__usable_lean(p)
                                    : next.sallocx(p, 0);
 }
 
 /* A lean process: p was handed out for an n-byte request aligned to
- * align (0: malloc's alignment); note its jemalloc size class.  (Read
- * after the allocation: the first one resolves the next definitions.) */
-static inline ALLOC_PATH void *
-classed(void *p, size_t n, size_t align)
+ * align (0: malloc's alignment); note its jemalloc size class and return
+ * it (0: not lean, no object, or beyond the largest class).  (Read after
+ * the allocation: the first one resolves the next definitions.) */
+static inline ALLOC_PATH size_t
+classed(const void *p, size_t n, size_t align)
 {
-    if (p && leakgate_jesize__lean())
-        leakgate_jesize__note(p, align ? leakgate_jesize__sa2u(n, align)
-                                       : leakgate_jesize__s2u(n));
-    return p;
+    size_t usize;
+
+    if (!p || !leakgate_jesize__lean())
+        return 0;
+    usize = align ? leakgate_jesize__sa2u(n, align) : leakgate_jesize__s2u(n);
+    leakgate_jesize__note(p, usize);
+    return usize;
 }
 
-/* Note p as allocated in the open window; caller is the wrapper's return
- * address (the code that called malloc), for track_stacks.c.  In the
- * wrappers' section: an allocation's stack starts below it. */
+/* Note p as allocated in the open window; usize is its jemalloc usable
+ * size when the caller knows it (a lean process's class, just noted; 0:
+ * look it up), caller the wrapper's return address (the code that called
+ * malloc), for track_stacks.c.  In the wrappers' section: an allocation's
+ * stack starts below it. */
 static inline ALLOC_PATH void *
-noted_from(void *p, uintptr_t caller)
+noted_from(void *p, size_t usize, uintptr_t caller)
 {
     /* A thread an earlier window started: not this window's (track_hot.h). */
     if (p && leakgate_track__born && leakgate_track__foreign_here()) {
@@ -248,9 +259,10 @@ noted_from(void *p, uintptr_t caller)
     }
     /* jemalloc counts the meter owner's bytes itself: no size needed. */
     if (p && leakgate_track__metering_now())
-        leakgate_track__meter_add(
-            leakgate_track__meter_counted_here() ? 1 : (long long)usable(p),
-            true);
+        leakgate_track__meter_add(leakgate_track__meter_counted_here() ? 1
+                                  : usize ? (long long)usize
+                                          : (long long)usable(p),
+                                  true);
     if (p && leakgate_track__recording()) {
         leakgate_track__record((uintptr_t)p);
         if (leakgate_track__stack_wanted(caller))
@@ -259,8 +271,17 @@ noted_from(void *p, uintptr_t caller)
     return p;
 }
 
+/* An n-byte allocation (aligned to align; 0: malloc's) handed out: its
+ * class noted (a lean process), then the object. */
+static inline ALLOC_PATH void *
+handed_out(void *p, size_t n, size_t align, uintptr_t caller)
+{
+    return noted_from(p, classed(p, n, align), caller);
+}
+
 #define CALLER ((uintptr_t)__builtin_return_address(0))
-#define noted(p) noted_from((p), CALLER)
+#define noted(p) noted_from((p), 0, CALLER)
+#define noted_classed(p, n, align) handed_out((p), (n), (align), CALLER)
 
 /* The usable size of p, for the meter, while it counts and jemalloc's
  * counters do not count it (else 0). */
@@ -274,6 +295,19 @@ metered_size(const void *p)
                : 0;
 }
 
+/* Clear p's bit in the open window's table and drop its stack note; true
+ * when p was allocated in the window. */
+static inline bool
+erased(const void *p)
+{
+    if (!leakgate_track__erase((uintptr_t)p))
+        return false;
+    if (atomic_load_explicit(&leakgate_track__stacks_live,
+                             memory_order_relaxed) != 0)
+        leakgate_track__stack_drop((uintptr_t)p);
+    return true;
+}
+
 static inline void
 forget(void *p)
 {
@@ -282,7 +316,7 @@ forget(void *p)
     if (n)
         leakgate_track__meter_add(-(long long)n, false);
     if (p && leakgate_track__erasing_now())
-        leakgate_track__erase((uintptr_t)p);
+        (void)erased(p);
     if (p && leakgate_track__watching_now())
         leakgate_track__watch_free((uintptr_t)p);
 }
@@ -301,7 +335,7 @@ malloc(size_t n)
 {
     if (!next.malloc && resolving)
         return arena_alloc(n, 16);
-    return noted(classed(NEXT(malloc)(n), n, 0));
+    return noted_classed(NEXT(malloc)(n), n, 0);
 }
 
 WRAP void
@@ -318,7 +352,7 @@ calloc(size_t k, size_t n)
 {
     if (!next.calloc && resolving)
         return n && k > SIZE_MAX / n ? NULL : arena_alloc(k * n, 16);
-    return noted(classed(NEXT(calloc)(k, n), k * n, 0));
+    return noted_classed(NEXT(calloc)(k, n), k * n, 0);
 }
 
 /* A resized object is noted anew, even in place: exact profiling samples
@@ -335,7 +369,7 @@ resized(void *old,
     if (old_size && (p || n == 0))
         leakgate_track__meter_add(-(long long)old_size, false);
     if (p)
-        return noted_from(p, caller);
+        return noted_from(p, classed(p, n, 0), caller);
     if (was_noted && n != 0)
         leakgate_track__record((uintptr_t)old);
     return NULL;
@@ -358,11 +392,10 @@ realloc(void *p, size_t n)
         return q;
     }
     old = metered_size(p);
-    was = p && leakgate_track__erasing_now() &&
-          leakgate_track__erase((uintptr_t)p);
+    was = p && leakgate_track__erasing_now() && erased(p);
     if (p && leakgate_track__watching_now())
         leakgate_track__watch_free((uintptr_t)p);
-    return resized(p, old, classed(NEXT(realloc)(p, n), n, 0), n, was, CALLER);
+    return resized(p, old, NEXT(realloc)(p, n), n, was, CALLER);
 }
 
 WRAP int
@@ -377,26 +410,26 @@ posix_memalign(void **out, size_t align, size_t n)
     rc = NEXT(posix_memalign)(out, align, n);
     if (rc == 0)
         /* jemalloc makes a 0-byte request 1 byte here (not in memalign) */
-        noted(classed(*out, n ? n : 1, align));
+        noted_classed(*out, n ? n : 1, align);
     return rc;
 }
 
 WRAP void *
 aligned_alloc(size_t align, size_t n)
 {
-    return noted(classed(NEXT(aligned_alloc)(align, n), n ? n : 1, align));
+    return noted_classed(NEXT(aligned_alloc)(align, n), n ? n : 1, align);
 }
 
 WRAP void *
 memalign(size_t align, size_t n)
 {
-    return noted(classed(NEXT(memalign)(align, n), n, align));
+    return noted_classed(NEXT(memalign)(align, n), n, align);
 }
 
 WRAP void *
 valloc(size_t n)
 {
-    return noted(classed(NEXT(valloc)(n), n, 4096));
+    return noted_classed(NEXT(valloc)(n), n, 4096);
 }
 
 /* pvalloc: valloc of n rounded up to whole pages (0: one page).  jemalloc
@@ -415,8 +448,8 @@ pvalloc(size_t n)
     }
     resolve();
     if (leakgate_jesize__lean() && next.pvalloc)
-        return noted(classed(next.pvalloc(n), size, page));
-    return noted(classed(NEXT(memalign)(page, size), size, page));
+        return noted_classed(next.pvalloc(n), size, page);
+    return noted_classed(NEXT(memalign)(page, size), size, page);
 }
 
 /* jemalloc's own API: only a process with jemalloc has it (a lean
@@ -431,8 +464,7 @@ WRAP void *
 rallocx(void *p, size_t n, int flags)
 {
     size_t old = metered_size(p);
-    bool was = p && leakgate_track__erasing_now() &&
-               leakgate_track__erase((uintptr_t)p);
+    bool was = p && leakgate_track__erasing_now() && erased(p);
 
     if (p && leakgate_track__watching_now())
         leakgate_track__watch_free((uintptr_t)p);
@@ -493,7 +525,7 @@ lean_new(size_t n, size_t align, uintptr_t caller)
     void *p = align ? next.memalign(align, n) : next.malloc(n);
 
     /* jemalloc's aligned new asks for at least 1 byte */
-    return noted_from(classed(p, align && !n ? 1 : n, align), caller);
+    return handed_out(p, align && !n ? 1 : n, align, caller);
 }
 
 #define NEW_WRAPPER(name, field, params, args, align)                          \
@@ -646,24 +678,6 @@ leakgate_intercept__range(uintptr_t *start, uintptr_t *end)
     *end = (uintptr_t)__stop_leakgate_alloc;
 }
 
-bool
-leakgate_intercept__counters(const volatile uint64_t **allocated,
-                             const volatile uint64_t **deallocated)
-{
-    uint64_t *a = NULL, *d = NULL;
-    size_t sz = sizeof a;
-
-    resolve();
-    *allocated = *deallocated = NULL;
-    if (leakgate_jesize__lean() || !next.mallctl ||
-        next.mallctl("thread.allocatedp", &a, &sz, NULL, 0) != 0 ||
-        next.mallctl("thread.deallocatedp", &d, &sz, NULL, 0) != 0 || !a || !d)
-        return false;
-    *allocated = a;
-    *deallocated = d;
-    return true;
-}
-
 const void *
 leakgate_intercept__next_malloc(void)
 {
@@ -673,3 +687,18 @@ leakgate_intercept__next_malloc(void)
     memcpy(&p, &next.malloc, sizeof p);
     return p;
 }
+
+#else /* LEAKGATE_NO_INTERCEPT: sanitizer builds, no wrappers */
+
+void
+leakgate_intercept__range(uintptr_t *start, uintptr_t *end)
+{
+    *start = *end = 0;
+}
+
+const void *
+leakgate_intercept__next_malloc(void)
+{
+    return NULL;
+}
+#endif

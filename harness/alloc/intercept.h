@@ -7,7 +7,6 @@
 #ifndef LEAKGATE_INTERCEPT_H
 #define LEAKGATE_INTERCEPT_H
 
-#include <stdbool.h>
 #include <stdint.h>
 
 /* The addresses of the wrappers' code [*start, *end): exact windows strip
@@ -18,13 +17,5 @@ void leakgate_intercept__range(uintptr_t *start, uintptr_t *end);
 /* The malloc the wrappers call (the next definition after them), for
  * messages; NULL when the wrappers are not built.  Cannot fail. */
 const void *leakgate_intercept__next_malloc(void);
-
-/* jemalloc's counters of the bytes this thread allocated and freed
- * (thread.allocatedp, thread.deallocatedp: usable sizes, written by this
- * thread only, valid while it lives).  False (both NULL) in a lean
- * process, without jemalloc or without the wrappers.  Not from inside an
- * allocation. */
-bool leakgate_intercept__counters(const volatile uint64_t **allocated,
-                                  const volatile uint64_t **deallocated);
 
 #endif

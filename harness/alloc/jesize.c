@@ -78,8 +78,8 @@ leakgate_jesize__sa2u(size_t n, size_t align)
 }
 
 #define ADDR_BITS 47
-#define LEAF_SHIFT 24 /* 16 MiB of addresses per leaf */
-#define GRAIN_SHIFT 4
+#define LEAF_SHIFT LEAKGATE_JESIZE__LEAF_SHIFT
+#define GRAIN_SHIFT LEAKGATE_JESIZE__GRAIN_SHIFT
 #define LEAF_BYTES ((size_t)1 << (LEAF_SHIFT - GRAIN_SHIFT))
 #define NLEAVES ((size_t)1 << (ADDR_BITS - LEAF_SHIFT))
 
@@ -93,10 +93,15 @@ leakgate_jesize__set_lean(void)
     atomic_store(&leakgate_jesize__is_lean, true);
 }
 
-/* The byte of address a, its leaf mapped when create; NULL when it cannot
- * be (or a is outside the map). */
+/* Per thread: the leaf it last found (jesize.h; leaves are never
+ * unmapped). */
+__thread struct leakgate_jesize__cache leakgate_jesize__here
+    __attribute__((tls_model("initial-exec")));
+#define jc leakgate_jesize__here
+
+/* byte_for()'s lookup through the top-level array. */
 static unsigned char *
-byte_for(uintptr_t a, bool create)
+byte_slow(uintptr_t a, bool create)
 {
     leaf_slot *slot;
     unsigned char *leaf, *expected = NULL;
@@ -127,7 +132,20 @@ byte_for(uintptr_t a, bool create)
     }
     if (!leaf)
         return NULL;
+    jc.index = a >> LEAF_SHIFT;
+    jc.leaf = leaf;
     return leaf + ((a & (((uintptr_t)1 << LEAF_SHIFT) - 1)) >> GRAIN_SHIFT);
+}
+
+/* The byte of address a, its leaf mapped when create; NULL when it cannot
+ * be (or a is outside the map). */
+static inline unsigned char *
+byte_for(uintptr_t a, bool create)
+{
+    if (jc.leaf && jc.index == a >> LEAF_SHIFT)
+        return jc.leaf +
+               ((a & (((uintptr_t)1 << LEAF_SHIFT) - 1)) >> GRAIN_SHIFT);
+    return byte_slow(a, create);
 }
 
 static unsigned char
@@ -145,11 +163,7 @@ encode(size_t usize)
     return (unsigned char)(m << 5 | (d - 3));
 }
 
-static size_t
-decode(unsigned char c)
-{
-    return c ? (size_t)(c >> 5) << ((c & 31) + 3) : 0;
-}
+#define decode leakgate_jesize__decode
 
 void
 leakgate_jesize__note(const void *p, size_t usize)

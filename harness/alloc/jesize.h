@@ -16,6 +16,7 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 /* jemalloc's usable size of malloc(n) (0 when n is beyond its largest
  * class).  Cannot fail. */
@@ -38,6 +39,25 @@ leakgate_jesize__lean(void)
                                 memory_order_relaxed);
 }
 
+/* The map's layout (jesize.c): a byte per 2^GRAIN_SHIFT bytes of address
+ * space, in leaves of 2^LEAF_SHIFT bytes of addresses; each thread keeps
+ * the leaf it found last (leaves are never unmapped). */
+#define LEAKGATE_JESIZE__LEAF_SHIFT 24
+#define LEAKGATE_JESIZE__GRAIN_SHIFT 4
+struct leakgate_jesize__cache {
+    uintptr_t index; /* address >> LEAF_SHIFT */
+    unsigned char *leaf;
+};
+extern __thread struct leakgate_jesize__cache leakgate_jesize__here
+    __attribute__((tls_model("initial-exec")));
+
+/* A class byte's usable size (0: unknown). */
+static inline size_t
+leakgate_jesize__decode(unsigned char c)
+{
+    return c ? (size_t)(c >> 5) << ((c & 31) + 3) : 0;
+}
+
 /* Note that the object at p has jemalloc usable size usize (from
  * allocation wrappers only; never allocates; a size the map cannot hold
  * is noted as unknown).  Cannot fail. */
@@ -48,5 +68,25 @@ void leakgate_jesize__note(const void *p, size_t usize);
  * class of the C library's usable size), else malloc_usable_size().
  * Never allocates.  Cannot fail. */
 size_t leakgate_jesize__usable(const void *p);
+
+/* leakgate_jesize__usable() of a lean process's live object p (not NULL),
+ * inlined where the thread's last leaf covers p and its class is noted:
+ * the wrappers' free path. */
+static inline size_t
+leakgate_jesize__usable_lean(const void *p)
+{
+    const struct leakgate_jesize__cache *c = &leakgate_jesize__here;
+    uintptr_t a = (uintptr_t)p;
+
+    if (c->leaf && c->index == a >> LEAKGATE_JESIZE__LEAF_SHIFT) {
+        size_t usize = leakgate_jesize__decode(
+            c->leaf[(a & (((uintptr_t)1 << LEAKGATE_JESIZE__LEAF_SHIFT) - 1)) >>
+                    LEAKGATE_JESIZE__GRAIN_SHIFT]);
+
+        if (usize)
+            return usize;
+    }
+    return leakgate_jesize__usable(p);
+}
 
 #endif

@@ -20,9 +20,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#if defined(__has_include)
+#if __has_include(<sys/single_threaded.h>)
+#include <sys/single_threaded.h>
+#define HAVE_SINGLE_THREADED 1
+#endif
+#endif
 
 #include "error.h"
-#include "intercept.h"
 #include "jesize.h"
 #include "track_hot.h"
 #include "util.h"
@@ -201,6 +206,33 @@ static struct {
     atomic_flag busy;
 } trigger = {NULL, NULL, ATOMIC_FLAG_INIT};
 
+/* jemalloc's mallctl, set by the wrappers once they found the next
+ * definitions (intercept.c); NULL in a lean process or without them. */
+int (*leakgate_track__mallctl)(const char *, void *, size_t *, void *, size_t);
+
+/* jemalloc's counters of the bytes this thread allocated and freed
+ * (thread.allocatedp, thread.deallocatedp: usable sizes, written by this
+ * thread only, valid while it lives).  False (both NULL) in a lean
+ * process, without jemalloc or without the wrappers. */
+static bool
+meter_counters(const volatile uint64_t **allocated,
+               const volatile uint64_t **deallocated)
+{
+    int (*ctl)(const char *, void *, size_t *, void *, size_t) =
+        leakgate_track__mallctl;
+    uint64_t *a = NULL, *d = NULL;
+    size_t sz = sizeof a;
+
+    *allocated = *deallocated = NULL;
+    if (!ctl || leakgate_jesize__lean() ||
+        ctl("thread.allocatedp", &a, &sz, NULL, 0) != 0 ||
+        ctl("thread.deallocatedp", &d, &sz, NULL, 0) != 0 || !a || !d)
+        return false;
+    *allocated = a;
+    *deallocated = d;
+    return true;
+}
+
 void
 leakgate_track__meter_start(const struct leakgate_track_meter *from)
 {
@@ -213,7 +245,7 @@ leakgate_track__meter_start(const struct leakgate_track_meter *from)
      * with jemalloc its bytes are jemalloc's counters from here. */
     leakgate_track__meter_mine = gen;
     atomic_store(&m->owner, gen);
-    if (leakgate_intercept__counters(&a, &d)) {
+    if (meter_counters(&a, &d)) {
         m->own_allocp = a;
         m->own_deallocp = d;
         m->own_base = (long long)(*a - *d) - (from ? from->live : 0);
@@ -276,13 +308,11 @@ leakgate_track__meter_fire(long long live)
 /* The leaf covering address a, mapped on first use (from a wrapper: mmap
  * only, no malloc).  NULL when it cannot be mapped. */
 static struct leaf *
-leaf_for(uintptr_t a, bool create)
+leaf_slow(uintptr_t a, bool create)
 {
     _Atomic(struct leaf *) *slot;
     struct leaf *l, *expected = NULL;
 
-    if (tc.leaf && tc.leaf_index == a >> LEAF_SHIFT)
-        return tc.leaf;
     slot = &track.top[a >> LEAF_SHIFT];
     l = atomic_load_explicit(slot, memory_order_acquire);
     if (l) {
@@ -301,6 +331,60 @@ leaf_for(uintptr_t a, bool create)
         l = expected;
     }
     return l;
+}
+
+/*
+ * The process has one thread (glibc's __libc_single_threaded, which it
+ * clears before it starts a second one, by any of its thread functions,
+ * and which libstdc++ reads for the same reason): the bitmap's words are
+ * then set and cleared with plain loads and stores, no locked instruction.
+ * Nothing else can touch them meanwhile; a thread started later sees the
+ * flag cleared, and from then on every change is atomic.
+ */
+static inline bool
+alone(void)
+{
+#ifdef HAVE_SINGLE_THREADED
+    return __libc_single_threaded != 0;
+#else
+    return false;
+#endif
+}
+
+/* word |= mask (acquire), the old value. */
+static inline uint64_t
+word_set(_Atomic uint64_t *word, uint64_t mask)
+{
+    uint64_t old;
+
+    if (!alone())
+        return atomic_fetch_or_explicit(word, mask, memory_order_acquire);
+    old = atomic_load_explicit(word, memory_order_relaxed);
+    atomic_store_explicit(word, old | mask, memory_order_relaxed);
+    return old;
+}
+
+/* word &= ~mask, the old value. */
+static inline uint64_t
+word_clear(_Atomic uint64_t *word, uint64_t mask)
+{
+    uint64_t old;
+
+    if (!alone())
+        return atomic_fetch_and(word, ~mask);
+    old = atomic_load_explicit(word, memory_order_relaxed);
+    atomic_store_explicit(word, old & ~mask, memory_order_relaxed);
+    return old;
+}
+
+/* The leaf covering address a: the one this thread found last, or
+ * leaf_slow(). */
+static inline struct leaf *
+leaf_for(uintptr_t a, bool create)
+{
+    if (tc.leaf && tc.leaf_index == a >> LEAF_SHIFT)
+        return tc.leaf;
+    return leaf_slow(a, create);
 }
 
 /* List l as touched in this window (once). */
@@ -345,8 +429,7 @@ leakgate_track__record(uintptr_t a)
     /* Acquire: when begin() cleared this word before, the load of `used`
      * below sees begin()'s exchange (its clears are releases), so a bit
      * set after a begin() (a late recording) is in a marked page. */
-    old = atomic_fetch_or_explicit(&l->word[bit >> 6], mask,
-                                   memory_order_acquire);
+    old = word_set(&l->word[bit >> 6], mask);
     page = (uint32_t)1 << ((bit >> 6) / PAGE_WORDS);
     if (!(atomic_load_explicit(&l->used, memory_order_relaxed) & page))
         atomic_fetch_or(&l->used, page);
@@ -369,12 +452,11 @@ leakgate_track__erase(uintptr_t a)
     if (!l || !(atomic_load_explicit(&l->word[bit >> 6], memory_order_relaxed) &
                 mask))
         return false; /* not from this window: the common case */
-    old = atomic_fetch_and(&l->word[bit >> 6], ~mask);
+    old = word_clear(&l->word[bit >> 6], mask);
     if (!(old & mask))
         return false;
     sl = my_slot();
     slot_add(&sl->clears, sl);
-    leakgate_track__stack_drop(a);
     /* end() may be reading the objects left: the object must stay
      * allocated until it is done (see count_left). */
     while (atomic_load(&track.scanning))
@@ -602,16 +684,6 @@ leakgate_track__own_threads(void)
                  track.open ? atomic_load(&leakgate_track__window) : 0);
 }
 
-bool
-leakgate_track__forget(const void *ptr)
-{
-    uintptr_t p = (uintptr_t)ptr;
-
-    if (!track.installed || p == 0)
-        return false;
-    return leakgate_track__erase(p);
-}
-
 struct each_call {
     int (*fn)(const void *ptr, size_t usable_bytes, void *payload);
     void *payload;
@@ -638,26 +710,3 @@ leakgate_track__each(int (*fn)(const void *ptr,
         return leakgate_error__set(LEAKGATE_ESTATE, "track: window open");
     return each_left(call_each, &c);
 }
-
-#ifdef LEAKGATE_NO_INTERCEPT
-/* Sanitizer builds: no wrappers (intercept.c is not built). */
-void
-leakgate_intercept__range(uintptr_t *start, uintptr_t *end)
-{
-    *start = *end = 0;
-}
-
-const void *
-leakgate_intercept__next_malloc(void)
-{
-    return NULL;
-}
-
-bool
-leakgate_intercept__counters(const volatile uint64_t **allocated,
-                             const volatile uint64_t **deallocated)
-{
-    *allocated = *deallocated = NULL;
-    return false;
-}
-#endif

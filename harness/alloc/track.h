@@ -23,11 +23,11 @@
  *
  * The tracker never allocates (it runs inside malloc): the table is a
  * bitmap in mmap'd memory, one bit per 8 bytes of address space, set and
- * cleared with one atomic operation each (no lock), in leaves mapped on
- * first use; its accesses are as local as the heap's; the counts are per
- * thread.  Objects of all threads are tracked, as exact profiling counts
- * all threads.  Outside windows a wrapper adds one relaxed load to
- * jemalloc's own fast path.
+ * cleared with one atomic operation each (no lock; plain loads and stores
+ * while the process has one thread), in leaves mapped on first use; its
+ * accesses are as local as the heap's; the counts are per thread.  Objects of
+ * all threads are tracked, as exact profiling counts all threads.  Outside
+ * windows a wrapper adds one relaxed load to jemalloc's own fast path.
  */
 #ifndef LEAKGATE_TRACK_H
 #define LEAKGATE_TRACK_H
@@ -136,16 +136,31 @@ void leakgate_track__runner(uintptr_t begin, uintptr_t end);
 void leakgate_track__stack_note(uintptr_t a, uintptr_t caller);
 void leakgate_track__stack_drop(uintptr_t a);
 
-struct leakgate_diff;
+/*
+ * One allocation stack of the objects a window left (leading allocator
+ * frames dropped, as exact windows drop them): its return addresses,
+ * innermost first (the tracker's: valid until the next
+ * leakgate_track__stacks()), how many objects it holds and their usable
+ * bytes.  The tracker builds no diff (the hot path must not): its caller
+ * turns the groups into one (profile/diff.c, leakgate_diff__of_track_left).
+ */
+struct leakgate_track_group {
+    const uintptr_t *pcs;
+    size_t npcs;
+    uint64_t objs;
+    uint64_t bytes;
+};
+typedef int (*leakgate_track_group_fn)(const struct leakgate_track_group *g,
+                                       void *payload);
 
 /*
- * After leakgate_track__end(): the objects the window left, grouped by
- * allocation stack (leading allocator frames dropped, as exact windows
- * drop them) as a diff the caller owns.  Returns 0; LEAKGATE_ENOTFOUND
- * when some object left has no recorded stack (not chosen, or a table was
- * full); LEAKGATE_ENOMEM.
+ * After leakgate_track__end(): call fn for each allocation stack of the
+ * objects the window left, in the order they were first seen.  Returns
+ * 0; LEAKGATE_ENOTFOUND when some object left has no recorded stack (not
+ * chosen, or a table was full: fn is not called); LEAKGATE_ENOMEM; fn's
+ * first non-zero return.  fn may allocate.
  */
-int leakgate_track__left_stacks(struct leakgate_diff **out);
+int leakgate_track__left_groups(leakgate_track_group_fn fn, void *payload);
 
 /*
  * Watch (track_stacks.c): after leakgate_track__end(), watch the objects
@@ -159,13 +174,17 @@ int leakgate_track__watch_left(uint32_t owner);
 bool leakgate_track__watch_released(uint32_t owner);
 /*
  * Hold (gate_suite.c, `scope: suite`): as leakgate_track__watch_left(),
- * and *out (the caller's) is the diff of the objects left by allocation
- * stack, unsorted: leakgate_track__held_each() names each watched object's
- * entry in it.  Returns 0; LEAKGATE_ENOTFOUND when some object left has no
- * recorded stack (the objects are watched all the same, without entries);
- * LEAKGATE_ESTATE (owner out of range); LEAKGATE_ENOMEM.
+ * and fn is called first for each allocation stack of the objects left,
+ * as leakgate_track__left_groups() calls it: the k-th call is group k,
+ * which leakgate_track__held_each() names as each watched object's entry.
+ * Returns 0; LEAKGATE_ENOTFOUND when some object left has no recorded
+ * stack (the objects are watched all the same, without entries, and fn is
+ * not called); LEAKGATE_ESTATE (owner out of range); LEAKGATE_ENOMEM;
+ * fn's first non-zero return (nothing watched).
  */
-int leakgate_track__hold_left(uint32_t owner, struct leakgate_diff **out);
+int leakgate_track__hold_left(uint32_t owner,
+                              leakgate_track_group_fn fn,
+                              void *payload);
 /* What watch_free released of owner's objects; *unwatched: some object of
  * owner did not fit the table.  Cannot fail. */
 void leakgate_track__watch_freed(uint32_t owner,
@@ -173,7 +192,7 @@ void leakgate_track__watch_freed(uint32_t owner,
                                  uint64_t *objs,
                                  bool *unwatched);
 /* Call fn for every watched object still live (its owner, its entry in
- * the owner's held diff or UINT32_MAX, its usable bytes).  fn may
+ * the owner's held groups or UINT32_MAX, its usable bytes).  fn may
  * allocate.  Returns fn's first non-zero return, 0, or LEAKGATE_ENOMEM. */
 int leakgate_track__held_each(
     int (*fn)(uint32_t owner, uint32_t entry, uint64_t bytes, void *payload),

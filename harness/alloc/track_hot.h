@@ -10,6 +10,7 @@
 #include <limits.h>
 #include <stdatomic.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 /* A window is open: allocations are recorded. */
@@ -109,6 +110,12 @@ extern __thread _Atomic uint64_t *leakgate_track__allocs_here
     __attribute__((tls_model("initial-exec")));
 void leakgate_track__meter_count_slow(void);
 
+/* jemalloc's mallctl, for the meter's counters (track.c): set by the
+ * allocation wrappers (intercept.c) once they resolved the next
+ * definitions; NULL in a lean process or without the wrappers. */
+extern int (*leakgate_track__mallctl)(
+    const char *, void *, size_t *, void *, size_t);
+
 /* The generation of the meter's start this thread made (track.c). */
 extern __thread unsigned long long leakgate_track__meter_mine
     __attribute__((tls_model("initial-exec")));
@@ -121,6 +128,32 @@ extern __thread unsigned long long leakgate_track__meter_mine
 extern atomic_int leakgate_track__stacks_mode;
 extern uintptr_t leakgate_track__runtime_span[2];
 
+/*
+ * The runtime call sites this thread last found to need no stack (the
+ * return addresses inside strdup, asprintf, getline... that a program's
+ * own calls go through: track_stacks.c decided once, SITE_PLAIN), in 16
+ * sets of two by a hash of the address, valid while their generation is
+ * leakgate_track__sites_gen (track_stacks.c bumps it when it forgets the
+ * sites): such an allocation costs a few compares, no call.
+ */
+#define LEAKGATE_TRACK__PLAIN_SETS 16
+struct leakgate_track__plain_sites {
+    uintptr_t pc[LEAKGATE_TRACK__PLAIN_SETS][2];
+    unsigned int gen;
+};
+extern __thread struct leakgate_track__plain_sites leakgate_track__plain
+    __attribute__((tls_model("initial-exec")));
+extern atomic_uint leakgate_track__sites_gen;
+
+/* A site's set in the cache (a multiplicative hash: return addresses have
+ * no useful low bits). */
+static inline uintptr_t *
+leakgate_track__plain_set(uintptr_t pc)
+{
+    return leakgate_track__plain
+        .pc[((uint64_t)pc * 0x9e3779b97f4a7c15ull) >> 60];
+}
+
 /* Whether an allocation from caller (the wrapper's return address) may
  * need its stack: leakgate_track__stack_note() is called only then. */
 static inline bool
@@ -129,11 +162,24 @@ leakgate_track__stack_wanted(uintptr_t caller)
     int m = atomic_load_explicit(&leakgate_track__stacks_mode,
                                  memory_order_relaxed);
 
-    return m == LEAKGATE_TRACK__STACKS_ALL ||
-           (m == LEAKGATE_TRACK__STACKS_RUNTIME &&
-            caller >= leakgate_track__runtime_span[0] &&
-            caller < leakgate_track__runtime_span[1]);
+    if (m == LEAKGATE_TRACK__STACKS_ALL)
+        return true;
+    if (m != LEAKGATE_TRACK__STACKS_RUNTIME ||
+        caller < leakgate_track__runtime_span[0] ||
+        caller >= leakgate_track__runtime_span[1])
+        return false;
+    {
+        const uintptr_t *set = leakgate_track__plain_set(caller);
+
+        return (set[0] != caller && set[1] != caller) ||
+               leakgate_track__plain.gen !=
+                   atomic_load_explicit(&leakgate_track__sites_gen,
+                                        memory_order_relaxed);
+    }
 }
+
+/* Objects of the window with a stack note (track_stacks.c). */
+extern atomic_size_t leakgate_track__stacks_live;
 
 /* Note the object at a as allocated in the window.  Never allocates. */
 void leakgate_track__record(uintptr_t a);
@@ -221,8 +267,9 @@ leakgate_track__meter_add_others(struct leakgate_track__meter_state *m,
     return level;
 }
 
-/* Count bytes (negative: freed) and, for an allocation, one more. */
-static inline void
+/* Count bytes (negative: freed) and, for an allocation, one more.  Inlined
+ * into each wrapper: a call would cost as much as the count. */
+static inline __attribute__((always_inline)) void
 leakgate_track__meter_add(long long bytes, bool allocation)
 {
     struct leakgate_track__meter_state *m = &leakgate_track__meter;

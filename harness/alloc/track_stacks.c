@@ -37,9 +37,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "diff.h"
 #include "error.h"
-#include "intercept.h"
 #include "stackwalk.h"
 #include "track_hot.h"
 #include "util.h"
@@ -105,7 +103,9 @@ _Static_assert(LEAKGATE_TRACK_STACKS_RUNTIME ==
                    LEAKGATE_TRACK_STACKS_ALL == LEAKGATE_TRACK__STACKS_ALL,
                "track_hot.h's stack modes are track.h's");
 static atomic_flag lock = ATOMIC_FLAG_INIT;
-static atomic_size_t live; /* objects with a stack, this window */
+/* Objects with a stack, this window (track_hot.h: the wrappers call
+ * leakgate_track__stack_drop() only while some are). */
+atomic_size_t leakgate_track__stacks_live;
 
 static void
 lock_tables(void)
@@ -221,6 +221,32 @@ static struct site {
 } sites[SITE_SLOTS];
 static atomic_bool sites_used; /* some site was noted */
 
+/* The threads' caches of plain sites (track_hot.h); generation 0 is never
+ * valid, so a thread's zeroed cache holds nothing. */
+__thread struct leakgate_track__plain_sites leakgate_track__plain
+    __attribute__((tls_model("initial-exec")));
+atomic_uint leakgate_track__sites_gen = 1;
+
+/* Remember in this thread's cache that site pc needs no stack (the set's
+ * older entry goes). */
+static void
+plain_cached(uintptr_t pc)
+{
+    unsigned int gen =
+        atomic_load_explicit(&leakgate_track__sites_gen, memory_order_relaxed);
+    uintptr_t *set;
+
+    if (leakgate_track__plain.gen != gen) {
+        memset(leakgate_track__plain.pc, 0, sizeof leakgate_track__plain.pc);
+        leakgate_track__plain.gen = gen;
+    }
+    set = leakgate_track__plain_set(pc);
+    if (set[0] != pc) {
+        set[1] = set[0];
+        set[0] = pc;
+    }
+}
+
 /* The longest run of literal characters of a glob (none: ""), which
  * every name it matches contains: a cheap test before fnmatch. */
 static void
@@ -300,6 +326,13 @@ named(const char *name,
     return false;
 }
 
+/* leakgate's allocation section (the wrappers of intercept.c and the
+ * ALLOC_PATH functions here), bounded by the linker: an allocation's stack
+ * starts below it, as exact windows strip it (intercept.h's range).  No
+ * wrappers under the sanitizers: nothing to strip. */
+extern const char __start_leakgate_alloc[] __attribute__((weak));
+extern const char __stop_leakgate_alloc[] __attribute__((weak));
+
 static int
 map_tables(void)
 {
@@ -320,7 +353,10 @@ map_tables(void)
         if (st.runtime[i][1] > leakgate_track__runtime_span[1])
             leakgate_track__runtime_span[1] = st.runtime[i][1];
     }
-    leakgate_intercept__range(&st.own[0], &st.own[1]);
+#ifndef LEAKGATE_NO_INTERCEPT
+    st.own[0] = (uintptr_t)__start_leakgate_alloc;
+    st.own[1] = (uintptr_t)__stop_leakgate_alloc;
+#endif
     st.ready = true;
     return 0;
 }
@@ -397,6 +433,8 @@ leakgate_track__runtime_functions(const char *const *globs, size_t n)
         fits = strlen(globs[i]) < GLOB_CHARS;
     if (atomic_exchange(&sites_used, false))
         memset(sites, 0, sizeof sites); /* untouched pages stay unmapped */
+    /* Every thread's cache of plain sites is stale (track_hot.h). */
+    atomic_fetch_add(&leakgate_track__sites_gen, 1);
     st.nignored = 0;
     if (fits) {
         for (size_t i = 0; i < n; i++) {
@@ -438,7 +476,7 @@ leakgate_track__stacks(enum leakgate_track_stacks m)
     /* Small windows touch a small table: few cache misses, few pages. */
     st.obj_mask = OBJ_FIRST - 1;
     st.failed = false;
-    atomic_store(&live, 0);
+    atomic_store(&leakgate_track__stacks_live, 0);
     unlock_tables();
     atomic_store(&leakgate_track__stacks_mode,
                  st.ready ? (int)m : LEAKGATE_TRACK_STACKS_NONE);
@@ -524,8 +562,9 @@ site_kind(uintptr_t pc)
     return SITE_UNKNOWN;
 }
 
-/* Note what site pc is (the table full: not noted, asked again). */
-static void
+/* Note what site pc is; false when the table is full (not noted, asked
+ * again). */
+static bool
 site_note(uintptr_t pc, int kind)
 {
     size_t i = site_home(pc);
@@ -538,9 +577,10 @@ site_note(uintptr_t pc, int kind)
             expected == pc) {
             atomic_store_explicit(&sites[i].kind, (unsigned char)kind,
                                   memory_order_release);
-            return;
+            return true;
         }
     }
+    return false;
 }
 
 /*
@@ -576,6 +616,8 @@ runtime_needs_stack(uintptr_t caller, struct unwound *u, bool *have)
     if (!in_runtime(caller))
         return false;
     kind = site_kind(caller);
+    if (kind == SITE_PLAIN)
+        plain_cached(caller);
     if (kind != SITE_UNKNOWN)
         return kind == SITE_IGNORED;
     if (!ranges_ready())
@@ -587,7 +629,8 @@ runtime_needs_stack(uintptr_t caller, struct unwound *u, bool *have)
         for (size_t i = 0; i < u->n && !named; i++)
             named = in_ignored(u->pcs[i]);
     }
-    site_note(caller, named ? SITE_IGNORED : SITE_PLAIN);
+    if (site_note(caller, named ? SITE_IGNORED : SITE_PLAIN) && !named)
+        plain_cached(caller);
     return named;
 }
 
@@ -727,7 +770,7 @@ leakgate_track__stack_note(uintptr_t a, uintptr_t caller)
         (void)grow_objs();
     if (!o && stack != UINT32_MAX && st.nobjs < (st.obj_mask + 1) / 2) {
         o = free_slot(a);
-        atomic_fetch_add(&live, 1);
+        atomic_fetch_add(&leakgate_track__stacks_live, 1);
     }
     if (o && stack != UINT32_MAX) {
         o->addr = a;
@@ -744,15 +787,27 @@ leakgate_track__stack_drop(uintptr_t a)
 {
     struct obj_slot *o;
 
-    if (atomic_load_explicit(&live, memory_order_relaxed) == 0)
+    if (atomic_load_explicit(&leakgate_track__stacks_live,
+                             memory_order_relaxed) == 0)
         return;
     lock_tables();
     o = find_obj(a);
     if (o) {
         o->addr = TOMBSTONE;
-        atomic_fetch_sub(&live, 1);
+        atomic_fetch_sub(&leakgate_track__stacks_live, 1);
     }
     unlock_tables();
+}
+
+bool
+leakgate_track__forget(const void *ptr)
+{
+    uintptr_t p = (uintptr_t)ptr;
+
+    if (!leakgate_track__installed() || p == 0 || !leakgate_track__erase(p))
+        return false;
+    leakgate_track__stack_drop(p);
+    return true;
 }
 
 struct gather {
@@ -816,59 +871,29 @@ gather_one(const void *ptr, size_t usable, void *payload)
     return 0;
 }
 
+/* Call fn for each gathered stack, in first-seen order (the k-th call is
+ * group k); fn's first non-zero return. */
 static int
-by_bytes(const void *a, const void *b)
+each_group(const struct gather *g, leakgate_track_group_fn fn, void *payload)
 {
-    const struct leakgate_diff_entry *x = a, *y = b;
+    for (size_t k = 0; k < g->nused; k++) {
+        const struct stack_slot *s = &st.stacks[g->used[k]];
+        struct leakgate_track_group grp = {
+            &st.pcs[s->off], s->n, g->objs[g->used[k]], g->bytes[g->used[k]]};
+        int rc = fn(&grp, payload);
 
-    if (x->delta_bytes != y->delta_bytes)
-        return x->delta_bytes > y->delta_bytes ? -1 : 1;
-    for (size_t i = 0; i < x->npcs && i < y->npcs; i++) {
-        if (x->pcs[i] != y->pcs[i])
-            return x->pcs[i] < y->pcs[i] ? -1 : 1;
+        if (rc != 0)
+            return rc;
     }
-    return x->npcs < y->npcs ? -1 : x->npcs > y->npcs;
-}
-
-/* The diff of the gathered stacks; with entry_of, unsorted, and
- * entry_of[slot] is the entry of each stack slot. */
-static int
-build_diff(struct leakgate_diff *d, const struct gather *g, uint32_t *entry_of)
-{
-    size_t n = g->nused;
-
-    d->entries = leakgate_util__calloc(n ? n : 1, sizeof *d->entries);
-    if (!d->entries)
-        return leakgate_error__set(LEAKGATE_ENOMEM, "track: stacks");
-    for (size_t k = 0; k < n; k++) {
-        size_t i = g->used[k];
-        const struct stack_slot *s = &st.stacks[i];
-        struct leakgate_diff_entry *e = &d->entries[d->nentries];
-
-        e->pcs = leakgate_util__calloc(s->n ? s->n : 1, sizeof *e->pcs);
-        if (!e->pcs)
-            return leakgate_error__set(LEAKGATE_ENOMEM, "track: stacks");
-        memcpy(e->pcs, &st.pcs[s->off], s->n * sizeof *e->pcs);
-        e->npcs = s->n;
-        e->delta_objs = (int64_t)g->objs[i];
-        e->delta_bytes = (int64_t)g->bytes[i];
-        if (entry_of)
-            entry_of[i] = (uint32_t)d->nentries;
-        d->nentries++;
-    }
-    if (!entry_of)
-        qsort(d->entries, d->nentries, sizeof *d->entries, by_bytes);
     return 0;
 }
 
 int
-leakgate_track__left_stacks(struct leakgate_diff **out)
+leakgate_track__left_groups(leakgate_track_group_fn fn, void *payload)
 {
     struct gather g;
-    struct leakgate_diff *d = NULL;
     int rc;
 
-    *out = NULL;
     if (atomic_load(&leakgate_track__stacks_mode) ==
             LEAKGATE_TRACK_STACKS_NONE ||
         st.failed)
@@ -879,16 +904,9 @@ leakgate_track__left_stacks(struct leakgate_diff **out)
         rc = leakgate_error__set(LEAKGATE_ENOTFOUND,
                                  "track: an object left has no stack");
     if (rc == 0)
-        rc = leakgate_diff__new_empty(&d);
-    if (rc == 0)
-        rc = build_diff(d, &g, NULL);
+        rc = each_group(&g, fn, payload);
     gather_free(&g);
-    if (rc < 0) {
-        leakgate_diff__free(d);
-        return rc;
-    }
-    *out = d;
-    return 0;
+    return rc;
 }
 
 /* ---- Watch: which objects a test left does the rest of its suite free?
@@ -907,7 +925,7 @@ leakgate_track__left_stacks(struct leakgate_diff **out)
 struct watch_slot {
     uintptr_t addr; /* TOMBSTONE removed */
     uint32_t owner;
-    uint32_t entry; /* the object's stack in its owner's diff */
+    uint32_t entry; /* the object's group in its owner's hold */
     uint64_t bytes; /* usable size */
     uint32_t gen;   /* empty unless wt.gen: a clear is gen++ */
 };
@@ -1000,15 +1018,15 @@ leakgate_track__watch_left(uint32_t owner)
 }
 
 int
-leakgate_track__hold_left(uint32_t owner, struct leakgate_diff **out)
+leakgate_track__hold_left(uint32_t owner,
+                          leakgate_track_group_fn fn,
+                          void *payload)
 {
     struct gather g;
-    struct leakgate_diff *d = NULL;
     uint32_t *entry_of = NULL;
     bool stacks;
     int rc = 0;
 
-    *out = NULL;
     memset(&g, 0, sizeof g);
     if (owner == 0 || owner >= WATCH_OWNERS)
         return leakgate_error__set(LEAKGATE_ESTATE, "track: watch owner %u",
@@ -1028,10 +1046,11 @@ leakgate_track__hold_left(uint32_t owner, struct leakgate_diff **out)
         stacks = !g.missing;
     }
     if (stacks) {
-        rc = leakgate_diff__new_empty(&d);
-        if (rc == 0)
-            rc = build_diff(d, &g, entry_of);
-        if (rc < 0)
+        /* Group k is entry k of the caller's list. */
+        for (size_t k = 0; k < g.nused; k++)
+            entry_of[g.used[k]] = (uint32_t)k;
+        rc = each_group(&g, fn, payload);
+        if (rc != 0)
             goto done;
     }
     rc = watch_with(owner, stacks ? entry_of : NULL);
@@ -1041,12 +1060,7 @@ leakgate_track__hold_left(uint32_t owner, struct leakgate_diff **out)
 done:
     gather_free(&g);
     leakgate_util__free(entry_of);
-    if (rc < 0 || !stacks) {
-        leakgate_diff__free(d);
-        return rc < 0 ? rc : LEAKGATE_ENOTFOUND;
-    }
-    *out = d;
-    return 0;
+    return rc;
 }
 
 ALLOC_PATH void

@@ -282,7 +282,7 @@ leakgate_gate__fast_stop(struct leakgate_gate *gate)
         return r.live_objs == 0 ? 0 : LEAKGATE_GATE__HOLD;
     if (rc == 0 && r.live_objs == 0)
         return 0;
-    if (rc == 0 && leakgate_track__left_stacks(&stacks) == 0) {
+    if (rc == 0 && leakgate_diff__of_track_left(&stacks) == 0) {
         leakgate_diff__free(s->acc);
         s->acc = stacks;
         s->fast_stacks = true;

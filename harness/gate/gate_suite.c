@@ -61,7 +61,7 @@ leakgate_gate__hold(struct leakgate_gate *gate,
     owner = ++gate->watch_next % 4096;
     if (owner == 0)
         owner = ++gate->watch_next % 4096;
-    rc = leakgate_track__hold_left(owner, &held);
+    rc = leakgate_diff__of_track_hold(owner, &held);
     if (rc < 0 && rc != LEAKGATE_ENOTFOUND)
         return rc;
     /* The verdict of an empty window, not judged until the suite ends. */

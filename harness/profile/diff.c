@@ -14,6 +14,10 @@
  * descending, then by pcs; each entry's threads are sorted by tid and have
  * a non-zero delta.  Sums saturate at INT64_MIN/INT64_MAX instead of
  * wrapping (real dumps are far from it; parsed counts may be anything).
+ *
+ * A fast window's stacks come from the tracker instead (alloc/track.h):
+ * its groups of the objects left become a diff's entries here, above the
+ * hot path, which builds no diff.
  */
 #include "diff.h"
 
@@ -23,6 +27,7 @@
 #include <string.h>
 
 #include "error.h"
+#include "track.h"
 
 /* One contribution to a key. */
 struct item {
@@ -428,4 +433,69 @@ leakgate_diff__free(struct leakgate_diff *diff)
         return;
     free_entries(diff->entries, diff->nentries);
     leakgate_util__free(diff);
+}
+
+/* One tracker group (alloc/track.h) appended as an entry: its pcs copied,
+ * no threads. */
+static int
+append_group(const struct leakgate_track_group *g, void *payload)
+{
+    struct leakgate_diff *d = payload;
+    struct leakgate_diff_entry *grown, *e;
+
+    grown = leakgate_util__realloc(d->entries,
+                                   (d->nentries + 1) * sizeof *d->entries);
+    if (!grown)
+        return leakgate_error__set(LEAKGATE_ENOMEM, "diff: out of memory");
+    d->entries = grown;
+    e = &d->entries[d->nentries];
+    memset(e, 0, sizeof *e);
+    e->pcs = leakgate_util__calloc(g->npcs ? g->npcs : 1, sizeof *e->pcs);
+    if (!e->pcs)
+        return leakgate_error__set(LEAKGATE_ENOMEM, "diff: out of memory");
+    memcpy(e->pcs, g->pcs, g->npcs * sizeof *e->pcs);
+    e->npcs = g->npcs;
+    e->delta_objs = (int64_t)g->objs;
+    e->delta_bytes = (int64_t)g->bytes;
+    d->nentries++;
+    return 0;
+}
+
+int
+leakgate_diff__of_track_left(struct leakgate_diff **out)
+{
+    struct leakgate_diff *d = NULL;
+    int err;
+
+    *out = NULL;
+    err = leakgate_diff__new_empty(&d);
+    if (err < 0)
+        return err;
+    err = leakgate_track__left_groups(append_group, d);
+    if (err != 0) {
+        leakgate_diff__free(d);
+        return err;
+    }
+    qsort(d->entries, d->nentries, sizeof *d->entries, cmp_entries);
+    *out = d;
+    return 0;
+}
+
+int
+leakgate_diff__of_track_hold(uint32_t owner, struct leakgate_diff **out)
+{
+    struct leakgate_diff *d = NULL;
+    int err;
+
+    *out = NULL;
+    err = leakgate_diff__new_empty(&d);
+    if (err < 0)
+        return err;
+    err = leakgate_track__hold_left(owner, append_group, d);
+    if (err != 0) {
+        leakgate_diff__free(d);
+        return err;
+    }
+    *out = d;
+    return 0;
 }

@@ -76,6 +76,24 @@ int leakgate_diff__new_empty(struct leakgate_diff **out);
 /* Free; NULL is a no-op. */
 void leakgate_diff__free(struct leakgate_diff *diff);
 
+/*
+ * The allocation stacks the tracker noted for what the last fast window
+ * left (alloc/track.h, leakgate_track__left_groups()) as a diff the caller
+ * owns, sorted.  Returns 0; LEAKGATE_ENOTFOUND when some object left has
+ * no recorded stack; LEAKGATE_ENOMEM.
+ */
+int leakgate_diff__of_track_left(struct leakgate_diff **out);
+
+/*
+ * leakgate_track__hold_left(owner) (`scope: suite`): watch what the last
+ * fast window left, and *out is the diff of its stacks, unsorted: entry k
+ * is the tracker's group k, as leakgate_track__held_each() names it.
+ * Returns 0; LEAKGATE_ENOTFOUND when some object left has no recorded
+ * stack (watched all the same; *out NULL); LEAKGATE_ESTATE (owner out of
+ * range); LEAKGATE_ENOMEM.
+ */
+int leakgate_diff__of_track_hold(uint32_t owner, struct leakgate_diff **out);
+
 /* True when two stacks have the same addresses (na and nb entries).
  * Cannot fail. */
 bool leakgate_diff__same_pcs(const uintptr_t *a,

@@ -226,7 +226,7 @@ test_track__runtime_stacks_only_named(void)
     CU_ASSERT_EQUAL_FATAL(leakgate_track__begin(), 0);
     fputs("first output: the stream's buffer\n", f);
     CU_ASSERT_EQUAL(leakgate_track__end(&r), 0);
-    rc = leakgate_track__left_stacks(&d);
+    rc = leakgate_diff__of_track_left(&d);
     CU_ASSERT_EQUAL(r.live_objs, 1);
     CU_ASSERT_EQUAL(rc, 0);
     CU_ASSERT_TRUE(d && d->nentries == 1);
@@ -238,7 +238,7 @@ test_track__runtime_stacks_only_named(void)
     CU_ASSERT_EQUAL_FATAL(leakgate_track__begin(), 0);
     copy = strdup("the program's own copy");
     CU_ASSERT_EQUAL(leakgate_track__end(&r), 0);
-    rc = leakgate_track__left_stacks(&d);
+    rc = leakgate_diff__of_track_left(&d);
     CU_ASSERT_EQUAL(r.live_objs, 1);
     CU_ASSERT_EQUAL(rc, LEAKGATE_ENOTFOUND);
     leakgate_diff__free(d);
