@@ -9,6 +9,7 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 
 static _Thread_local char last_error[1024];
 
@@ -33,11 +34,14 @@ leakgate_error_last(void)
 int
 leakgate_error__set(int code, const char *fmt, ...)
 {
+    char text[sizeof last_error];
     va_list ap;
 
+    /* Formatted apart first: an argument may be leakgate_error_last(). */
     va_start(ap, fmt);
-    vsnprintf(last_error, sizeof last_error, fmt, ap);
+    vsnprintf(text, sizeof text, fmt, ap);
     va_end(ap);
+    memcpy(last_error, text, sizeof text);
     return code;
 }
 

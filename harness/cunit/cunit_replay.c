@@ -229,12 +229,17 @@ leakgate_cunit__replay_awaiting(bool in_cunit)
                          "(measured exactly from the start)"
                        : "",
             n > suites && suites > 0 ? "; for " : "",
-            suites > 0 ? "a suite window, link the test binary with "
-                         "leakgate::cunit instead of leakgate::cunit_lean "
-                         "(its suite windows are measured in the process; "
-                         "a lean binary replays every one whose init or "
-                         "cleanup leaves memory)"
-                       : "");
+            suites == 0 ? ""
+            : hooks->replay_preload
+                ? "a suite window, run with `leakgate run --exact` (the "
+                  "program then runs on jemalloc and its suite windows are "
+                  "measured in the process; without it, every one whose "
+                  "init or cleanup leaves memory is replayed)"
+                : "a suite window, link the test binary with "
+                  "leakgate::cunit_jemalloc instead of leakgate::cunit "
+                  "(its suite windows are measured in the process; a lean "
+                  "binary replays every one whose init or cleanup leaves "
+                  "memory)");
     leakgate_cunit__checkpoint(); /* the waiting records are streamed, not
                                      judged, first */
     rc = leakgate_gate_replay(run->gate, hooks->replay_preload);

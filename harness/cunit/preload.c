@@ -96,6 +96,9 @@ send_error(int status, const char *message)
 static _Noreturn void
 fail(int status, const char *message)
 {
+    /* A replay has no channel: its log is its stderr. */
+    if (child.fd < 0)
+        fprintf(stderr, "leakgate: %s\n", message);
     send_error(status, message);
     fflush(NULL);
     _exit(status);

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * gate_lean: a lean process (docs/architecture.md "Lean processes").  The
- * test binary links leakgate without jemalloc (leakgate::cunit_lean): it
- * starts as fast as a plain one and allocates with the C library's malloc,
- * under leakgate's wrappers.  Every window is a fast one:
+ * test binary links leakgate without jemalloc (leakgate::cunit, the
+ * default), or `leakgate run` preloads only its interposer: it starts as
+ * fast as a plain one and allocates with the C library's malloc, under
+ * leakgate's wrappers.  Every window is a fast one:
  *
  *   a test            the fast first pass, as in any process (gate_fast.c);
  *                     what it left is measured by the replay, which runs
@@ -25,6 +26,7 @@
  * settle, so what a deferred free has not yet released goes to the
  * replay, which waits.)
  */
+#include <dlfcn.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -61,19 +63,42 @@ jemalloc_path(void)
     return env && *env ? env : LEAKGATE_JEMALLOC_PATH;
 }
 
+/* The length of LD_PRELOAD's first entry when it is the library this code
+ * is in (libleakgate-preload.so under `leakgate run`), else 0. */
+static size_t
+own_entry(const char *ld)
+{
+    static const char here = 0; /* an address in this module */
+    Dl_info info;
+    size_t n = strcspn(ld, ": ");
+
+    if (n == 0 || !dladdr(&here, &info) || !info.dli_fname ||
+        strlen(info.dli_fname) != n || strncmp(ld, info.dli_fname, n) != 0)
+        return 0;
+    return n;
+}
+
+/* LD_PRELOAD for a replay or a restart of a lean process: jemalloc ahead of
+ * what the process was started with, or right after leakgate's interposer
+ * when that comes first (`leakgate run`: the interposer's malloc_conf and
+ * wrappers must come before jemalloc's). */
 const char *
 leakgate_gate__lean_preload(const struct leakgate_gate *gate,
                             const char *preload)
 {
     static char buf[4096];
-    const char *old = getenv("LD_PRELOAD");
+    const char *old = preload ? preload : getenv("LD_PRELOAD");
+    const char *rest;
+    size_t own;
 
-    if (!gate->lean || preload)
+    if (!gate->lean)
         return preload;
     if (!old || !*old)
         return jemalloc_path();
-    if (snprintf(buf, sizeof buf, "%s:%s", jemalloc_path(), old) >=
-        (int)sizeof buf)
+    own = own_entry(old);
+    rest = old + own + (own && old[own] ? 1 : 0);
+    if (snprintf(buf, sizeof buf, "%.*s%s%s%s%s", (int)own, old, own ? ":" : "",
+                 jemalloc_path(), *rest ? ":" : "", rest) >= (int)sizeof buf)
         return jemalloc_path();
     return buf;
 }
@@ -107,8 +132,8 @@ restart_with_jemalloc(const struct leakgate_gate *gate, const char *why)
             LEAKGATE_ENOPROF,
             "%s needs exact windows, and this program still has no jemalloc "
             "after it started again with LD_PRELOAD=%s: link the test with "
-            "leakgate::cunit (which links jemalloc) instead of "
-            "leakgate::cunit_lean",
+            "leakgate::cunit_jemalloc (which links jemalloc) instead of "
+            "leakgate::cunit",
             why, jemalloc_path());
     rc = leakgate_options__own_argv(&argc, &argv);
     if (rc == 0 && argc == 0)
@@ -144,7 +169,7 @@ leakgate_gate__lean_init(struct leakgate_gate *gate)
         return leakgate_error__set(
             LEAKGATE_ENOPROF,
             "this program links leakgate without jemalloc "
-            "(leakgate::cunit_lean), and leakgate's allocation wrappers do "
+            "(leakgate::cunit), and leakgate's allocation wrappers do "
             "not see its allocations: a sanitizer or another preloaded "
             "allocator serves malloc, and leakgate cannot measure such a "
             "process; build the tests without the sanitizer and preload no "
@@ -155,7 +180,7 @@ leakgate_gate__lean_init(struct leakgate_gate *gate)
         return leakgate_error__set(
             LEAKGATE_ENOPROF,
             "this replay has no jemalloc: LD_PRELOAD=%s did not load it "
-            "(leakgate::cunit_lean preloads the jemalloc it was built with, "
+            "(leakgate::cunit preloads the jemalloc it was built with, "
             "or $LEAKGATE_JEMALLOC)",
             jemalloc_path());
     if (gate->opts.exact)
@@ -186,7 +211,7 @@ leakgate_gate_plan(leakgate_gate *gate, const char *suite, const char *test)
             LEAKGATE_ESTATE,
             "%s needs exact windows, and this lean process has measured "
             "windows already: call leakgate_gate_plan() before the first "
-            "window, or link leakgate::cunit",
+            "window, or link leakgate::cunit_jemalloc",
             why);
     return restart_with_jemalloc(gate, why);
 }

@@ -6,10 +6,15 @@
  * libleakgate-preload.so ($LEAKGATE_PRELOAD, else ../lib next to the
  * leakgate executable, else the build tree), libjemalloc ($LEAKGATE_JEMALLOC,
  * else the one this process runs on), and the program's environment:
- * LD_PRELOAD = interposer, jemalloc, then the user's own LD_PRELOAD (the
- * interposer first: it carries leakgate's malloc_conf, which must come
- * before jemalloc's empty one in lookup order), the gate options in their
- * LEAKGATE_* twins, and the channel's descriptor.
+ * LD_PRELOAD = the interposer, then the user's own LD_PRELOAD: the
+ * program's run is on the C library's malloc, as a plain run's (a lean
+ * process, gate/gate_lean.c), and its replays add jemalloc right after the
+ * interposer ($LEAKGATE_JEMALLOC is set to the one found here).  A run
+ * that needs exact windows from its first test (--exact, a thresholds
+ * entry with `rerun: false` or `repeat:`) preloads jemalloc from the start
+ * instead (the interposer first: it carries leakgate's malloc_conf, which
+ * must come before jemalloc's empty one in lookup order).  Then the gate
+ * options in their LEAKGATE_* twins, and the channel's descriptor.
  */
 #include "leakgate/run.h"
 
@@ -22,6 +27,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "config.h"
 #include "error.h"
 #include "profile.h"
 #include "run_proto.h"
@@ -31,6 +37,7 @@
 #define LEAKGATE_RUN_LIBDIR_REL "../lib"
 #endif
 #define PRELOAD_NAME "libleakgate-preload.so"
+#define ELF_ET_DYN 3
 
 extern char **environ;
 
@@ -144,6 +151,28 @@ leakgate_run__find_preload(char **out)
     return rc;
 }
 
+/* Whether path starts with an ELF header of a shared object (what ld.so
+ * can preload; the program's replays would fail on anything else). */
+static bool
+is_shared_object(const char *path)
+{
+    unsigned char h[18];
+    FILE *f = fopen(path, "rb");
+    bool ok;
+
+    if (!f)
+        return false;
+    ok = fread(h, 1, sizeof h, f) == sizeof h &&
+         memcmp(h,
+                "\x7f"
+                "ELF",
+                4) == 0 &&
+         h[5] >= 1 && h[5] <= 2 && (h[5] == 1 ? h[16] : h[17]) == ELF_ET_DYN &&
+         (h[5] == 1 ? h[17] : h[16]) == 0;
+    fclose(f);
+    return ok;
+}
+
 /* $LEAKGATE_JEMALLOC, else the libjemalloc this process runs on. */
 int
 leakgate_run__find_jemalloc(char **out)
@@ -166,15 +195,23 @@ leakgate_run__find_jemalloc(char **out)
         return leakgate_error__set(LEAKGATE_ENOTFOUND,
                                    "cannot preload jemalloc: %s: %s", path,
                                    strerror(errno));
+    if (!is_shared_object(path))
+        return leakgate_error__set(LEAKGATE_ENOTFOUND,
+                                   "cannot preload jemalloc: %s cannot be "
+                                   "preloaded: it is not a shared library "
+                                   "(set LEAKGATE_JEMALLOC to "
+                                   "libjemalloc.so.2)",
+                                   path);
     *out = leakgate_util__strdup(path);
     return *out ? 0 : leakgate_error__set(LEAKGATE_ENOMEM, "path");
 }
 
 static const char *const replaced[] = {
-    "LD_PRELOAD=",      "LEAKGATE_RUN_",        "LEAKGATE_THRESHOLDS=",
-    "LEAKGATE_FILTER=", "LEAKGATE_REPORT_DIR=", "LEAKGATE_JUNIT=",
-    "LEAKGATE_JSON=",   "LEAKGATE_SLACK=",      "LEAKGATE_TIGHTEN=",
-    "LEAKGATE_EXACT=",  "LEAKGATE_REPLAY=",     "LEAKGATE_PEAK_LIMIT=",
+    "LD_PRELOAD=",        "LEAKGATE_RUN_",        "LEAKGATE_THRESHOLDS=",
+    "LEAKGATE_FILTER=",   "LEAKGATE_REPORT_DIR=", "LEAKGATE_JUNIT=",
+    "LEAKGATE_JSON=",     "LEAKGATE_SLACK=",      "LEAKGATE_TIGHTEN=",
+    "LEAKGATE_EXACT=",    "LEAKGATE_REPLAY=",     "LEAKGATE_PEAK_LIMIT=",
+    "LEAKGATE_JEMALLOC=",
 };
 
 /* --replay-timeout's twin: the program's replays read it. */
@@ -252,6 +289,37 @@ env_gate(struct leakgate_run_envp *e,
         env_add(e, LEAKGATE_RUN_ENV_COLOR "=", o->color ? "1" : "0");
 }
 
+/* Whether an entry asks for exact windows from the start. */
+static bool
+entry_exact(const struct leakgate_config_entry *c)
+{
+    return (c->has_rerun && !c->rerun) || (c->has_repeat && c->repeat > 1);
+}
+
+/* Whether the program must run on jemalloc from its first test: --exact,
+ * or a thresholds entry with `rerun: false` or `repeat:` (a lean program
+ * would start again for such a test, and one started by `leakgate run`
+ * cannot).  A file that does not load is the program's to report. */
+static bool
+exact_from_start(const struct leakgate_gate_options *o)
+{
+    struct leakgate_config *cfg = NULL;
+    const char *path = leakgate_config__path(o->thresholds_path);
+    bool exact = o->exact;
+
+    if (exact || !path || leakgate_config__load(&cfg, path, NULL) < 0) {
+        leakgate_error__clear();
+        return exact;
+    }
+    exact = entry_exact(&cfg->defaults);
+    for (size_t i = 0; !exact && i < cfg->nsuites; i++)
+        exact = entry_exact(&cfg->suites[i]);
+    for (size_t i = 0; !exact && i < cfg->ntests; i++)
+        exact = entry_exact(&cfg->tests[i]);
+    leakgate_config__free(cfg);
+    return exact;
+}
+
 int
 leakgate_run__build_env(struct leakgate_run_envp *e,
                         const struct leakgate_gate_options *o,
@@ -261,6 +329,7 @@ leakgate_run__build_env(struct leakgate_run_envp *e,
 {
     const char *user = getenv("LD_PRELOAD");
     struct leakgate_buf ld = LEAKGATE_BUF_INIT;
+    bool exact;
 
     memset(e, 0, sizeof *e);
     /* The program's jemalloc reads MALLOC_CONF after the interposer's
@@ -276,9 +345,12 @@ leakgate_run__build_env(struct leakgate_run_envp *e,
         if (!is_replaced(*kv))
             env_add(e, "", *kv);
     }
-    leakgate_buf__printf(&ld, "%s:%s%s%s", preload, jemalloc,
-                         user && *user ? ":" : "", user ? user : "");
+    exact = exact_from_start(o);
+    leakgate_buf__printf(&ld, "%s%s%s%s%s", preload, exact ? ":" : "",
+                         exact ? jemalloc : "", user && *user ? ":" : "",
+                         user ? user : "");
     env_add(e, "LD_PRELOAD=", ld.ptr ? ld.ptr : "");
+    env_add(e, "LEAKGATE_JEMALLOC=", jemalloc);
     env_add(e, LEAKGATE_RUN_ENV_SAVED_PRELOAD "=", user);
     env_gate(e, o, fd);
     e->failed |= ld.failed;

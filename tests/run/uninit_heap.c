@@ -6,14 +6,20 @@
  * 7 KiB data and never sets `written`).  Its outcome is the allocator's:
  * glibc hands back a chunk an earlier free left dirty (the assertion
  * fails, as in guacamole's plain run), jemalloc a region of a fresh 8 KiB
- * slab (zeros: it passes, as under `leakgate run`, which preloads
- * jemalloc).  tests/run/CMakeLists.txt pins both, and that
- * MALLOC_CONF=junk:alloc (docs/troubleshooting.md) makes the gated run
- * fail as the plain one does.
+ * slab (zeros: it passes, as under `leakgate run` did when it preloaded
+ * jemalloc for the whole run).  tests/run/CMakeLists.txt checks that a
+ * gated run keeps the plain run's outcome: linked with leakgate::cunit
+ * (built with UNINIT_HEAP_LINKED: main ends with leakgate_cunit_main())
+ * and under `leakgate run`, both on the C library's malloc; and that on
+ * jemalloc (leakgate::cunit_jemalloc) MALLOC_CONF=junk:alloc
+ * (docs/troubleshooting.md) makes the test fail as the plain one does.
  */
 #include <CUnit/Basic.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef UNINIT_HEAP_LINKED
+#include <leakgate/cunit.h>
+#endif
 
 struct nest {
     char buffer[7168];
@@ -57,6 +63,10 @@ main(void)
     s = CU_add_suite("uninit", NULL, NULL);
     if (!s || !CU_add_test(s, "field", test_field))
         return 2;
+#ifdef UNINIT_HEAP_LINKED
+    (void)rc;
+    return leakgate_cunit_main(0, NULL);
+#endif
     CU_basic_set_mode(CU_BRM_VERBOSE);
     CU_basic_run_tests();
     rc = CU_get_number_of_failures() > 0 ? 1 : 0;
