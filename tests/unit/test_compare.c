@@ -282,6 +282,18 @@ test_compare__not_measured(void)
     runs_free(&r);
 }
 
+/* The text, Markdown and JSON renderings of c (each may be NULL). */
+static void
+render_all(const struct leakgate_compare *c,
+           char **text,
+           char **md,
+           char **json)
+{
+    *text = leakgate_compare__text(c);
+    *md = leakgate_compare__markdown(c);
+    *json = leakgate_compare__json(c);
+}
+
 static void
 test_compare__renderings(void)
 {
@@ -292,9 +304,7 @@ test_compare__renderings(void)
 
     runs_setup(&r);
     CU_ASSERT_EQUAL_FATAL(build(&c, &r, NULL), 0);
-    text = leakgate_compare__text(&c);
-    md = leakgate_compare__markdown(&c);
-    json = leakgate_compare__json(&c);
+    render_all(&c, &text, &md, &json);
     CU_ASSERT_PTR_NOT_NULL_FATAL(text);
     CU_ASSERT_PTR_NOT_NULL_FATAL(md);
     CU_ASSERT_PTR_NOT_NULL_FATAL(json);
@@ -560,9 +570,7 @@ test_compare__origins(void)
         }
     }
     CU_ASSERT_EQUAL(regressions, 1);
-    text = leakgate_compare__text(&c);
-    md = leakgate_compare__markdown(&c);
-    json = leakgate_compare__json(&c);
+    render_all(&c, &text, &md, &json);
     CU_ASSERT_PTR_NOT_NULL_FATAL(text);
     CU_ASSERT_PTR_NOT_NULL_FATAL(md);
     CU_ASSERT_PTR_NOT_NULL_FATAL(json);
