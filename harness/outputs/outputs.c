@@ -1,14 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * outputs: one --junit FILE, --json FILE and index.html for all the
- * processes of a run (see outputs.h).  This file: stores, run keys and
- * this process's journals (outputs_store.c: the stores and run
- * directories); outputs_merge.c reads a run's journals back
- * and writes the files.  Journals are appended with single write(2)
- * calls and read back only up to their last newline, so a record torn by
- * SIGKILL, or one being written while another process merges, is never
- * half-read.  Every store is changed (journal created, stale runs
- * removed, outputs written) under its directory's flock.
+ * processes of a run (see outputs.h).  This file: this process's lines
+ * in the run's journals (outputs_store.c: the stores, run directories
+ * and run keys); outputs_merge.c reads a run's journal back and writes
+ * the files.  Each line is appended with one writev(2) on an O_APPEND
+ * descriptor, whole, and read back only up to the last newline and when
+ * as long as it says, so a record torn by SIGKILL, or one being written
+ * while another process merges, is never half-read.  Every store is
+ * changed (journal created, stale runs removed, outputs written) under
+ * its directory's flock.
  */
 #include "outputs.h"
 
@@ -18,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include "error.h"
@@ -59,7 +61,7 @@ add_output(struct leakgate_outputs *os,
     o->spec = leakgate_util__strdup(spec);
     rc = o->spec ? leakgate_outputs__set_store(o, key)
                  : leakgate_error__set(LEAKGATE_ENOMEM, "store");
-    return rc == 0 ? leakgate_outputs__open_journal(o, true) : rc;
+    return rc == 0 ? leakgate_outputs__open_journal(o, os->key, true) : rc;
 }
 
 int
@@ -69,6 +71,7 @@ leakgate_outputs__open(struct leakgate_outputs **out,
                        const char *report_dir)
 {
     struct leakgate_outputs *os;
+    unsigned long long start = 0;
     char *key;
     int rc = 0;
 
@@ -84,6 +87,8 @@ leakgate_outputs__open(struct leakgate_outputs **out,
         leakgate_util__free(key);
         return leakgate_error__set(LEAKGATE_ENOMEM, "outputs");
     }
+    (void)leakgate_outputs__proc_start(&start, (long)getpid());
+    snprintf(os->key, sizeof os->key, "%020llu-%ld", start, (long)getpid());
     if (junit)
         rc = add_output(os, LEAKGATE_OUTPUTS_JUNIT, junit, key);
     if (rc == 0 && json)
@@ -134,7 +139,6 @@ leakgate_outputs__free(struct leakgate_outputs *os)
         leakgate_util__free(os->out[i].spec);
         leakgate_util__free(os->out[i].store);
         leakgate_util__free(os->out[i].rundir);
-        leakgate_util__free(os->out[i].journal);
         leakgate_util__free(os->out[i].parent);
     }
     leakgate_util__free(os->sent);
@@ -154,6 +158,74 @@ journal_ok(const struct leakgate_outputs_file *o)
            st.st_ino == o->ino;
 }
 
+/* "\nKEY\tLEN\t" of a record of len bytes (its newline last) into
+ * head; its length.  Never allocates. */
+static size_t
+line_head(char *head, size_t cap, const char *key, size_t len)
+{
+    char digits[24];
+    size_t n = 0, k = 0, body = len > 0 ? len - 1 : 0;
+
+    do {
+        digits[k++] = (char)('0' + body % 10);
+        body /= 10;
+    } while (body > 0);
+    head[n++] = '\n';
+    for (const char *p = key; *p && n + k + 2 < cap; p++)
+        head[n++] = *p;
+    head[n++] = '\t';
+    while (k > 0)
+        head[n++] = digits[--k];
+    head[n++] = '\t';
+    return n;
+}
+
+/* One line into o's journal with a single writev(2): O_APPEND puts it
+ * whole after every other process's, never between their bytes.  A
+ * short write is not completed (the rest would land after another
+ * process's line): the fragment is ignored when read. */
+static int
+append_one(struct leakgate_outputs_file *o,
+           const char *head,
+           size_t head_len,
+           const char *line,
+           size_t len)
+{
+    struct iovec iov[2] = {{(void *)(uintptr_t)head, head_len},
+                           {(void *)(uintptr_t)line, len}};
+    ssize_t w;
+
+    do
+        w = writev(o->fd, iov, 2);
+    while (w < 0 && errno == EINTR);
+    if (w == (ssize_t)(head_len + len))
+        return 0;
+    if (w >= 0)
+        return leakgate_error__set(LEAKGATE_EIO,
+                                   "cannot write the journal in %s: %zd of "
+                                   "%zu bytes written",
+                                   o->rundir, w, head_len + len);
+    return leakgate_error__set(LEAKGATE_EIO,
+                               "cannot write the journal in %s: %s", o->rundir,
+                               strerror(errno));
+}
+
+int
+leakgate_outputs__append_to(struct leakgate_outputs_file *o,
+                            const char *key,
+                            const char *line,
+                            size_t len)
+{
+    char head[LEAKGATE_OUTPUTS_KEY_MAX + 32];
+
+    if (o->fd >= 0 && !journal_ok(o))
+        o->fd = -1; /* not ours any more: never closed */
+    if (o->fd < 0 || len == 0)
+        return 0;
+    return append_one(o, head, line_head(head, sizeof head, key, len), line,
+                      len);
+}
+
 int
 leakgate_outputs__append(struct leakgate_outputs *os,
                          const char *line,
@@ -162,25 +234,9 @@ leakgate_outputs__append(struct leakgate_outputs *os,
     int rc = 0;
 
     for (size_t i = 0; os && i < os->n; i++) {
-        const char *p = line;
-        size_t left = len;
+        int one = leakgate_outputs__append_to(&os->out[i], os->key, line, len);
 
-        if (os->out[i].fd >= 0 && !journal_ok(&os->out[i]))
-            os->out[i].fd = -1; /* not ours any more: never closed */
-        while (os->out[i].fd >= 0 && left > 0) {
-            ssize_t w = write(os->out[i].fd, p, left);
-
-            if (w < 0 && errno == EINTR)
-                continue;
-            if (w <= 0) {
-                rc = leakgate_error__set(LEAKGATE_EIO,
-                                         "cannot write the journal in %s: %s",
-                                         os->out[i].rundir, strerror(errno));
-                break;
-            }
-            p += w;
-            left -= (size_t)w;
-        }
+        rc = rc == 0 ? one : rc;
     }
     return rc;
 }
@@ -195,10 +251,10 @@ leakgate_outputs__revive(struct leakgate_outputs *os,
     for (size_t i = 0; os && i < os->n && rc == 0; i++) {
         struct leakgate_outputs_file *o = &os->out[i];
 
-        if (!o->journal || journal_ok(o))
+        if (!o->opened || journal_ok(o))
             continue;
         o->fd = -1;
-        rc = leakgate_outputs__open_journal(o, false);
+        rc = leakgate_outputs__open_journal(o, os->key, false);
         if (rc < 0 && suite) {
             char why[1024];
 
