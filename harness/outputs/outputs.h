@@ -281,6 +281,10 @@ int leakgate_outputs__revive(struct leakgate_outputs *os,
 int leakgate_outputs__append(struct leakgate_outputs *os,
                              const char *line,
                              size_t len);
+/* Whether o's descriptor is still its journal (a test may have closed it,
+ * and another file may have its number now).  Never allocates. */
+bool leakgate_outputs__journal_ok(const struct leakgate_outputs_file *o);
+
 /* The same for one journal, o's, as writer key. */
 int leakgate_outputs__append_to(struct leakgate_outputs_file *o,
                                 const char *key,

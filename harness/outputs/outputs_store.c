@@ -2,7 +2,8 @@
 /*
  * outputs_store: the stores of the shared outputs (see outputs.h) --
  * ".NAME.leakgate/" beside FILE, "DIR/.leakgate/", their run directories
- * and the run's journal in them.  Every directory is opened with
+ * and the run's journal in them, and the lines appended to it (one
+ * writev(2) each).  Every directory is opened with
  * O_NOFOLLOW and must belong to this user (files_safe.c); stale runs are
  * emptied through the store's descriptor, only of leakgate's own files,
  * so a planted link or another user's directory is never followed or
@@ -18,6 +19,7 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include "error.h"
@@ -415,6 +417,87 @@ leakgate_outputs__open_journal(struct leakgate_outputs_file *o,
         close(run);
     leakgate_files__unlock(store);
     return rc;
+}
+
+/* ---- appending ---------------------------------------------------------- */
+
+/* Whether o's descriptor is still its journal: a test may have closed
+ * it, and another file may have its number now.  Never allocates. */
+bool
+leakgate_outputs__journal_ok(const struct leakgate_outputs_file *o)
+{
+    struct stat st;
+
+    return o->fd >= 0 && fstat(o->fd, &st) == 0 && st.st_dev == o->dev &&
+           st.st_ino == o->ino;
+}
+
+/* "\nKEY\tLEN\t" of a record of len bytes (its newline last) into
+ * head; its length.  Never allocates. */
+static size_t
+line_head(char *head, size_t cap, const char *key, size_t len)
+{
+    char digits[24];
+    size_t n = 0, k = 0, body = len > 0 ? len - 1 : 0;
+
+    do {
+        digits[k++] = (char)('0' + body % 10);
+        body /= 10;
+    } while (body > 0);
+    head[n++] = '\n';
+    for (const char *p = key; *p && n + k + 2 < cap; p++)
+        head[n++] = *p;
+    head[n++] = '\t';
+    while (k > 0)
+        head[n++] = digits[--k];
+    head[n++] = '\t';
+    return n;
+}
+
+/* One line into o's journal with a single writev(2): O_APPEND puts it
+ * whole after every other process's, never between their bytes.  A
+ * short write is not completed (the rest would land after another
+ * process's line): the fragment is ignored when read. */
+static int
+append_one(struct leakgate_outputs_file *o,
+           const char *head,
+           size_t head_len,
+           const char *line,
+           size_t len)
+{
+    struct iovec iov[2] = {{(void *)(uintptr_t)head, head_len},
+                           {(void *)(uintptr_t)line, len}};
+    ssize_t w;
+
+    do
+        w = writev(o->fd, iov, 2);
+    while (w < 0 && errno == EINTR);
+    if (w == (ssize_t)(head_len + len))
+        return 0;
+    if (w >= 0)
+        return leakgate_error__set(LEAKGATE_EIO,
+                                   "cannot write the journal in %s: %zd of "
+                                   "%zu bytes written",
+                                   o->rundir, w, head_len + len);
+    return leakgate_error__set(LEAKGATE_EIO,
+                               "cannot write the journal in %s: %s", o->rundir,
+                               strerror(errno));
+}
+
+int
+leakgate_outputs__append_to(struct leakgate_outputs_file *o,
+                            const char *key,
+                            const char *line,
+                            size_t len)
+{
+    char head[LEAKGATE_OUTPUTS_KEY_MAX + 32];
+
+    if (o->fd >= 0 && !leakgate_outputs__journal_ok(o))
+        o->fd = -1; /* not ours any more: never closed */
+    if (o->fd < 0 || len == 0)
+        return 0;
+    return append_one(o, head, line_head(head, sizeof head, key, len), line,
+                      len);
 }
 
 /* The store beside (or in) an existing directory must be a directory
