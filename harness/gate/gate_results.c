@@ -28,6 +28,7 @@
 #include "render.h"
 #include "report.h"
 #include "results.h"
+#include "symbolize.h"
 #include "replay.h"
 #include "util.h"
 
@@ -405,10 +406,17 @@ leakgate_gate_write_results(leakgate_gate *gate)
     leakgate_gate__go_home(gate); /* and the thresholds file after it */
     /* The results name the binary and its build-id even when no window
      * needed symbols (every test passed); without them, they stay
-     * unknown. */
+     * unknown.  Without a symbolizer yet, they are read without one:
+     * making it would load libdw and its four libraries (~0.5 ms of a
+     * one-test process's outputs) only for these two strings. */
     if ((gate->opts.report_dir || junit || json) &&
-        (!gate->env.binary || !*gate->env.binary))
-        (void)leakgate_gate__symbolizer(&sym, gate);
+        (!gate->env.binary || !*gate->env.binary)) {
+        if (gate->sym)
+            (void)leakgate_gate__symbolizer(&sym, gate);
+        else if (leakgate_symbolize__self_main(&gate->env.binary,
+                                               &gate->env.build_id) < 0)
+            gate->env.binary = gate->env.build_id = "";
+    }
     leakgate_replay__cap_stacks(gate);
     if (gate->replay.child) {
         /* A replay writes its results file only (index.html and the

@@ -1,14 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * outputs: one --junit FILE, --json FILE and index.html for all the
- * processes of a run (see outputs.h).  This file: stores, run keys and
- * this process's journals (outputs_store.c: the stores and run
- * directories); outputs_merge.c reads a run's journals back
- * and writes the files.  Journals are appended with single write(2)
- * calls and read back only up to their last newline, so a record torn by
- * SIGKILL, or one being written while another process merges, is never
- * half-read.  Every store is changed (journal created, stale runs
- * removed, outputs written) under its directory's flock.
+ * processes of a run (see outputs.h).  This file: this process's lines
+ * in the run's journals (outputs_store.c: the stores, run directories
+ * and run keys); outputs_merge.c reads a run's journal back and writes
+ * the files.  Each line is appended with one writev(2) on an O_APPEND
+ * descriptor, whole, and read back only up to the last newline and when
+ * as long as it says, so a record torn by SIGKILL, or one being written
+ * while another process merges, is never half-read.  Every store is
+ * changed (journal created, stale runs removed, outputs written) under
+ * its directory's flock.
  */
 #include "outputs.h"
 
@@ -59,7 +60,7 @@ add_output(struct leakgate_outputs *os,
     o->spec = leakgate_util__strdup(spec);
     rc = o->spec ? leakgate_outputs__set_store(o, key)
                  : leakgate_error__set(LEAKGATE_ENOMEM, "store");
-    return rc == 0 ? leakgate_outputs__open_journal(o, true) : rc;
+    return rc == 0 ? leakgate_outputs__open_journal(o, os->key, true) : rc;
 }
 
 int
@@ -69,6 +70,7 @@ leakgate_outputs__open(struct leakgate_outputs **out,
                        const char *report_dir)
 {
     struct leakgate_outputs *os;
+    unsigned long long start = 0;
     char *key;
     int rc = 0;
 
@@ -84,6 +86,8 @@ leakgate_outputs__open(struct leakgate_outputs **out,
         leakgate_util__free(key);
         return leakgate_error__set(LEAKGATE_ENOMEM, "outputs");
     }
+    (void)leakgate_outputs__proc_start(&start, (long)getpid());
+    snprintf(os->key, sizeof os->key, "%020llu-%ld", start, (long)getpid());
     if (junit)
         rc = add_output(os, LEAKGATE_OUTPUTS_JUNIT, junit, key);
     if (rc == 0 && json)
@@ -134,7 +138,6 @@ leakgate_outputs__free(struct leakgate_outputs *os)
         leakgate_util__free(os->out[i].spec);
         leakgate_util__free(os->out[i].store);
         leakgate_util__free(os->out[i].rundir);
-        leakgate_util__free(os->out[i].journal);
         leakgate_util__free(os->out[i].parent);
     }
     leakgate_util__free(os->sent);
@@ -142,17 +145,6 @@ leakgate_outputs__free(struct leakgate_outputs *os)
 }
 
 /* ---- writing records ---------------------------------------------------- */
-
-/* Whether o's descriptor is still its journal: a test may have closed
- * it, and another file may have its number now.  Never allocates. */
-static bool
-journal_ok(const struct leakgate_outputs_file *o)
-{
-    struct stat st;
-
-    return o->fd >= 0 && fstat(o->fd, &st) == 0 && st.st_dev == o->dev &&
-           st.st_ino == o->ino;
-}
 
 int
 leakgate_outputs__append(struct leakgate_outputs *os,
@@ -162,25 +154,9 @@ leakgate_outputs__append(struct leakgate_outputs *os,
     int rc = 0;
 
     for (size_t i = 0; os && i < os->n; i++) {
-        const char *p = line;
-        size_t left = len;
+        int one = leakgate_outputs__append_to(&os->out[i], os->key, line, len);
 
-        if (os->out[i].fd >= 0 && !journal_ok(&os->out[i]))
-            os->out[i].fd = -1; /* not ours any more: never closed */
-        while (os->out[i].fd >= 0 && left > 0) {
-            ssize_t w = write(os->out[i].fd, p, left);
-
-            if (w < 0 && errno == EINTR)
-                continue;
-            if (w <= 0) {
-                rc = leakgate_error__set(LEAKGATE_EIO,
-                                         "cannot write the journal in %s: %s",
-                                         os->out[i].rundir, strerror(errno));
-                break;
-            }
-            p += w;
-            left -= (size_t)w;
-        }
+        rc = rc == 0 ? one : rc;
     }
     return rc;
 }
@@ -195,10 +171,10 @@ leakgate_outputs__revive(struct leakgate_outputs *os,
     for (size_t i = 0; os && i < os->n && rc == 0; i++) {
         struct leakgate_outputs_file *o = &os->out[i];
 
-        if (!o->journal || journal_ok(o))
+        if (!o->opened || leakgate_outputs__journal_ok(o))
             continue;
         o->fd = -1;
-        rc = leakgate_outputs__open_journal(o, false);
+        rc = leakgate_outputs__open_journal(o, os->key, false);
         if (rc < 0 && suite) {
             char why[1024];
 

@@ -15,10 +15,21 @@
  * the store, "run-KEY": KEY is $LEAKGATE_RUN_ID when set, else the
  * process that started the run (its pid and start time): the nearest
  * ctest among this process's ancestors, for every test of one ctest run
- * whatever wraps the test's command, else the parent process.  Each process
- * appends to its own journal there, "START-PID.log" (its start time in clock
- * ticks and pid, so that the name alone tells whether it still runs), one
- * record a line, fields escaped as in run_proto.h:
+ * whatever wraps the test's command, else the parent process.  All the
+ * processes of a run append to one journal there, "journal" (created by
+ * the run's first process), each record one write(2) of one line,
+ * O_APPEND: the kernel appends each write whole to a regular file, so
+ * records of concurrent processes never interleave, and no process
+ * creates a file of its own.  A line is
+ *
+ *   "\n" KEY "\t" LEN "\t" RECORD "\n"
+ *
+ * KEY is the writer, "START-PID" (its start time in clock ticks, 20
+ * digits, and pid: whether it still runs), LEN the bytes of RECORD; a
+ * line whose RECORD is not LEN bytes long (torn by SIGKILL in the middle
+ * of a write) is ignored, and the leading newline ends such a fragment
+ * before the next writer's line.  RECORD is one letter and fields,
+ * escaped as in run_proto.h:
  *
  *   B binary prefix    the executable whose windows follow (its path)
  *                      and $LEAKGATE_TEST_PREFIX ("" when unset)
@@ -28,12 +39,14 @@
  *   V suite test status rank failed error seconds json junit
  *                      a window's record: what chooses and counts it,
  *                      and report.c's JSON test object and JUnit
- *                      testcase (the last V of a name in a journal is
+ *                      testcase (the last V of a name by one writer is
  *                      the one kept)
+ *   H                  the process opened the journal (its first line)
  *   D                  the process wrote its results and ended normally
  *
- * Merging reads every journal of the run in start order, keeps each
- * journal's last record per window, adds for a journal without D an
+ * Merging reads the run's journal, takes each writer's lines in its
+ * order and the writers in start order, keeps each
+ * writer's last record per window, adds for a writer without D an
  * error record for the window that was running (killed, when its process
  * is gone: SIGKILL from ctest's TIMEOUT or the OOM killer; unfinished,
  * when it still runs: the files are a snapshot, which its own merge
@@ -170,20 +183,25 @@ void leakgate_outputs__free(struct leakgate_outputs *o);
 
 /* ---- internal to outputs.c and outputs_merge.c ------------------------- */
 
-/* A journal holds every window of one process: a whole binary's run. */
-#define LEAKGATE_OUTPUTS_JOURNAL_MAX ((size_t)256 << 20)
+/* A run's journal holds every window of every process of the run. */
+#define LEAKGATE_OUTPUTS_JOURNAL_MAX ((size_t)1 << 30)
+/* Its name in the run directory, and "merged": how many of its bytes the
+ * last merge read. */
+#define LEAKGATE_OUTPUTS_JOURNAL "journal"
+/* A writer's KEY, "START-PID": 20 digits, '-', a pid, NUL. */
+#define LEAKGATE_OUTPUTS_KEY_MAX 48
 #define LEAKGATE_OUTPUTS_MAX 3
 
 struct leakgate_outputs_file {
     enum leakgate_outputs_kind kind;
-    char *spec;    /* FILE, or DIR for index.html */
-    char *store;   /* .NAME.leakgate/ or DIR/.leakgate/ */
-    char *rundir;  /* store/run-KEY */
-    char *parent;  /* the directory that holds the store */
-    int fd;        /* this process's journal, -1 when none */
-    char *journal; /* its name in rundir */
-    dev_t dev;     /* the journal's file: a test that closed fd (another */
-    ino_t ino;     /* file may have its number now) is noticed */
+    char *spec;   /* FILE, or DIR for index.html */
+    char *store;  /* .NAME.leakgate/ or DIR/.leakgate/ */
+    char *rundir; /* store/run-KEY */
+    char *parent; /* the directory that holds the store */
+    int fd;       /* the run's journal, -1 when none */
+    bool opened;  /* it was opened once (revive() reopens it) */
+    dev_t dev;    /* the journal's file: a test that closed fd (another */
+    ino_t ino;    /* file may have its number now) is noticed */
 };
 
 /* A V record already journaled: the same one is not written twice. */
@@ -194,7 +212,8 @@ struct sent {
 struct leakgate_outputs {
     struct leakgate_outputs_file out[LEAKGATE_OUTPUTS_MAX];
     size_t n;
-    bool has_env; /* an N record was written */
+    char key[LEAKGATE_OUTPUTS_KEY_MAX]; /* this process's KEY */
+    bool has_env;                       /* an N record was written */
     struct sent *sent;
     size_t nsent;
 };
@@ -212,11 +231,15 @@ int leakgate_outputs__proc_start(unsigned long long *out, long pid);
 int leakgate_outputs__set_store(struct leakgate_outputs_file *o,
                                 const char *key);
 
-/* Create (or, fresh false, reopen) this process's journal o->journal in
- * o's run directory, under the store's lock; a fresh one first removes
- * the store's stale runs.  Returns 0, LEAKGATE_EUSAGE or LEAKGATE_EIO
- * naming the store or journal, LEAKGATE_ENOMEM. */
-int leakgate_outputs__open_journal(struct leakgate_outputs_file *o, bool fresh);
+/* Open (creating it when this process is the run's first; fresh false:
+ * reopen) the run's journal in o's run directory, under the store's
+ * lock; the process that creates the run directory first removes the
+ * store's stale runs.  Its first line, an H record of key (this
+ * process), is written under the lock.  Returns 0, LEAKGATE_EUSAGE or
+ * LEAKGATE_EIO naming the store or journal, LEAKGATE_ENOMEM. */
+int leakgate_outputs__open_journal(struct leakgate_outputs_file *o,
+                                   const char *key,
+                                   bool fresh);
 
 /* The run's key, the name of its directory in a store: "run-id-ID" for
  * $LEAKGATE_RUN_ID, else "run-p<starter>-<its start>" (the nearest ctest
@@ -224,10 +247,12 @@ int leakgate_outputs__open_journal(struct leakgate_outputs_file *o, bool fresh);
  * NULL when out of memory. */
 char *leakgate_outputs__run_key(void);
 
-/* A journal's name "START-PID.log": its process; false for other names. */
-bool leakgate_outputs__journal_owner(const char *name,
-                                     unsigned long long *start,
-                                     long *pid);
+/* A writer's KEY "START-PID" (key_len bytes): its process; false for
+ * anything else. */
+bool leakgate_outputs__key_owner(const char *key,
+                                 size_t key_len,
+                                 unsigned long long *start,
+                                 long *pid);
 
 /* Open the store of o (created when missing, with its parents; a
  * directory of this user, never through a link) and flock it: *store_fd
@@ -249,10 +274,21 @@ int leakgate_outputs__revive(struct leakgate_outputs *os,
                              const char *suite,
                              const char *test);
 
-/* Append len bytes to every journal of os (skipping one whose descriptor
- * is not its journal any more).  Returns 0 or LEAKGATE_EIO. */
+/* Append the record line (len bytes, its newline last) to every journal
+ * of os as one line of this process (one write(2) each; skipping one
+ * whose descriptor is not its journal any more).  Never allocates.
+ * Returns 0 or LEAKGATE_EIO. */
 int leakgate_outputs__append(struct leakgate_outputs *os,
                              const char *line,
                              size_t len);
+/* Whether o's descriptor is still its journal (a test may have closed it,
+ * and another file may have its number now).  Never allocates. */
+bool leakgate_outputs__journal_ok(const struct leakgate_outputs_file *o);
+
+/* The same for one journal, o's, as writer key. */
+int leakgate_outputs__append_to(struct leakgate_outputs_file *o,
+                                const char *key,
+                                const char *line,
+                                size_t len);
 
 #endif

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * outputs_merge: a run's journals read back and merged into the shared
- * outputs (see outputs.h).  Each journal is read up to its last newline;
- * its last record of each window is kept; an unfinished journal of a
- * process that is gone adds its running window as an error; one record
+ * outputs_merge: a run's journal read back and merged into the shared
+ * outputs (see outputs.h).  The journal is read up to its last newline,
+ * its lines split by writer; each writer's last record of each window is
+ * kept; an unfinished writer that is gone adds its running window as an
+ * error; one record
  * per window name is chosen from the rank each record carries (see
  * choose()).  The JUnit and JSON files
  * are report.c's documents around the chosen records' pieces, with no
@@ -39,10 +40,9 @@ struct record {
     int rank;                           /* leakgate_results__rank() */
 };
 
+/* One writer's records: what one process journaled. */
 struct journal {
-    char *text;  /* owned; records point into it */
-    char *name;  /* owned */
-    size_t size; /* bytes of whole lines read */
+    const char *name; /* its KEY, in the run's text */
     long pid;
     unsigned long long start;
     bool done;
@@ -56,6 +56,9 @@ struct journal {
 };
 
 struct run {
+    char *text;    /* the journal, owned; records point into it */
+    size_t size;   /* bytes of whole lines read */
+    uint64_t hash; /* of its lines, in any order (same_text()) */
     struct journal *j;
     size_t n;
     struct record *tests; /* every journal's records, then the killed */
@@ -141,95 +144,134 @@ take_line(struct journal *j, char *line)
     return 0;
 }
 
+static uint64_t
+fnv1a(const char *s, size_t n)
+{
+    uint64_t h = 0xcbf29ce484222325ull;
+
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ (unsigned char)s[i]) * 0x100000001b3ull;
+    return h;
+}
+
+/* The run's journal into r->text, up to its last newline (the last line
+ * may be being written, or torn); r->size and r->hash say what was read.
+ * A missing journal is an empty run. */
 static int
-read_journal(struct journal *j, int dirfd, const char *dir, const char *name)
+read_text(struct run *r, int dirfd, const char *dir)
 {
     struct leakgate_buf path = LEAKGATE_BUF_INIT, text = LEAKGATE_BUF_INIT;
-    char *line, *end;
+    const char *last;
     int rc;
 
-    leakgate_buf__printf(&path, "%s/%s", dir, name);
+    leakgate_buf__printf(&path, "%s/%s", dir, LEAKGATE_OUTPUTS_JOURNAL);
     rc = path.failed
              ? leakgate_error__set(LEAKGATE_ENOMEM, "journal")
-             : leakgate_files__read_at(&text, dirfd, name, path.ptr,
-                                       LEAKGATE_OUTPUTS_JOURNAL_MAX, "journal");
+             : leakgate_files__read_at(&text, dirfd, LEAKGATE_OUTPUTS_JOURNAL,
+                                       path.ptr, LEAKGATE_OUTPUTS_JOURNAL_MAX,
+                                       "journal");
     leakgate_buf__dispose(&path);
-    if (rc == LEAKGATE_ENOTFOUND) {
-        leakgate_buf__dispose(&text);
-        return 0; /* removed since it was listed */
-    }
-    j->text = leakgate_buf__take(&text);
-    if (rc < 0 || !j->text)
+    if (rc == LEAKGATE_ENOTFOUND)
+        rc = 0; /* no process has journaled yet */
+    if (rc == 0)
+        leakgate_buf__puts(&text, ""); /* a text, also when empty */
+    r->text = rc == 0 ? leakgate_buf__take(&text) : NULL;
+    leakgate_buf__dispose(&text);
+    if (rc < 0 || !r->text)
         return rc < 0 ? rc : leakgate_error__set(LEAKGATE_ENOMEM, "journal");
-    /* Only whole lines: the last one may be being written, or torn. */
-    line = j->text;
-    for (end = strchr(line, '\n'); rc == 0 && end; end = strchr(line, '\n')) {
-        *end = '\0';
-        rc = take_line(j, line);
-        line = end + 1;
-    }
-    j->size = (size_t)(line - j->text);
-    return rc;
+    last = strrchr(r->text, '\n');
+    r->size = last ? (size_t)(last - r->text) + 1 : 0;
+    r->text[r->size] = '\0';
+    for (const char *p = r->text, *nl; (nl = strchr(p, '\n')); p = nl + 1)
+        r->hash += fnv1a(p, (size_t)(nl - p));
+    return 0;
+}
+
+/* A line of the journal: "KEY\tLEN\tRECORD" (split in place). */
+struct line {
+    const char *key;
+    char *record;
+    size_t seq; /* its place in the journal */
+};
+
+/* Split "KEY\tLEN\tRECORD": false for a line that is not one (empty: the
+ * newline before each line; torn: its RECORD is not LEN bytes). */
+static bool
+split_line(struct line *out, char *text, size_t len)
+{
+    char *tab = memchr(text, '\t', len), *digits, *end;
+    unsigned long long start;
+    unsigned long want;
+    long pid;
+
+    if (!tab ||
+        !leakgate_outputs__key_owner(text, (size_t)(tab - text), &start, &pid))
+        return false;
+    digits = tab + 1;
+    if (digits >= text + len || *digits < '0' || *digits > '9')
+        return false;
+    errno = 0;
+    want = strtoul(digits, &end, 10);
+    if (errno != 0 || end >= text + len || *end != '\t' ||
+        want != (unsigned long)(text + len - end - 1))
+        return false;
+    *tab = '\0';
+    out->key = text;
+    out->record = end + 1;
+    return true;
 }
 
 static int
-cmp_names(const void *a, const void *b)
+cmp_lines(const void *a, const void *b)
 {
-    return strcmp(*(char *const *)a, *(char *const *)b);
+    const struct line *x = a, *y = b;
+    int c = strcmp(x->key, y->key);
+
+    return c != 0 ? c : (x->seq > y->seq) - (x->seq < y->seq);
 }
 
-/* The journal names of dir, in start order. */
+/* The journal's lines, in writer order (writers in start order: KEY
+ * begins with the start time), each writer's in its own order. */
 static int
-list_journals(char ***out, size_t *n_out, int dirfd, const char *dir)
+split_text(struct line **out, size_t *n_out, struct run *r)
 {
-    int fd = dup(dirfd);
-    DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
-    char **names = NULL;
-    size_t n = 0;
-    int rc = 0;
+    size_t cap = 0, n = 0;
+    struct line *lines = NULL;
 
-    *out = NULL;
-    *n_out = 0;
-    if (!d && fd >= 0)
-        close(fd);
-    if (!d)
-        return leakgate_error__set(LEAKGATE_EIO, "%s: %s", dir,
-                                   strerror(errno));
-    rewinddir(d); /* the descriptor's offset is shared with dirfd's */
-    for (struct dirent *de = readdir(d); de && rc == 0; de = readdir(d)) {
-        unsigned long long start;
-        long pid;
-        char **more;
+    for (char *p = r->text, *nl; (nl = strchr(p, '\n')); p = nl + 1) {
+        struct line one;
 
-        if (!leakgate_outputs__journal_owner(de->d_name, &start, &pid))
+        *nl = '\0';
+        if (!split_line(&one, p, (size_t)(nl - p)))
             continue;
-        more = leakgate_util__realloc(names, (n + 1) * sizeof *names);
-        if (more) {
-            names = more;
-            names[n] = leakgate_util__strdup(de->d_name);
+        if (n == cap) {
+            struct line *more;
+
+            cap = cap ? 2 * cap : 256;
+            more = leakgate_util__realloc(lines, cap * sizeof *more);
+            if (!more) {
+                leakgate_util__free(lines);
+                return leakgate_error__set(LEAKGATE_ENOMEM, "journal");
+            }
+            lines = more;
         }
-        if (!more || !names[n])
-            rc = leakgate_error__set(LEAKGATE_ENOMEM, "%s", dir);
-        else
-            n++;
+        one.seq = n;
+        lines[n++] = one;
     }
-    closedir(d);
     if (n > 1)
-        qsort(names, n, sizeof *names, cmp_names);
-    *out = names;
+        qsort(lines, n, sizeof *lines, cmp_lines);
+    *out = lines;
     *n_out = n;
-    return rc;
+    return 0;
 }
 
 static void
 run_dispose(struct run *r)
 {
-    for (size_t i = 0; i < r->n; i++) {
-        leakgate_util__free(r->j[i].text);
-        leakgate_util__free(r->j[i].name);
+    for (size_t i = 0; i < r->n; i++)
         leakgate_util__free(r->j[i].recs);
-    }
     leakgate_util__free(r->j);
+    leakgate_util__free(r->text);
     leakgate_util__free(r->tests);
     leakgate_util__free(r->chosen);
     for (size_t i = 0; i < r->nowned; i++)
@@ -237,27 +279,32 @@ run_dispose(struct run *r)
     leakgate_util__free(r->owned);
 }
 
+/* r->text's records, by writer. */
 static int
-read_run(struct run *r, int dirfd, const char *dir)
+parse_run(struct run *r)
 {
-    char **names = NULL;
-    size_t n = 0;
-    int rc = list_journals(&names, &n, dirfd, dir);
+    struct line *lines = NULL;
+    size_t n = 0, writers = 0;
+    int rc = split_text(&lines, &n, r);
 
-    r->j = rc == 0 ? leakgate_util__calloc(n ? n : 1, sizeof *r->j) : NULL;
+    for (size_t i = 0; rc == 0 && i < n; i++)
+        writers += i == 0 || strcmp(lines[i - 1].key, lines[i].key) != 0;
+    r->j = rc == 0 ? leakgate_util__calloc(writers ? writers : 1, sizeof *r->j)
+                   : NULL;
     if (rc == 0 && !r->j)
         rc = leakgate_error__set(LEAKGATE_ENOMEM, "journal");
     for (size_t i = 0; rc == 0 && i < n; i++) {
-        struct journal *j = &r->j[r->n++];
+        struct journal *j;
 
-        (void)leakgate_outputs__journal_owner(names[i], &j->start, &j->pid);
-        j->name = names[i];
-        names[i] = NULL;
-        rc = read_journal(j, dirfd, dir, j->name);
+        if (i == 0 || strcmp(lines[i - 1].key, lines[i].key) != 0) {
+            j = &r->j[r->n++];
+            j->name = lines[i].key;
+            (void)leakgate_outputs__key_owner(j->name, strlen(j->name),
+                                              &j->start, &j->pid);
+        }
+        rc = take_line(&r->j[r->n - 1], lines[i].record);
     }
-    for (size_t i = 0; i < n; i++)
-        leakgate_util__free(names[i]);
-    leakgate_util__free(names);
+    leakgate_util__free(lines);
     return rc;
 }
 
@@ -687,7 +734,7 @@ render(const struct leakgate_outputs_file *o,
     return rc;
 }
 
-/* rundir/merged: "NAME SIZE" of every journal the last merge read. */
+/* rundir/merged: how many bytes of the journal the last merge read. */
 static char *
 stamp_path(const struct leakgate_outputs_file *o)
 {
@@ -697,25 +744,29 @@ stamp_path(const struct leakgate_outputs_file *o)
     return leakgate_buf__take(&b);
 }
 
-/* Whether the last merge read this process's whole journal (processes
- * that finish together wait for the lock; the first merges for all). */
+/* Whether the last merge read every line this process wrote into o's
+ * journal (processes that finish together wait for the lock; the first
+ * merges for all): O_APPEND left o->fd's offset at the end of its last
+ * line, so that merge read at least as far. */
 static bool
 merged_already(const struct leakgate_outputs_file *o, int run_fd)
 {
-    struct leakgate_buf text = LEAKGATE_BUF_INIT, want = LEAKGATE_BUF_INIT;
-    char *path = stamp_path(o);
-    struct stat st;
+    struct leakgate_buf text = LEAKGATE_BUF_INIT;
+    char *path = stamp_path(o), *end = NULL;
+    off_t mine = o->fd >= 0 ? lseek(o->fd, 0, SEEK_CUR) : -1;
+    unsigned long long read_to = 0;
     bool done = false;
 
-    if (path && fstat(o->fd, &st) == 0 &&
-        leakgate_files__read_at(&text, run_fd, "merged", path,
-                                LEAKGATE_OUTPUTS_JOURNAL_MAX, "stamp") == 0) {
-        leakgate_buf__printf(&want, "\n%s %jd\n", o->journal,
-                             (intmax_t)st.st_size);
-        done = want.ptr && text.ptr && strstr(text.ptr, want.ptr);
+    if (path && mine > 0 &&
+        leakgate_files__read_at(&text, run_fd, "merged", path, 64, "stamp") ==
+            0 &&
+        text.ptr && text.ptr[0] >= '0' && text.ptr[0] <= '9') {
+        errno = 0;
+        read_to = strtoull(text.ptr, &end, 10);
+        done =
+            errno == 0 && *end == '\n' && read_to >= (unsigned long long)mine;
     }
     leakgate_buf__dispose(&text);
-    leakgate_buf__dispose(&want);
     leakgate_util__free(path);
     return done;
 }
@@ -728,9 +779,7 @@ write_stamp(const struct leakgate_outputs_file *o,
     struct leakgate_buf b = LEAKGATE_BUF_INIT;
     char *path = stamp_path(o);
 
-    leakgate_buf__puts(&b, "\n");
-    for (size_t i = 0; i < r->n; i++)
-        leakgate_buf__printf(&b, "%s %zu\n", r->j[i].name, r->j[i].size);
+    leakgate_buf__printf(&b, "%zu\n", r->size);
     if (path && !b.failed)
         (void)leakgate_files__write_at(run_fd, "merged", path, b.ptr, b.len,
                                        LEAKGATE_FILES_NOSYNC);
@@ -739,7 +788,7 @@ write_stamp(const struct leakgate_outputs_file *o,
 }
 
 /* A run read and loaded, kept for the next output of the same process:
- * its other stores usually hold the same journals. */
+ * its other stores usually hold the same lines. */
 struct loaded {
     struct run r;
     bool read;
@@ -754,34 +803,28 @@ loaded_dispose(struct loaded *l)
     memset(l, 0, sizeof *l);
 }
 
-/* Whether dir holds exactly the journals l read, each as long as it was
- * then (journals only grow: the same bytes). */
-static bool
-same_journals(const struct loaded *l, int dirfd, const char *dir)
-{
-    char **names = NULL;
-    size_t n = 0;
-    bool same =
-        l->read && list_journals(&names, &n, dirfd, dir) == 0 && n == l->r.n;
-
-    for (size_t i = 0; i < n; i++) {
-        struct stat st;
-
-        same = same && strcmp(names[i], l->r.j[i].name) == 0 &&
-               fstatat(dirfd, names[i], &st, AT_SYMLINK_NOFOLLOW) == 0 &&
-               (uintmax_t)st.st_size == (uintmax_t)l->r.j[i].size;
-        leakgate_util__free(names[i]);
-    }
-    leakgate_util__free(names);
-    return same;
-}
-
+/* The run's journal in o's store, read, split and composed into l --
+ * unless it holds the lines l holds already (another store's journal
+ * of the same run: each writer writes its lines into every store in
+ * the same order, though writers may interleave differently). */
 static int
 load_run(struct loaded *l, const struct leakgate_outputs_file *o, int run_fd)
 {
-    int rc = read_run(&l->r, run_fd, o->rundir);
+    struct run fresh;
+    int rc;
 
+    memset(&fresh, 0, sizeof fresh);
+    rc = read_text(&fresh, run_fd, o->rundir);
+    if (rc == 0 && l->read && fresh.size == l->r.size &&
+        fresh.hash == l->r.hash) {
+        run_dispose(&fresh);
+        return 0;
+    }
+    loaded_dispose(l);
+    l->r = fresh;
     l->read = true;
+    if (rc == 0)
+        rc = parse_run(&l->r);
     return rc == 0 ? compose(&l->r) : rc;
 }
 
@@ -800,10 +843,8 @@ merge_one(struct loaded *l,
         leakgate_files__unlock(lock);
         return 0;
     }
-    if (rc == 0 && !same_journals(l, run, o->rundir)) {
-        loaded_dispose(l);
+    if (rc == 0)
         rc = load_run(l, o, run);
-    }
     if (rc == 0)
         rc = render(o, &l->r, &l->res, pictures);
     if (rc == 0)

@@ -2,7 +2,8 @@
 /*
  * outputs_store: the stores of the shared outputs (see outputs.h) --
  * ".NAME.leakgate/" beside FILE, "DIR/.leakgate/", their run directories
- * and this process's journal in them.  Every directory is opened with
+ * and the run's journal in them, and the lines appended to it (one
+ * writev(2) each).  Every directory is opened with
  * O_NOFOLLOW and must belong to this user (files_safe.c); stale runs are
  * emptied through the store's descriptor, only of leakgate's own files,
  * so a planted link or another user's directory is never followed or
@@ -18,6 +19,7 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include "error.h"
@@ -130,16 +132,33 @@ leakgate_outputs__run_key(void)
     return leakgate_buf__take(&b);
 }
 
-/* A journal's name "START-PID.log": its process; false for other names. */
 bool
-leakgate_outputs__journal_owner(const char *name,
-                                unsigned long long *start,
-                                long *pid)
+leakgate_outputs__key_owner(const char *key,
+                            size_t key_len,
+                            unsigned long long *start,
+                            long *pid)
 {
-    char tail[8] = "";
+    char text[LEAKGATE_OUTPUTS_KEY_MAX], tail[2] = "";
 
-    return sscanf(name, "%20llu-%9ld%7s", start, pid, tail) == 3 &&
-           strcmp(tail, ".log") == 0;
+    if (key_len < 22 || key_len >= sizeof text || key[20] != '-')
+        return false;
+    memcpy(text, key, key_len);
+    text[key_len] = '\0';
+    return sscanf(text, "%20llu-%9ld%1s", start, pid, tail) == 2 &&
+           strspn(text, "0123456789") == 20 &&
+           strspn(text + 21, "0123456789") == key_len - 21;
+}
+
+/* A journal of an earlier leakgate, "START-PID.log" (one per process). */
+static bool
+old_journal(const char *name)
+{
+    size_t n = strlen(name);
+    unsigned long long start;
+    long pid;
+
+    return n > 4 && strcmp(name + n - 4, ".log") == 0 &&
+           leakgate_outputs__key_owner(name, n - 4, &start, &pid);
 }
 
 /* ---- stores ------------------------------------------------------------- */
@@ -172,16 +191,40 @@ leakgate_outputs__set_store(struct leakgate_outputs_file *o, const char *key)
                : leakgate_error__set(LEAKGATE_ENOMEM, "store");
 }
 
-/* The files leakgate keeps in a run directory: journals, the merge's
- * stamp and its temporary files. */
+/* The files leakgate keeps in a run directory: the journal, the merge's
+ * stamp and its temporary files (and an earlier leakgate's journals). */
 static bool
 run_file(const char *name)
 {
-    unsigned long long start;
-    long pid;
-
-    return leakgate_outputs__journal_owner(name, &start, &pid) ||
+    return strcmp(name, LEAKGATE_OUTPUTS_JOURNAL) == 0 || old_journal(name) ||
            strcmp(name, "merged") == 0 || strncmp(name, "merged.tmp.", 11) == 0;
+}
+
+/* Whether a writer of the journal text (whole lines) still runs. */
+static bool
+writer_alive(const char *text, size_t len)
+{
+    const char *end = text + len, *last = NULL;
+    size_t last_len = 0;
+
+    for (const char *p = text; p < end;) {
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        const char *tab = memchr(p, '\t', (size_t)((nl ? nl : end) - p));
+        unsigned long long start;
+        long pid;
+
+        /* Consecutive lines are mostly one writer's: checked once. */
+        if (tab && !(last && last_len == (size_t)(tab - p) &&
+                     memcmp(last, p, last_len) == 0)) {
+            last = p;
+            last_len = (size_t)(tab - p);
+            if (leakgate_outputs__key_owner(p, last_len, &start, &pid) &&
+                leakgate_outputs__alive(pid, start))
+                return true;
+        }
+        p = nl ? nl + 1 : end;
+    }
+    return false;
 }
 
 /* Whether some process that wrote into run directory name (of the store
@@ -189,21 +232,31 @@ run_file(const char *name)
 static bool
 any_writer_alive(int store_fd, const char *name)
 {
+    struct leakgate_buf text = LEAKGATE_BUF_INIT;
     DIR *d = NULL;
     bool live = false;
-    int fd;
+    int fd, rc;
 
     if (leakgate_files__open_own_dir(&fd, store_fd, name, name) < 0)
         return true; /* not ours to judge, nor to remove */
+    rc = leakgate_files__read_at(&text, fd, LEAKGATE_OUTPUTS_JOURNAL, name,
+                                 LEAKGATE_OUTPUTS_JOURNAL_MAX, "journal");
+    if (rc == 0)
+        live = writer_alive(text.ptr, text.len);
+    else if (rc != LEAKGATE_ENOTFOUND)
+        live = true; /* unreadable: not judged stale */
+    leakgate_buf__dispose(&text);
     d = fdopendir(fd);
     if (!d)
         close(fd);
     for (struct dirent *de = d ? readdir(d) : NULL; de && !live;
          de = readdir(d)) {
+        size_t n = strlen(de->d_name);
         unsigned long long start;
         long pid;
 
-        live = leakgate_outputs__journal_owner(de->d_name, &start, &pid) &&
+        live = old_journal(de->d_name) &&
+               leakgate_outputs__key_owner(de->d_name, n - 4, &start, &pid) &&
                leakgate_outputs__alive(pid, start);
     }
     if (d)
@@ -318,47 +371,133 @@ leakgate_outputs__run_dir(int *run_fd,
                                         strrchr(o->rundir, '/') + 1, o->rundir);
 }
 
-/* Open (or reopen) this process's journal in the run directory. */
+/* Open (or reopen) the run's journal in the run directory. */
 static int
 journal_at(struct leakgate_outputs_file *o, int run_fd)
 {
     struct stat st;
 
-    if (leakgate_files__open_at(&o->fd, run_fd, o->journal,
+    if (leakgate_files__open_at(&o->fd, run_fd, LEAKGATE_OUTPUTS_JOURNAL,
                                 O_WRONLY | O_CREAT | O_APPEND) != 0 ||
         fstat(o->fd, &st) != 0)
         return leakgate_error__set(LEAKGATE_EIO, "cannot write %s/%s: %s",
-                                   o->rundir, o->journal, strerror(errno));
+                                   o->rundir, LEAKGATE_OUTPUTS_JOURNAL,
+                                   strerror(errno));
     o->dev = st.st_dev;
     o->ino = st.st_ino;
+    o->opened = true;
     return 0;
 }
 
 int
-leakgate_outputs__open_journal(struct leakgate_outputs_file *o, bool fresh)
+leakgate_outputs__open_journal(struct leakgate_outputs_file *o,
+                               const char *key,
+                               bool fresh)
 {
-    struct leakgate_buf name = LEAKGATE_BUF_INIT;
-    unsigned long long start = 0;
     int store = -1, run = -1;
     int rc = leakgate_outputs__lock(&store, o);
 
-    if (rc == 0 && fresh)
-        prune(o, store);
+    /* The run's first process (it makes the run directory) removes the
+     * store's stale runs: once per run, not once per process. */
     if (rc == 0)
+        rc = leakgate_files__open_own_dir(
+            &run, store, strrchr(o->rundir, '/') + 1, o->rundir);
+    if (rc == LEAKGATE_ENOTFOUND) {
+        if (fresh)
+            prune(o, store);
         rc = leakgate_outputs__run_dir(&run, store, o);
-    if (!o->journal) {
-        (void)leakgate_outputs__proc_start(&start, (long)getpid());
-        leakgate_buf__printf(&name, "%020llu-%ld.log", start, (long)getpid());
-        o->journal = leakgate_buf__take(&name);
     }
-    if (rc == 0 && !o->journal)
-        rc = leakgate_error__set(LEAKGATE_ENOMEM, "journal");
     if (rc == 0)
         rc = journal_at(o, run);
+    /* Its first line, under the lock: from now on the run has a live
+     * writer, and no other run removes it as stale. */
+    if (rc == 0)
+        rc = leakgate_outputs__append_to(o, key, "H\n", 2);
     if (run >= 0)
         close(run);
     leakgate_files__unlock(store);
     return rc;
+}
+
+/* ---- appending ---------------------------------------------------------- */
+
+/* Whether o's descriptor is still its journal: a test may have closed
+ * it, and another file may have its number now.  Never allocates. */
+bool
+leakgate_outputs__journal_ok(const struct leakgate_outputs_file *o)
+{
+    struct stat st;
+
+    return o->fd >= 0 && fstat(o->fd, &st) == 0 && st.st_dev == o->dev &&
+           st.st_ino == o->ino;
+}
+
+/* "\nKEY\tLEN\t" of a record of len bytes (its newline last) into
+ * head; its length.  Never allocates. */
+static size_t
+line_head(char *head, size_t cap, const char *key, size_t len)
+{
+    char digits[24];
+    size_t n = 0, k = 0, body = len > 0 ? len - 1 : 0;
+
+    do {
+        digits[k++] = (char)('0' + body % 10);
+        body /= 10;
+    } while (body > 0);
+    head[n++] = '\n';
+    for (const char *p = key; *p && n + k + 2 < cap; p++)
+        head[n++] = *p;
+    head[n++] = '\t';
+    while (k > 0)
+        head[n++] = digits[--k];
+    head[n++] = '\t';
+    return n;
+}
+
+/* One line into o's journal with a single writev(2): O_APPEND puts it
+ * whole after every other process's, never between their bytes.  A
+ * short write is not completed (the rest would land after another
+ * process's line): the fragment is ignored when read. */
+static int
+append_one(struct leakgate_outputs_file *o,
+           const char *head,
+           size_t head_len,
+           const char *line,
+           size_t len)
+{
+    struct iovec iov[2] = {{(void *)(uintptr_t)head, head_len},
+                           {(void *)(uintptr_t)line, len}};
+    ssize_t w;
+
+    do
+        w = writev(o->fd, iov, 2);
+    while (w < 0 && errno == EINTR);
+    if (w == (ssize_t)(head_len + len))
+        return 0;
+    if (w >= 0)
+        return leakgate_error__set(LEAKGATE_EIO,
+                                   "cannot write the journal in %s: %zd of "
+                                   "%zu bytes written",
+                                   o->rundir, w, head_len + len);
+    return leakgate_error__set(LEAKGATE_EIO,
+                               "cannot write the journal in %s: %s", o->rundir,
+                               strerror(errno));
+}
+
+int
+leakgate_outputs__append_to(struct leakgate_outputs_file *o,
+                            const char *key,
+                            const char *line,
+                            size_t len)
+{
+    char head[LEAKGATE_OUTPUTS_KEY_MAX + 32];
+
+    if (o->fd >= 0 && !leakgate_outputs__journal_ok(o))
+        o->fd = -1; /* not ours any more: never closed */
+    if (o->fd < 0 || len == 0)
+        return 0;
+    return append_one(o, head, line_head(head, sizeof head, key, len), line,
+                      len);
 }
 
 /* The store beside (or in) an existing directory must be a directory

@@ -1027,6 +1027,39 @@ self_build_id(const char **out, struct leakgate_symbolizer *sym)
     return intern_hex(out, sym, &hex);
 }
 
+/* This process's executable and build-id, read once without libdw
+ * (leakgate_symbolize__self_main()). */
+static pthread_once_t self_main_once = PTHREAD_ONCE_INIT;
+static char self_main_path[PATH_MAX];
+static char self_main_build_id[2 * 64 + 1];
+
+static void
+read_self_main(void)
+{
+    struct leakgate_buf hex = LEAKGATE_BUF_INIT;
+    ssize_t n =
+        readlink("/proc/self/exe", self_main_path, sizeof self_main_path - 1);
+
+    self_main_path[n > 0 ? n : 0] = '\0';
+    leakgate_buf__puts(&hex, "");
+    dl_iterate_phdr(main_build_id_note, &hex);
+    snprintf(self_main_build_id, sizeof self_main_build_id, "%s",
+             hex.ptr && !hex.failed ? hex.ptr : "");
+    leakgate_buf__dispose(&hex);
+}
+
+int
+leakgate_symbolize__self_main(const char **path_out, const char **build_id_out)
+{
+    if (pthread_once(&self_main_once, read_self_main) != 0 ||
+        !self_main_path[0])
+        return leakgate_error__set(LEAKGATE_ESYMBOL,
+                                   "main executable not found");
+    *path_out = self_main_path;
+    *build_id_out = self_main_build_id;
+    return 0;
+}
+
 /* Intern the build-id of mod as lowercase hex ("" when it has none). */
 static int
 intern_build_id(const char **out,

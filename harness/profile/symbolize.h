@@ -80,6 +80,16 @@ int leakgate_symbolize__main_module(struct leakgate_symbolizer *sym,
                                     const char **build_id_out);
 
 /*
+ * This process's executable (as /proc/self/exe names it) and GNU build-id
+ * as lowercase hex ("" when it has none), what
+ * leakgate_symbolize__main_module() says of a self symbolizer, without
+ * making one (no libdw is loaded): static text, read once.
+ * Returns 0 or LEAKGATE_ESYMBOL (no /proc).
+ */
+int leakgate_symbolize__self_main(const char **path_out,
+                                  const char **build_id_out);
+
+/*
  * Why sym has no function names from debug information nor file:line:
  * "<soname> could not be loaded (<dlerror>)" when libdw is missing (every
  * frame is module + offset, function names only where the dynamic symbol

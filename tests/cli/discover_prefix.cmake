@@ -3,7 +3,8 @@
 # sources and discovered under one TEST_PREFIX (none, or the same) make
 # leakgate_discover_tests() warn at configure time, naming both and the
 # call to change; the call changed as printed configures without the
-# warning and gives ctest distinct names.  Binaries from different
+# warning and gives ctest distinct names (its [outputs] test's name says
+# the target once).  Binaries from different
 # sources, one target discovered twice, or different prefixes stay quiet.
 # MODULE is cmake/LeakgateDiscoverTests.cmake, WORK a scratch directory,
 # CC the C compiler.
@@ -79,6 +80,14 @@ execute_process(COMMAND ${CMAKE_CTEST_COMMAND} --test-dir
 if(NOT rc EQUAL 0 OR NOT listed MATCHES "Total Tests: 6"
    OR NOT listed MATCHES "fake_b/s/t\n" OR NOT listed MATCHES ": s/t\n")
   string(APPEND failed "applied: expected s/t and fake_b/s/t:\n${out}${listed}\n")
+endif()
+# The [outputs] tests: the prefix already names fake_b, so its name does
+# not say it twice (fake_b/[outputs], not fake_b/fake_b/[outputs]).
+if(NOT listed MATCHES ": fake_b/\\[outputs\\]\n"
+   OR NOT listed MATCHES ": fake_a/\\[outputs\\]\n"
+   OR listed MATCHES "fake_b/fake_b")
+  string(APPEND failed "applied: expected fake_a/[outputs] and "
+                       "fake_b/[outputs]:\n${listed}\n")
 endif()
 
 # 3. Must fire: the same prefix for both.

@@ -58,8 +58,15 @@ LEAKGATE_JUNIT=$WORK/junit.xml \
     "$CTEST" --test-dir "$WORK/ctest" -j8 -E '\[outputs\]' >"$WORK/ctest.log" 2>&1
 [ ! -e "$WORK/junit.xml" ] ||
     fail "a test process wrote junit.xml (the [outputs] tests were excluded)"
-[ "$(find "$WORK/.junit.xml.leakgate" -name '*.log' | wc -l)" -eq 9 ] ||
-    fail "expected 9 journals: $(find "$WORK/.junit.xml.leakgate" -name '*.log')"
+# One journal for the run (no file per process), with the lines of the
+# 9 processes: each ended with a D record.
+[ "$(find "$WORK/.junit.xml.leakgate" -type f -name journal | wc -l)" -eq 1 ] ||
+    fail "expected one journal: $(find "$WORK/.junit.xml.leakgate" -type f)"
+[ "$(find "$WORK/.junit.xml.leakgate" -name '*.log' | wc -l)" -eq 0 ] ||
+    fail "a journal per process: $(find "$WORK/.junit.xml.leakgate" -name '*.log')"
+[ "$(find "$WORK/.junit.xml.leakgate" -type f -name journal -exec cat {} + |
+    grep -c '^[0-9]\{20\}-[0-9]*	1	D$')" -eq 9 ] ||
+    fail "expected 9 writers that ended in the journal"
 rm -rf "$WORK/.junit.xml.leakgate" "$WORK/junit.xml"
 LEAKGATE_JUNIT=$WORK/junit.xml "$CTEST" --test-dir "$WORK/ctest" -j8 \
     -R '^twin_b/twin/' -FC leakgate_outputs >"$WORK/ctest.log" 2>&1

@@ -131,20 +131,35 @@ put_window(struct leakgate_buf *b,
     leakgate_buf__dispose(&name);
 }
 
-/* Another process's journal in the run directory of `store`. */
+/* Another process's lines, appended to the journal of run directory
+ * rundir as it writes them: each line of text framed "\nKEY\tLEN\t...\n";
+ * a last line without its newline is a torn write (its LEN says more). */
 static void
 write_journal(const char *rundir,
               long pid,
               unsigned long long start,
               const char *text)
 {
-    struct leakgate_buf p = LEAKGATE_BUF_INIT;
+    struct leakgate_buf p = LEAKGATE_BUF_INIT, b = LEAKGATE_BUF_INIT;
+    FILE *f;
 
-    leakgate_buf__printf(&p, "%s/%020llu-%ld.log", rundir, start, pid);
+    leakgate_buf__printf(&p, "%s/journal", rundir);
     CU_ASSERT_EQUAL_FATAL(leakgate_files__mkdirs(rundir, "directory"), 0);
-    CU_ASSERT_EQUAL(leakgate_files__write(NULL, p.ptr, text, strlen(text), 0),
-                    0);
+    for (const char *line = text; *line;) {
+        const char *nl = strchr(line, '\n');
+        size_t len = nl ? (size_t)(nl - line) : strlen(line);
+
+        leakgate_buf__printf(&b, "\n%020llu-%ld\t%zu\t%.*s%s", start, pid,
+                             nl ? len : len + 40, (int)len, line,
+                             nl ? "\n" : "");
+        line += nl ? len + 1 : len;
+    }
+    f = fopen(p.ptr, "a");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    CU_ASSERT_EQUAL(fwrite(b.ptr ? b.ptr : "", 1, b.len, f), b.len);
+    CU_ASSERT_EQUAL(fclose(f), 0);
     leakgate_buf__dispose(&p);
+    leakgate_buf__dispose(&b);
 }
 
 /* The same journal in both stores of open_own() (j.xml, report/). */
@@ -375,7 +390,7 @@ test_outputs__stale_runs_removed_live_kept(void)
     old = path_in(".j.xml.leakgate", "run-id-old");
     write_journal(old, dead_pid(), 1, "D\n");
     named_live = path_in(".j.xml.leakgate", "run-id-busy");
-    write_journal(named_live, ppid, start_of(ppid), "");
+    write_journal(named_live, ppid, start_of(ppid), "H\n");
     snprintf(name, sizeof name, "run-p%ld-%llu", ppid, start_of(ppid));
     parent = path_in(".j.xml.leakgate", name);
     CU_ASSERT_EQUAL(leakgate_files__mkdirs(parent, "directory"), 0);
@@ -420,6 +435,121 @@ test_outputs__unwritable_store(void)
     free(report);
 }
 
+/* Concurrent writers of one run's journal: NPROC processes append
+ * NWIN records each at once, of 64 B to 24 KiB (beyond PIPE_BUF and a
+ * page: a writer that split a record into several write(2)s would
+ * interleave with the others). */
+#define NPROC 12
+#define NWIN 25
+
+static size_t
+pad_len(int p, int i)
+{
+    return 64 + (size_t)((p * 7919 + i * 104729) % 24000);
+}
+
+static void
+append_many(int p, int go)
+{
+    struct leakgate_outputs *os = NULL;
+    char *junit = path_in("j.xml", NULL), ready;
+    int bad = 0;
+
+    setenv(LEAKGATE_OUTPUTS_RENDER_ENV, "end", 1);
+    if (read(go, &ready, 1) < 0 ||
+        leakgate_outputs__open(&os, junit, NULL, NULL) != 0 ||
+        leakgate_outputs__env(os, "{}", PROPS) != 0)
+        _exit(3);
+    for (int i = 0; i < NWIN && !bad; i++) {
+        struct leakgate_buf b = LEAKGATE_BUF_INIT;
+        struct leakgate_report_piece piece;
+        char suite[16], test[16];
+
+        snprintf(suite, sizeof suite, "p%d", p);
+        snprintf(test, sizeof test, "t%d", i);
+        leakgate_outputs__started(os, suite, test, "test");
+        leakgate_buf__printf(&b, "    <testcase from=\"%d-%d\" pad=\"", p, i);
+        for (size_t k = 0; k < pad_len(p, i); k++)
+            leakgate_buf__puts(&b, "x");
+        leakgate_buf__puts(&b, "\"/>\n");
+        memset(&piece, 0, sizeof piece);
+        piece.suite = suite;
+        piece.status = LEAKGATE_STATUS_PASS;
+        piece.json_test = "{}";
+        piece.junit_case = b.ptr;
+        bad = b.failed ||
+              leakgate_outputs__window(os, suite, test, &piece, 3) != 0;
+        leakgate_buf__dispose(&b);
+    }
+    bad = bad || leakgate_outputs__merge(os, NULL) != 0;
+    leakgate_outputs__free(os);
+    _exit(bad ? 4 : 0);
+}
+
+/* Every testcase of the merged xml once and whole; how many. */
+static int
+whole_cases(const char *xml, bool seen[NPROC][NWIN])
+{
+    int n = 0;
+
+    for (const char *at = xml ? strstr(xml, "<testcase from=\"") : NULL; at;
+         at = strstr(at + 1, "<testcase from=\"")) {
+        int p, i, used = 0;
+        size_t x;
+
+        if (sscanf(at, "<testcase from=\"%d-%d\" pad=\"%n", &p, &i, &used) !=
+                2 ||
+            used == 0 || p < 0 || p >= NPROC || i < 0 || i >= NWIN ||
+            seen[p][i])
+            return -1;
+        x = strspn(at + used, "x");
+        if (x != pad_len(p, i) || strncmp(at + used + x, "\"/>\n", 4) != 0)
+            return -1;
+        seen[p][i] = true;
+        n++;
+    }
+    return n;
+}
+
+static void
+test_outputs__concurrent_writers(void)
+{
+    bool seen[NPROC][NWIN];
+    pid_t pids[NPROC];
+    struct stat st;
+    int go[2], status, failed = 0;
+    char *junit, *xml;
+
+    fresh_dir("concurrent");
+    memset(seen, 0, sizeof seen);
+    CU_ASSERT_EQUAL_FATAL(pipe(go), 0);
+    for (int p = 0; p < NPROC; p++) {
+        pids[p] = fork();
+        CU_ASSERT_FATAL(pids[p] >= 0);
+        if (pids[p] == 0) {
+            close(go[1]);
+            append_many(p, go[0]);
+        }
+    }
+    close(go[0]);
+    close(go[1]); /* all start at once */
+    for (int p = 0; p < NPROC; p++)
+        failed += waitpid(pids[p], &status, 0) != pids[p] ||
+                  !WIFEXITED(status) || WEXITSTATUS(status) != 0;
+    CU_ASSERT_EQUAL(failed, 0);
+    junit = path_in("j.xml", NULL);
+    CU_ASSERT_EQUAL(leakgate_outputs__finish(junit, NULL, NULL), 0);
+    xml = read_all(junit);
+    CU_ASSERT_EQUAL(whole_cases(xml, seen), NPROC * NWIN);
+    CU_ASSERT_TRUE(xml && strstr(xml, "tests=\"300\" failures=\"0\""));
+    /* No process had a file of its own: one journal in the run. */
+    free(xml);
+    xml = path_in(".j.xml.leakgate", "run-id-concurrent/journal");
+    CU_ASSERT_EQUAL(stat(xml, &st), 0);
+    free(junit);
+    free(xml);
+}
+
 static void
 test_outputs__cleanup(void)
 {
@@ -437,5 +567,6 @@ const struct unit_case unit_cases[] = {
     {"stale_runs_removed_live_kept",
      test_outputs__stale_runs_removed_live_kept},
     {"unwritable_store", test_outputs__unwritable_store},
+    {"concurrent_writers", test_outputs__concurrent_writers},
     {"cleanup", test_outputs__cleanup},
     {NULL, NULL}};
