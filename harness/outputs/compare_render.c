@@ -306,15 +306,19 @@ leakgate_compare__text(const struct leakgate_compare *c)
 static void
 md_put(struct leakgate_buf *b, const char *s, size_t max)
 {
-    size_t n = s ? strlen(s) : 0;
-    bool cut = n > max;
+    size_t n;
+    bool cut;
 
+    if (!s)
+        s = "";
+    n = strlen(s);
+    cut = n > max;
     if (cut) {
         n = max;
         while (n > 0 && ((unsigned char)s[n] & 0xC0) == 0x80)
             n--;
     }
-    for (const char *p = s ? s : ""; p < s + n; p++) {
+    for (const char *p = s; p < s + n; p++) {
         if (*p == '<')
             leakgate_buf__puts(b, "&lt;");
         else if (*p == '>')
