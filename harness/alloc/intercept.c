@@ -264,7 +264,7 @@ noted_from(void *p, size_t usize, uintptr_t caller)
                                           : (long long)usable(p),
                                   true);
     if (p && leakgate_track__recording()) {
-        leakgate_track__record((uintptr_t)p);
+        leakgate_track__record_here((uintptr_t)p);
         if (leakgate_track__stack_wanted(caller))
             leakgate_track__stack_note((uintptr_t)p, caller);
     }
@@ -300,7 +300,7 @@ metered_size(const void *p)
 static inline bool
 erased(const void *p)
 {
-    if (!leakgate_track__erase((uintptr_t)p))
+    if (!leakgate_track__erase_here((uintptr_t)p))
         return false;
     if (atomic_load_explicit(&leakgate_track__stacks_live,
                              memory_order_relaxed) != 0)
