@@ -238,8 +238,9 @@ classed(const void *p, size_t n, size_t align)
 
     if (!p || !leakgate_jesize__lean())
         return 0;
-    usize = align ? leakgate_jesize__sa2u(n, align) : leakgate_jesize__s2u(n);
-    leakgate_jesize__note(p, usize);
+    usize =
+        align ? leakgate_jesize__sa2u(n, align) : leakgate_jesize__class_of(n);
+    leakgate_jesize__note_here(p, usize);
     return usize;
 }
 
