@@ -238,17 +238,23 @@ classed(const void *p, size_t n, size_t align)
 
     if (!p || !leakgate_jesize__lean())
         return 0;
-    usize = align ? leakgate_jesize__sa2u(n, align) : leakgate_jesize__s2u(n);
-    leakgate_jesize__note(p, usize);
+    usize =
+        align ? leakgate_jesize__sa2u(n, align) : leakgate_jesize__class_of(n);
+    leakgate_jesize__note_here(p, usize);
     return usize;
 }
+
+/* Inlined into malloc, calloc, realloc and free, whose calls are most of
+ * a program's (the rarer wrappers call one copy: a copy in each of them
+ * adds ~30 KB of code for calls that are rare). */
+#define HOT inline __attribute__((always_inline))
 
 /* Note p as allocated in the open window; usize is its jemalloc usable
  * size when the caller knows it (a lean process's class, just noted; 0:
  * look it up), caller the wrapper's return address (the code that called
  * malloc), for track_stacks.c.  In the wrappers' section: an allocation's
  * stack starts below it. */
-static inline ALLOC_PATH void *
+static HOT ALLOC_PATH void *
 noted_from(void *p, size_t usize, uintptr_t caller)
 {
     /* A thread an earlier window started: not this window's (track_hot.h). */
@@ -264,7 +270,7 @@ noted_from(void *p, size_t usize, uintptr_t caller)
                                           : (long long)usable(p),
                                   true);
     if (p && leakgate_track__recording()) {
-        leakgate_track__record((uintptr_t)p);
+        leakgate_track__record_here((uintptr_t)p);
         if (leakgate_track__stack_wanted(caller))
             leakgate_track__stack_note((uintptr_t)p, caller);
     }
@@ -273,15 +279,29 @@ noted_from(void *p, size_t usize, uintptr_t caller)
 
 /* An n-byte allocation (aligned to align; 0: malloc's) handed out: its
  * class noted (a lean process), then the object. */
-static inline ALLOC_PATH void *
-handed_out(void *p, size_t n, size_t align, uintptr_t caller)
+static HOT ALLOC_PATH void *
+handed_out_here(void *p, size_t n, size_t align, uintptr_t caller)
 {
     return noted_from(p, classed(p, n, align), caller);
 }
 
+/* The same, called (from the rarer wrappers). */
+static __attribute__((noinline)) ALLOC_PATH void *
+handed_out(void *p, size_t n, size_t align, uintptr_t caller)
+{
+    return handed_out_here(p, n, align, caller);
+}
+
+static __attribute__((noinline)) ALLOC_PATH void *
+noted_out(void *p, uintptr_t caller)
+{
+    return noted_from(p, 0, caller);
+}
+
 #define CALLER ((uintptr_t)__builtin_return_address(0))
-#define noted(p) noted_from((p), 0, CALLER)
+#define noted(p) noted_out((p), CALLER)
 #define noted_classed(p, n, align) handed_out((p), (n), (align), CALLER)
+#define noted_classed_here(p, n) handed_out_here((p), (n), 0, CALLER)
 
 /* The usable size of p, for the meter, while it counts and jemalloc's
  * counters do not count it (else 0). */
@@ -300,7 +320,7 @@ metered_size(const void *p)
 static inline bool
 erased(const void *p)
 {
-    if (!leakgate_track__erase((uintptr_t)p))
+    if (!leakgate_track__erase_here((uintptr_t)p))
         return false;
     if (atomic_load_explicit(&leakgate_track__stacks_live,
                              memory_order_relaxed) != 0)
@@ -308,8 +328,8 @@ erased(const void *p)
     return true;
 }
 
-static inline void
-forget(void *p)
+static HOT void
+forget_here(void *p)
 {
     size_t n = metered_size(p);
 
@@ -319,6 +339,13 @@ forget(void *p)
         (void)erased(p);
     if (p && leakgate_track__watching_now())
         leakgate_track__watch_free((uintptr_t)p);
+}
+
+/* The same, called (from the rarer wrappers). */
+static __attribute__((noinline)) void
+forget(void *p)
+{
+    forget_here(p);
 }
 
 /* No next definition (a program without the C++ runtime calling a C++
@@ -335,7 +362,7 @@ malloc(size_t n)
 {
     if (!next.malloc && resolving)
         return arena_alloc(n, 16);
-    return noted_classed(NEXT(malloc)(n), n, 0);
+    return noted_classed_here(NEXT(malloc)(n), n);
 }
 
 WRAP void
@@ -343,7 +370,7 @@ free(void *p)
 {
     if (in_arena(p))
         return;
-    forget(p);
+    forget_here(p);
     NEXT(free)(p);
 }
 
@@ -352,7 +379,7 @@ calloc(size_t k, size_t n)
 {
     if (!next.calloc && resolving)
         return n && k > SIZE_MAX / n ? NULL : arena_alloc(k * n, 16);
-    return noted_classed(NEXT(calloc)(k, n), k * n, 0);
+    return noted_classed_here(NEXT(calloc)(k, n), k * n);
 }
 
 /* A resized object is noted anew, even in place: exact profiling samples

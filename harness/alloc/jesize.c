@@ -23,36 +23,17 @@
 #include "util.h"
 
 /* jemalloc 5.3 on x86-64 Linux: LG_QUANTUM 4, SC_LG_NGROUP 2, tiny
- * classes down to 8 bytes, 4 KiB pages, small classes up to 14 KiB. */
-#define LG_QUANTUM 4
-#define LG_NGROUP 2
-#define TINY_MIN 8
+ * classes down to 8 bytes (leakgate_jesize__class_of(), jesize.h), 4 KiB
+ * pages, small classes up to 14 KiB. */
 #define PAGE ((size_t)4096)
 #define SMALL_MAXCLASS ((size_t)14336)
 #define LARGE_MINCLASS ((size_t)16384)
 #define LARGE_MAXCLASS ((size_t)7 << 60)
 
-static unsigned int
-lg_floor(size_t x)
-{
-    return (unsigned int)(sizeof(unsigned long long) * 8 - 1) -
-           (unsigned int)__builtin_clzll((unsigned long long)x);
-}
-
 size_t
 leakgate_jesize__s2u(size_t n)
 {
-    unsigned int x, lg_delta;
-    size_t delta;
-
-    if (n > LARGE_MAXCLASS)
-        return 0;
-    if (n <= TINY_MIN)
-        return TINY_MIN;
-    x = lg_floor((n << 1) - 1);
-    lg_delta = x < LG_NGROUP + LG_QUANTUM + 1 ? LG_QUANTUM : x - LG_NGROUP - 1;
-    delta = (size_t)1 << lg_delta;
-    return (n + delta - 1) & ~(delta - 1);
+    return leakgate_jesize__class_of(n);
 }
 
 size_t
@@ -148,21 +129,7 @@ byte_for(uintptr_t a, bool create)
     return byte_slow(a, create);
 }
 
-static unsigned char
-encode(size_t usize)
-{
-    unsigned int d;
-    size_t m;
-
-    if (usize == 0)
-        return 0;
-    d = (unsigned int)__builtin_ctzll((unsigned long long)usize);
-    m = usize >> d;
-    if (d < 3 || d > 34 || m > 7)
-        return 0;
-    return (unsigned char)(m << 5 | (d - 3));
-}
-
+#define encode leakgate_jesize__encode
 #define decode leakgate_jesize__decode
 
 void

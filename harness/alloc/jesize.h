@@ -22,6 +22,26 @@
  * class).  Cannot fail. */
 size_t leakgate_jesize__s2u(size_t n);
 
+/* leakgate_jesize__s2u(), inlined for the allocation wrappers: jemalloc
+ * 5.3 on x86-64 Linux (16-byte quantum, 4 classes per doubling, a tiny
+ * class of 8 bytes, the largest 7 << 60). */
+static inline size_t
+leakgate_jesize__class_of(size_t n)
+{
+    unsigned int x, lg_delta;
+    size_t delta;
+
+    if (n > (size_t)7 << 60)
+        return 0;
+    if (n <= 8)
+        return 8;
+    x = (unsigned int)(sizeof(unsigned long long) * 8 - 1) -
+        (unsigned int)__builtin_clzll((unsigned long long)((n << 1) - 1));
+    lg_delta = x < 2 + 4 + 1 ? 4 : x - 2 - 1;
+    delta = (size_t)1 << lg_delta;
+    return (n + delta - 1) & ~(delta - 1);
+}
+
 /* jemalloc's usable size of an n-byte allocation aligned to align (a
  * power of two), as posix_memalign, aligned_alloc and memalign give it
  * (0 when too large).  Cannot fail. */
@@ -62,6 +82,38 @@ leakgate_jesize__decode(unsigned char c)
  * allocation wrappers only; never allocates; a size the map cannot hold
  * is noted as unknown).  Cannot fail. */
 void leakgate_jesize__note(const void *p, size_t usize);
+
+/* A usable size's class byte (0: one the map cannot hold): usize is
+ * m * 2^d, m odd, at most 7, d from 3 to 34; the byte is m << 5 | d - 3. */
+static inline unsigned char
+leakgate_jesize__encode(size_t usize)
+{
+    unsigned int d;
+    size_t m;
+
+    if (usize == 0)
+        return 0;
+    d = (unsigned int)__builtin_ctzll((unsigned long long)usize);
+    m = usize >> d;
+    if (d < 3 || d > 34 || m > 7)
+        return 0;
+    return (unsigned char)(m << 5 | (d - 3));
+}
+
+/* leakgate_jesize__note(), inlined for the allocation wrappers where the
+ * thread's last leaf covers p. */
+static inline void
+leakgate_jesize__note_here(const void *p, size_t usize)
+{
+    const struct leakgate_jesize__cache *c = &leakgate_jesize__here;
+    uintptr_t a = (uintptr_t)p;
+
+    if (c->leaf && c->index == a >> LEAKGATE_JESIZE__LEAF_SHIFT)
+        c->leaf[(a & (((uintptr_t)1 << LEAKGATE_JESIZE__LEAF_SHIFT) - 1)) >>
+                LEAKGATE_JESIZE__GRAIN_SHIFT] = leakgate_jesize__encode(usize);
+    else
+        leakgate_jesize__note(p, usize);
+}
 
 /* The usable size of the live object at p as jemalloc gives it: in a lean
  * process its noted class (or, for an object the wrappers never saw, the

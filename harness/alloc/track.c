@@ -5,7 +5,9 @@
  * table is proof).
  *
  * Hot path (a wrapper, window open): one atomic bit operation in an
- * address-indexed bitmap and one counter.  Nothing here may call malloc: it
+ * address-indexed bitmap and one counter (plain stores while the process
+ * has one thread; then inlined into the wrappers, track_hot.h, for the
+ * leaf this thread listed last).  Nothing here may call malloc: it
  * runs inside malloc.  A leaf of the bitmap is
  * mapped with mmap on first use; when that fails the window's result is
  * reported as unknown (LEAKGATE_ENOMEM), never as clean.
@@ -20,12 +22,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#if defined(__has_include)
-#if __has_include(<sys/single_threaded.h>)
-#include <sys/single_threaded.h>
-#define HAVE_SINGLE_THREADED 1
-#endif
-#endif
 
 #include "error.h"
 #include "jesize.h"
@@ -45,7 +41,7 @@
  * that grew can find its objects and the next window can clear them.
  */
 #define ADDR_BITS 47
-#define LEAF_SHIFT 22                             /* 4 MiB per leaf */
+#define LEAF_SHIFT LEAKGATE_TRACK__LEAF_SHIFT     /* 4 MiB per leaf */
 #define LEAF_BITS ((size_t)1 << (LEAF_SHIFT - 3)) /* one per 8 bytes */
 #define LEAF_WORDS (LEAF_BITS / 64)
 #define NLEAVES ((size_t)1 << (ADDR_BITS - LEAF_SHIFT))
@@ -53,7 +49,7 @@
 
 /* The leaf's words in pages of 4 KiB: a window clears and scans only the
  * pages it set bits in (a page never written is never faulted in). */
-#define PAGE_WORDS ((size_t)4096 / sizeof(uint64_t))
+#define PAGE_WORDS LEAKGATE_TRACK__PAGE_WORDS
 #define LEAF_PAGES (LEAF_WORDS / PAGE_WORDS)
 _Static_assert(LEAF_PAGES <= 32, "a leaf's pages fit struct leaf's mask");
 
@@ -135,6 +131,11 @@ slot_add(_Atomic uint64_t *counter, const struct slot *s)
             counter, atomic_load_explicit(counter, memory_order_relaxed) + 1,
             memory_order_relaxed);
 }
+
+/* The inlined record and erase (track_hot.h): filled by
+ * leakgate_track__record(). */
+__thread struct leakgate_track__hot leakgate_track__hot_here
+    __attribute__((tls_model("initial-exec"))) = {.index = UINTPTR_MAX};
 
 static unsigned int
 used_slots(void)
@@ -333,23 +334,8 @@ leaf_slow(uintptr_t a, bool create)
     return l;
 }
 
-/*
- * The process has one thread (glibc's __libc_single_threaded, which it
- * clears before it starts a second one, by any of its thread functions,
- * and which libstdc++ reads for the same reason): the bitmap's words are
- * then set and cleared with plain loads and stores, no locked instruction.
- * Nothing else can touch them meanwhile; a thread started later sees the
- * flag cleared, and from then on every change is atomic.
- */
-static inline bool
-alone(void)
-{
-#ifdef HAVE_SINGLE_THREADED
-    return __libc_single_threaded != 0;
-#else
-    return false;
-#endif
-}
+/* The process has one thread: plain loads and stores (track_hot.h). */
+#define alone leakgate_track__alone
 
 /* word |= mask (acquire), the old value. */
 static inline uint64_t
@@ -412,6 +398,29 @@ list_leaf(struct leaf *l)
     return true;
 }
 
+/* Let the inlined record and erase use l (listed in the open window):
+ * only while this thread counts in a slot of its own. */
+static void
+hot_fill(struct leaf *l, uintptr_t a)
+{
+    struct leakgate_track__hot *h = &leakgate_track__hot_here;
+    struct slot *sl = my_slot();
+    unsigned int gen = tc.listed_gen; /* list_leaf() listed l in it */
+
+    if (tc.listed != l || sl == &slots[MAX_SLOTS - 1] ||
+        gen != atomic_load_explicit(&leakgate_track__window,
+                                    memory_order_relaxed)) {
+        h->index = UINTPTR_MAX;
+        return;
+    }
+    h->index = a >> LEAF_SHIFT;
+    h->word = l->word;
+    h->used = &l->used;
+    h->sets = &sl->sets;
+    h->clears = &sl->clears;
+    h->gen = gen;
+}
+
 void
 leakgate_track__record(uintptr_t a)
 {
@@ -438,6 +447,7 @@ leakgate_track__record(uintptr_t a)
 
         slot_add(&sl->sets, sl);
     }
+    hot_fill(l, a);
 }
 
 /* Clear a's bit; true when it was set (a was allocated in the window). */

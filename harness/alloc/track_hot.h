@@ -188,6 +188,117 @@ void leakgate_track__record(uintptr_t a);
  * Never allocates. */
 bool leakgate_track__erase(uintptr_t a);
 
+/* The bitmap's layout (track.c): a bit per 8 bytes of address space, in
+ * leaves of 2^LEAF_SHIFT bytes of addresses, whose words are marked used
+ * in pages of PAGE_WORDS. */
+#define LEAKGATE_TRACK__LEAF_SHIFT 22
+#define LEAKGATE_TRACK__LEAF_BITS                                              \
+    ((uintptr_t)1 << (LEAKGATE_TRACK__LEAF_SHIFT - 3))
+#define LEAKGATE_TRACK__PAGE_WORDS ((size_t)4096 / sizeof(uint64_t))
+
+/*
+ * The process has one thread (glibc's __libc_single_threaded, which it
+ * clears before it starts a second one, by any of its thread functions,
+ * and which libstdc++ reads for the same reason): the bitmap's words are
+ * then set and cleared with plain loads and stores, no locked instruction.
+ * Nothing else can touch them meanwhile; a thread started later sees the
+ * flag cleared, and from then on every change is atomic (track.c).
+ */
+#if defined(__has_include)
+#if __has_include(<sys/single_threaded.h>)
+#include <sys/single_threaded.h>
+#define LEAKGATE_TRACK__HAVE_SINGLE_THREADED 1
+#endif
+#endif
+static inline bool
+leakgate_track__alone(void)
+{
+#ifdef LEAKGATE_TRACK__HAVE_SINGLE_THREADED
+    return __libc_single_threaded != 0;
+#else
+    return false;
+#endif
+}
+
+/*
+ * The leaf of the bitmap this thread's last leakgate_track__record()
+ * listed, for the inlined paths below: its words and page marks, the
+ * window it was listed in, and this thread's own counters of bits set and
+ * cleared (filled only when the thread has a slot of its own).  index is
+ * UINTPTR_MAX until then (no address has it).
+ */
+struct leakgate_track__hot {
+    uintptr_t index; /* address >> LEAKGATE_TRACK__LEAF_SHIFT */
+    _Atomic uint64_t *word;
+    _Atomic uint32_t *used;
+    _Atomic uint64_t *sets;
+    _Atomic uint64_t *clears;
+    unsigned int gen; /* leakgate_track__window when it was listed */
+};
+extern __thread struct leakgate_track__hot leakgate_track__hot_here
+    __attribute__((tls_model("initial-exec")));
+
+/* leakgate_track__record(), inlined into the allocation wrappers while
+ * the process has one thread and the object is in the leaf this thread
+ * listed in the open window: the same stores, no call. */
+static inline __attribute__((always_inline)) void
+leakgate_track__record_here(uintptr_t a)
+{
+    const struct leakgate_track__hot *h = &leakgate_track__hot_here;
+
+    if (h->index == a >> LEAKGATE_TRACK__LEAF_SHIFT &&
+        h->gen == atomic_load_explicit(&leakgate_track__window,
+                                       memory_order_relaxed) &&
+        leakgate_track__alone()) {
+        uintptr_t bit = (a >> 3) & (LEAKGATE_TRACK__LEAF_BITS - 1);
+        _Atomic uint64_t *w = &h->word[bit >> 6];
+        uint64_t mask = (uint64_t)1 << (bit & 63);
+        uint64_t old = atomic_load_explicit(w, memory_order_relaxed);
+        uint32_t page = (uint32_t)1
+                        << ((bit >> 6) / LEAKGATE_TRACK__PAGE_WORDS);
+
+        atomic_store_explicit(w, old | mask, memory_order_relaxed);
+        if (!(atomic_load_explicit(h->used, memory_order_relaxed) & page))
+            atomic_fetch_or(h->used, page);
+        if (!(old & mask))
+            atomic_store_explicit(
+                h->sets,
+                atomic_load_explicit(h->sets, memory_order_relaxed) + 1,
+                memory_order_relaxed);
+        return;
+    }
+    leakgate_track__record(a);
+}
+
+/* leakgate_track__erase(), inlined likewise while the process has one
+ * thread and a is in that leaf (of any window: leaves are never
+ * unmapped).  (The out-of-line erase waits while the end of a window
+ * counts what is left: with one thread, that thread is the one counting,
+ * and it frees nothing meanwhile.) */
+static inline __attribute__((always_inline)) bool
+leakgate_track__erase_here(uintptr_t a)
+{
+    const struct leakgate_track__hot *h = &leakgate_track__hot_here;
+
+    if (h->index == a >> LEAKGATE_TRACK__LEAF_SHIFT &&
+        leakgate_track__alone()) {
+        uintptr_t bit = (a >> 3) & (LEAKGATE_TRACK__LEAF_BITS - 1);
+        _Atomic uint64_t *w = &h->word[bit >> 6];
+        uint64_t mask = (uint64_t)1 << (bit & 63);
+        uint64_t old = atomic_load_explicit(w, memory_order_relaxed);
+
+        if (!(old & mask))
+            return false; /* not from this window: the common case */
+        atomic_store_explicit(w, old & ~mask, memory_order_relaxed);
+        atomic_store_explicit(
+            h->clears,
+            atomic_load_explicit(h->clears, memory_order_relaxed) + 1,
+            memory_order_relaxed);
+        return true;
+    }
+    return leakgate_track__erase(a);
+}
+
 static inline bool
 leakgate_track__recording(void)
 {
