@@ -8,6 +8,7 @@
  * a window: a failing one would allocate CUnit's failure record there.
  */
 #include "track.h"
+#include "track_hot.h"
 
 #include <jemalloc/jemalloc.h>
 #include <malloc.h>
@@ -263,6 +264,43 @@ test_track__older_frees_ignored(void)
     CU_ASSERT_EQUAL(leakgate_track__end(&r), 0);
     CU_ASSERT_EQUAL(r.live_objs, 0);
     CU_ASSERT_EQUAL(r.frees, 1);
+}
+
+/* The wrappers' inlined record and erase (track_hot.h) keep the leaf
+ * the last window listed: a new window must list it again (its end finds
+ * only listed leaves), and the earlier window's objects, cleared by the
+ * new window's start, are not its frees.  Runs before any thread starts:
+ * the inlined paths are taken only while the process has one thread. */
+static void
+test_track__leaf_of_an_earlier_window(void)
+{
+    struct leakgate_track_result r1, r2;
+    const void *seen[2] = {NULL, NULL};
+    char *volatile a;
+    char *volatile b;
+    char *volatile c;
+
+    must_install();
+    CU_ASSERT_TRUE_FATAL(leakgate_track__alone());
+    CU_ASSERT_EQUAL_FATAL(leakgate_track__begin(), 0);
+    a = malloc(40);
+    CU_ASSERT_EQUAL(leakgate_track__end(&r1), 0);
+    CU_ASSERT_EQUAL_FATAL(leakgate_track__begin(), 0);
+    free(a);
+    b = malloc(40);
+    c = malloc(40);
+    free(c);
+    CU_ASSERT_EQUAL(leakgate_track__end(&r2), 0);
+    CU_ASSERT_EQUAL(r1.live_objs, 1);
+    CU_ASSERT_EQUAL(r2.live_objs, 1);
+    CU_ASSERT_EQUAL(r2.live_bytes, 48);
+    CU_ASSERT_EQUAL(r2.allocs, 2);
+    CU_ASSERT_EQUAL(r2.frees, 1);
+    /* the same leaf of the bitmap (4 MiB of addresses) */
+    CU_ASSERT_EQUAL((uintptr_t)a >> 22, (uintptr_t)b >> 22);
+    CU_ASSERT_EQUAL(leakgate_track__each(collect, seen), 0);
+    CU_ASSERT_PTR_EQUAL(seen[0], b);
+    free(b);
 }
 
 /* An older object resized in the window is sampled anew by exact
@@ -595,6 +633,7 @@ const struct unit_case unit_cases[] = {
     {"runtime_stacks_only_named", test_track__runtime_stacks_only_named},
     {"older_frees_ignored", test_track__older_frees_ignored},
     {"older_object_resized", test_track__older_object_resized},
+    {"leaf_of_an_earlier_window", test_track__leaf_of_an_earlier_window},
     {"resize_in_window", test_track__resize_in_window},
     {"churn_without_false_positive", test_track__churn_without_false_positive},
     {"threads", test_track__threads},
