@@ -15,9 +15,8 @@
  * a non-zero delta.  Sums saturate at INT64_MIN/INT64_MAX instead of
  * wrapping (real dumps are far from it; parsed counts may be anything).
  *
- * A fast window's stacks come from the tracker instead (alloc/track.h):
- * its groups of the objects left become a diff's entries here, above the
- * hot path, which builds no diff.
+ * A fast window's stacks come from the tracker instead: diff_track.c
+ * makes a diff of its groups, above the hot path, which builds no diff.
  */
 #include "diff.h"
 
@@ -27,7 +26,6 @@
 #include <string.h>
 
 #include "error.h"
-#include "track.h"
 
 /* One contribution to a key. */
 struct item {
@@ -435,67 +433,8 @@ leakgate_diff__free(struct leakgate_diff *diff)
     leakgate_util__free(diff);
 }
 
-/* One tracker group (alloc/track.h) appended as an entry: its pcs copied,
- * no threads. */
-static int
-append_group(const struct leakgate_track_group *g, void *payload)
+void
+leakgate_diff__sort(struct leakgate_diff *diff)
 {
-    struct leakgate_diff *d = payload;
-    struct leakgate_diff_entry *grown, *e;
-
-    grown = leakgate_util__realloc(d->entries,
-                                   (d->nentries + 1) * sizeof *d->entries);
-    if (!grown)
-        return leakgate_error__set(LEAKGATE_ENOMEM, "diff: out of memory");
-    d->entries = grown;
-    e = &d->entries[d->nentries];
-    memset(e, 0, sizeof *e);
-    e->pcs = leakgate_util__calloc(g->npcs ? g->npcs : 1, sizeof *e->pcs);
-    if (!e->pcs)
-        return leakgate_error__set(LEAKGATE_ENOMEM, "diff: out of memory");
-    memcpy(e->pcs, g->pcs, g->npcs * sizeof *e->pcs);
-    e->npcs = g->npcs;
-    e->delta_objs = (int64_t)g->objs;
-    e->delta_bytes = (int64_t)g->bytes;
-    d->nentries++;
-    return 0;
-}
-
-int
-leakgate_diff__of_track_left(struct leakgate_diff **out)
-{
-    struct leakgate_diff *d = NULL;
-    int err;
-
-    *out = NULL;
-    err = leakgate_diff__new_empty(&d);
-    if (err < 0)
-        return err;
-    err = leakgate_track__left_groups(append_group, d);
-    if (err != 0) {
-        leakgate_diff__free(d);
-        return err;
-    }
-    qsort(d->entries, d->nentries, sizeof *d->entries, cmp_entries);
-    *out = d;
-    return 0;
-}
-
-int
-leakgate_diff__of_track_hold(uint32_t owner, struct leakgate_diff **out)
-{
-    struct leakgate_diff *d = NULL;
-    int err;
-
-    *out = NULL;
-    err = leakgate_diff__new_empty(&d);
-    if (err < 0)
-        return err;
-    err = leakgate_track__hold_left(owner, append_group, d);
-    if (err != 0) {
-        leakgate_diff__free(d);
-        return err;
-    }
-    *out = d;
-    return 0;
+    qsort(diff->entries, diff->nentries, sizeof *diff->entries, cmp_entries);
 }

@@ -82,6 +82,10 @@ void leakgate_diff__free(struct leakgate_diff *diff);
  * owns, sorted.  Returns 0; LEAKGATE_ENOTFOUND when some object left has
  * no recorded stack; LEAKGATE_ENOMEM.
  */
+/* Sort diff's entries into a diff's order (see above).  Cannot fail. */
+void leakgate_diff__sort(struct leakgate_diff *diff);
+
+/* diff_track.c: */
 int leakgate_diff__of_track_left(struct leakgate_diff **out);
 
 /*
