@@ -326,12 +326,12 @@ leakgate_compare__build(struct leakgate_compare *c,
      * n log n, not n^2 name lookups. */
     for (size_t i = 0; i < nbase; i++)
         rows[n++] = (struct leakgate_compare_row){
-            .origin = base[i]->origin ? base[i]->origin : "",
+            .origin = leakgate_verdict__origin(base[i]),
             .name = base[i]->name,
             .base = base[i]};
     for (size_t i = 0; i < nhead; i++)
         rows[n++] = (struct leakgate_compare_row){
-            .origin = head[i]->origin ? head[i]->origin : "",
+            .origin = leakgate_verdict__origin(head[i]),
             .name = head[i]->name,
             .head = head[i]};
     n = pair_rows(rows, n);

@@ -202,17 +202,12 @@ struct pick {
     size_t index; /* load order */
 };
 
-static const char *
-origin_of(const struct leakgate_verdict *v)
-{
-    return v->origin ? v->origin : "";
-}
-
 static int
 cmp_pick(const void *a, const void *b)
 {
     const struct pick *x = a, *y = b;
-    int c = strcmp(origin_of(x->v), origin_of(y->v));
+    int c =
+        strcmp(leakgate_verdict__origin(x->v), leakgate_verdict__origin(y->v));
 
     if (c == 0)
         c = strcmp(x->v->name, y->v->name);
@@ -249,7 +244,8 @@ leakgate_results__view(struct leakgate_results *r)
      * appeared. */
     for (size_t i = 0; i < r->n; i++) {
         if (n > 0 && strcmp(p[n - 1].v->name, p[i].v->name) == 0 &&
-            strcmp(origin_of(p[n - 1].v), origin_of(p[i].v)) == 0) {
+            strcmp(leakgate_verdict__origin(p[n - 1].v),
+                   leakgate_verdict__origin(p[i].v)) == 0) {
             if (leakgate_results__rank(p[i].v) >
                 leakgate_results__rank(p[n - 1].v))
                 p[n - 1].v = p[i].v;
@@ -352,7 +348,8 @@ summary_failure(struct leakgate_buf *b, const struct leakgate_verdict *v)
     char human[32];
     bool peak_only = leakgate_verdict__peak_only(v);
 
-    leakgate_buf__printf(b, "  FAIL %s%s", origin_of(v), v->name);
+    leakgate_buf__printf(b, "  FAIL %s%s", leakgate_verdict__origin(v),
+                         v->name);
     if (v->status == LEAKGATE_STATUS_FAIL && peak_only) {
         summary_peak_over(b, v, ": ");
     } else if (v->status == LEAKGATE_STATUS_FAIL) {
@@ -383,7 +380,7 @@ static void
 widen(struct peak_widths *w, const struct leakgate_verdict *v)
 {
     char num[32];
-    size_t name = strlen(origin_of(v)) + strlen(v->name);
+    size_t name = strlen(leakgate_verdict__origin(v)) + strlen(v->name);
     size_t bytes =
         strlen(leakgate_thresholds__bytes(num, sizeof num, v->peak_bytes));
     size_t allocs =
@@ -406,7 +403,7 @@ peak_line(struct leakgate_buf *b,
     char peak[32], num[32], limit[32], shown[1024];
     const struct leakgate_policy_settings *st = &v->settings;
 
-    snprintf(shown, sizeof shown, "%s%s", origin_of(v), v->name);
+    snprintf(shown, sizeof shown, "%s%s", leakgate_verdict__origin(v), v->name);
     leakgate_buf__printf(
         b, "  %-*s  %*s  %*s %s", w->name, shown, w->bytes,
         leakgate_thresholds__bytes(peak, sizeof peak, v->peak_bytes), w->allocs,

@@ -74,6 +74,7 @@ struct leakgate_run_case {
 struct leakgate_run_elf {
     bool is_elf;
     bool is_dynamic;        /* has a dynamic section: LD_PRELOAD applies */
+    bool is_shared;         /* a shared object (ET_DYN): ld.so can preload it */
     bool needs_cunit;       /* a DT_NEEDED entry names libcunit */
     bool has_cunit_symbols; /* its symbol table defines CU_* functions */
 };

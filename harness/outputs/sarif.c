@@ -169,14 +169,6 @@ primary_frame(const struct leakgate_vstack *s, const struct root *root)
     return any;
 }
 
-/* A shared output's origin ("" for none): it is part of a window's
- * identity, so it leads the name in messages and fingerprints. */
-static const char *
-origin_of(const struct leakgate_verdict *v)
-{
-    return v->origin ? v->origin : "";
-}
-
 static void
 put_message(struct leakgate_buf *b,
             const struct item *it,
@@ -186,8 +178,8 @@ put_message(struct leakgate_buf *b,
     const struct leakgate_vstack *s = it->stack;
     char num[32];
 
-    leakgate_buf__printf(&m, "%s%s: %s", origin_of(it->v), it->v->name,
-                         it->why ? it->why : "");
+    leakgate_buf__printf(&m, "%s%s: %s", leakgate_verdict__origin(it->v),
+                         it->v->name, it->why ? it->why : "");
     if (it->row) {
         leakgate_buf__puts(&m, " (");
         leakgate_compare__reasons(&m, it->row);
@@ -316,8 +308,8 @@ put_result(struct leakgate_buf *b,
     if (it->stack && at != &in_file)
         put_related(b, it->stack, root);
     /* Stable across builds: the test and the functions of its stack. */
-    leakgate_buf__printf(&fp, "%s%s:%s", origin_of(it->v), it->v->name,
-                         rules[it->rule].id);
+    leakgate_buf__printf(&fp, "%s%s:%s", leakgate_verdict__origin(it->v),
+                         it->v->name, rules[it->rule].id);
     if (it->stack) {
         leakgate_buf__puts(&fp, ":");
         leakgate_compare__stack_key(&fp, it->stack);

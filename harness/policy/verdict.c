@@ -107,6 +107,12 @@ leakgate_verdict__free(struct leakgate_verdict *v)
     leakgate_util__free(v);
 }
 
+const char *
+leakgate_verdict__origin(const struct leakgate_verdict *v)
+{
+    return v->origin ? v->origin : "";
+}
+
 /* The public accessors of the peak meter's figures (leakgate.h); the
  * others are in gate.c. */
 int

@@ -227,4 +227,8 @@ leakgate_verdict__unmatched_entries(const struct leakgate_config *cfg,
 /* Free a verdict's contents and the verdict; NULL is a no-op. */
 void leakgate_verdict__free(struct leakgate_verdict *v);
 
+/* v's origin (shared outputs: it leads the name in every output, and
+ * same-named windows of two origins are two windows), "" for none. */
+const char *leakgate_verdict__origin(const struct leakgate_verdict *v);
+
 #endif

@@ -111,6 +111,7 @@ inspect(struct leakgate_run_elf *out, const struct image *im)
         eh->e_ident[EI_CLASS] != ELFCLASS64)
         return;
     out->is_elf = true;
+    out->is_shared = eh->e_type == ET_DYN;
     for (size_t i = 0; i < eh->e_shnum; i++) {
         const Elf64_Shdr *sh = section(im, eh, i);
 

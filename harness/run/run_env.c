@@ -37,7 +37,6 @@
 #define LEAKGATE_RUN_LIBDIR_REL "../lib"
 #endif
 #define PRELOAD_NAME "libleakgate-preload.so"
-#define ELF_ET_DYN 3
 
 extern char **environ;
 
@@ -151,28 +150,6 @@ leakgate_run__find_preload(char **out)
     return rc;
 }
 
-/* Whether path starts with an ELF header of a shared object (what ld.so
- * can preload; the program's replays would fail on anything else). */
-static bool
-is_shared_object(const char *path)
-{
-    unsigned char h[18];
-    FILE *f = fopen(path, "rb");
-    bool ok;
-
-    if (!f)
-        return false;
-    ok = fread(h, 1, sizeof h, f) == sizeof h &&
-         memcmp(h,
-                "\x7f"
-                "ELF",
-                4) == 0 &&
-         h[5] >= 1 && h[5] <= 2 && (h[5] == 1 ? h[16] : h[17]) == ELF_ET_DYN &&
-         (h[5] == 1 ? h[17] : h[16]) == 0;
-    fclose(f);
-    return ok;
-}
-
 /* $LEAKGATE_JEMALLOC, else the libjemalloc this process runs on. */
 int
 leakgate_run__find_jemalloc(char **out)
@@ -180,6 +157,7 @@ leakgate_run__find_jemalloc(char **out)
     const char *env = getenv("LEAKGATE_JEMALLOC");
     void *sym = dlsym(RTLD_DEFAULT, "mallctl");
     Dl_info info;
+    struct leakgate_run_elf elf;
     const char *path = env && *env ? env : NULL;
 
     *out = NULL;
@@ -195,7 +173,10 @@ leakgate_run__find_jemalloc(char **out)
         return leakgate_error__set(LEAKGATE_ENOTFOUND,
                                    "cannot preload jemalloc: %s: %s", path,
                                    strerror(errno));
-    if (!is_shared_object(path))
+    /* ld.so preloads only a shared object: the replays would fail on
+     * anything else. */
+    leakgate_run__inspect_elf(&elf, path);
+    if (!elf.is_shared)
         return leakgate_error__set(LEAKGATE_ENOTFOUND,
                                    "cannot preload jemalloc: %s cannot be "
                                    "preloaded: it is not a shared library "
