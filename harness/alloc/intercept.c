@@ -238,15 +238,22 @@ classed(const void *p, size_t n, size_t align)
 
     if (!p || !leakgate_jesize__lean())
         return 0;
+    if (!align && n <= LEAKGATE_JESIZE__SMALL) {
+        uint32_t c = leakgate_jesize__small_class[(n + 7) >> 3];
+
+        leakgate_jesize__note_here(p, (unsigned char)c);
+        return c >> 8;
+    }
     usize =
         align ? leakgate_jesize__sa2u(n, align) : leakgate_jesize__class_of(n);
-    leakgate_jesize__note_here(p, usize);
+    leakgate_jesize__note_here(p, leakgate_jesize__encode(usize));
     return usize;
 }
 
-/* Inlined into malloc, calloc, realloc and free, whose calls are most of
- * a program's (the rarer wrappers call one copy: a copy in each of them
- * adds ~30 KB of code for calls that are rare). */
+/* Inlined where it is on a path most of a program's calls take (malloc's,
+ * calloc's and free's lane, track_hot.h); the general path is one called
+ * copy: a copy in each wrapper adds ~30 KB of code for calls that are
+ * rare, and the lane's registers. */
 #define HOT inline __attribute__((always_inline))
 
 /* Note p as allocated in the open window; usize is its jemalloc usable
@@ -277,6 +284,50 @@ noted_from(void *p, size_t usize, uintptr_t caller)
     return p;
 }
 
+/* The lane's class bytes index the class map's leaf by the tracker's. */
+_Static_assert(LEAKGATE_JESIZE__GRAIN_SHIFT == 4 &&
+                   LEAKGATE_JESIZE__LEAF_SHIFT >= LEAKGATE_TRACK__LEAF_SHIFT,
+               "the lane's class bytes (track_hot.h) match jesize.h's map");
+
+/* After the general path noted the object at a: open this thread's lane
+ * (track_hot.h) for a's leaf when every condition of it holds. */
+static ALLOC_PATH void
+lane_fill(uintptr_t a)
+{
+    struct leakgate_track__lane_state *l = &leakgate_track__lane_here;
+    const struct leakgate_track__hot *h = &leakgate_track__hot_here;
+    const struct leakgate_jesize__cache *c = &leakgate_jesize__here;
+    uintptr_t index = a >> LEAKGATE_TRACK__LEAF_SHIFT;
+    /* First: a change meanwhile makes this copy stale, never wrong. */
+    unsigned int gen =
+        atomic_load_explicit(&leakgate_track__lane, memory_order_relaxed);
+
+    if (gen == 0 || index == 0 || !leakgate_track__alone() ||
+        h->index != index ||
+        h->gen != atomic_load_explicit(&leakgate_track__window,
+                                       memory_order_relaxed) ||
+        !c->leaf || c->index != a >> LEAKGATE_JESIZE__LEAF_SHIFT ||
+        !leakgate_track__allocs_here ||
+        leakgate_track__meter_mine !=
+            atomic_load_explicit(&leakgate_track__meter.owner,
+                                 memory_order_relaxed) ||
+        (leakgate_track__born && leakgate_track__foreign_here()))
+        return;
+    l->index = index;
+    l->word = h->word;
+    l->used = h->used;
+    l->sets = h->sets;
+    l->clears = h->clears;
+    l->allocs = leakgate_track__allocs_here;
+    l->classes =
+        c->leaf +
+        ((index & (((uintptr_t)1 << (LEAKGATE_JESIZE__LEAF_SHIFT -
+                                     LEAKGATE_TRACK__LEAF_SHIFT)) -
+                   1))
+         << (LEAKGATE_TRACK__LEAF_SHIFT - LEAKGATE_JESIZE__GRAIN_SHIFT));
+    l->gen = gen;
+}
+
 /* An n-byte allocation (aligned to align; 0: malloc's) handed out: its
  * class noted (a lean process), then the object. */
 static HOT ALLOC_PATH void *
@@ -285,11 +336,35 @@ handed_out_here(void *p, size_t n, size_t align, uintptr_t caller)
     return noted_from(p, classed(p, n, align), caller);
 }
 
-/* The same, called (from the rarer wrappers). */
+/* The same, called (from the rarer wrappers, and from malloc and calloc
+ * outside their lane), and the lane opened after it. */
 static __attribute__((noinline)) ALLOC_PATH void *
 handed_out(void *p, size_t n, size_t align, uintptr_t caller)
 {
-    return handed_out_here(p, n, align, caller);
+    handed_out_here(p, n, align, caller);
+    if (p && atomic_load_explicit(&leakgate_track__lane, memory_order_relaxed))
+        lane_fill((uintptr_t)p);
+    return p;
+}
+
+/* malloc's or calloc's object p of n bytes in this thread's lane
+ * (track_hot.h): noted as handed_out() would note it; false when the
+ * lane does not cover it (handed_out() then). */
+static HOT ALLOC_PATH bool
+lane_alloc(void *p, size_t n, uintptr_t caller)
+{
+    uintptr_t a = (uintptr_t)p;
+    struct leakgate_track__lane_state *l;
+    uint32_t c;
+
+    if (n > LEAKGATE_JESIZE__SMALL || !(l = leakgate_track__lane_for(a)))
+        return false;
+    c = leakgate_jesize__small_class[(n + 7) >> 3];
+    *leakgate_track__lane_class(l, a) = (unsigned char)c;
+    leakgate_track__lane_record(l, a, c >> 8);
+    if (leakgate_track__stack_wanted(caller))
+        leakgate_track__stack_note(a, caller);
+    return true;
 }
 
 static __attribute__((noinline)) ALLOC_PATH void *
@@ -301,7 +376,6 @@ noted_out(void *p, uintptr_t caller)
 #define CALLER ((uintptr_t)__builtin_return_address(0))
 #define noted(p) noted_out((p), CALLER)
 #define noted_classed(p, n, align) handed_out((p), (n), (align), CALLER)
-#define noted_classed_here(p, n) handed_out_here((p), (n), 0, CALLER)
 
 /* The usable size of p, for the meter, while it counts and jemalloc's
  * counters do not count it (else 0). */
@@ -328,8 +402,10 @@ erased(const void *p)
     return true;
 }
 
-static HOT void
-forget_here(void *p)
+/* Forget p before it is freed: the meter's count, its bit, its watch
+ * (free's general path, and the rarer wrappers). */
+static __attribute__((noinline)) void
+forget(void *p)
 {
     size_t n = metered_size(p);
 
@@ -339,13 +415,6 @@ forget_here(void *p)
         (void)erased(p);
     if (p && leakgate_track__watching_now())
         leakgate_track__watch_free((uintptr_t)p);
-}
-
-/* The same, called (from the rarer wrappers). */
-static __attribute__((noinline)) void
-forget(void *p)
-{
-    forget_here(p);
 }
 
 /* No next definition (a program without the C++ runtime calling a C++
@@ -360,9 +429,33 @@ none(void)
 WRAP void *
 malloc(size_t n)
 {
+    void *p;
+
     if (!next.malloc && resolving)
         return arena_alloc(n, 16);
-    return noted_classed_here(NEXT(malloc)(n), n);
+    p = NEXT(malloc)(n);
+    if (lane_alloc(p, n, CALLER))
+        return p;
+    return handed_out(p, n, 0, CALLER);
+}
+
+/* The lane's free (track_hot.h): the object at p (of a known class) in
+ * this thread's lane, forgotten as forget() would; false when the lane
+ * does not cover it. */
+static HOT bool
+lane_free(void *p)
+{
+    uintptr_t a = (uintptr_t)p;
+    struct leakgate_track__lane_state *l = leakgate_track__lane_for(a);
+    unsigned char c;
+
+    if (!l || (c = *leakgate_track__lane_class(l, a)) == 0)
+        return false;
+    if (leakgate_track__lane_erase(l, a, leakgate_jesize__byte_size[c]) &&
+        atomic_load_explicit(&leakgate_track__stacks_live,
+                             memory_order_relaxed) != 0)
+        leakgate_track__stack_drop(a);
+    return true;
 }
 
 WRAP void
@@ -370,16 +463,22 @@ free(void *p)
 {
     if (in_arena(p))
         return;
-    forget_here(p);
+    if (!lane_free(p))
+        forget(p);
     NEXT(free)(p);
 }
 
 WRAP void *
 calloc(size_t k, size_t n)
 {
+    void *p;
+
     if (!next.calloc && resolving)
         return n && k > SIZE_MAX / n ? NULL : arena_alloc(k * n, 16);
-    return noted_classed_here(NEXT(calloc)(k, n), k * n);
+    p = NEXT(calloc)(k, n);
+    if (lane_alloc(p, k * n, CALLER))
+        return p;
+    return handed_out(p, k * n, 0, CALLER);
 }
 
 /* A resized object is noted anew, even in place: exact profiling samples

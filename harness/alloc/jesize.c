@@ -68,9 +68,21 @@ typedef _Atomic(unsigned char *) leaf_slot;
 static _Atomic(leaf_slot *) top;
 atomic_bool leakgate_jesize__is_lean;
 
+uint32_t leakgate_jesize__small_class[LEAKGATE_JESIZE__SMALL / 8 + 1];
+uint64_t leakgate_jesize__byte_size[256];
+
 void
 leakgate_jesize__set_lean(void)
 {
+    for (size_t i = 0; i <= LEAKGATE_JESIZE__SMALL / 8; i++) {
+        size_t usize = leakgate_jesize__class_of(i * 8);
+
+        leakgate_jesize__small_class[i] =
+            (uint32_t)usize << 8 | leakgate_jesize__encode(usize);
+    }
+    for (unsigned int c = 0; c < 256; c++)
+        leakgate_jesize__byte_size[c] =
+            leakgate_jesize__decode((unsigned char)c);
     atomic_store(&leakgate_jesize__is_lean, true);
 }
 
@@ -133,12 +145,18 @@ byte_for(uintptr_t a, bool create)
 #define decode leakgate_jesize__decode
 
 void
-leakgate_jesize__note(const void *p, size_t usize)
+leakgate_jesize__note_byte(const void *p, unsigned char c)
 {
     unsigned char *b = byte_for((uintptr_t)p, true);
 
     if (b)
-        *b = encode(usize);
+        *b = c;
+}
+
+void
+leakgate_jesize__note(const void *p, size_t usize)
+{
+    leakgate_jesize__note_byte(p, encode(usize));
 }
 
 size_t

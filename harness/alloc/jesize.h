@@ -100,19 +100,33 @@ leakgate_jesize__encode(size_t usize)
     return (unsigned char)(m << 5 | (d - 3));
 }
 
-/* leakgate_jesize__note(), inlined for the allocation wrappers where the
+/*
+ * The classes of malloc(n) for n up to LEAKGATE_JESIZE__SMALL, by
+ * (n + 7) / 8 (every class from 8 bytes on is a multiple of 8, so n's
+ * class is that of n rounded up to 8): the class byte in the low 8 bits,
+ * the usable size above them.  And every class byte's usable size.  The
+ * wrappers look both up instead of computing them.  Filled by
+ * leakgate_jesize__set_lean(), before any lean allocation is noted.
+ */
+#define LEAKGATE_JESIZE__SMALL 4096
+extern uint32_t leakgate_jesize__small_class[LEAKGATE_JESIZE__SMALL / 8 + 1];
+extern uint64_t leakgate_jesize__byte_size[256];
+
+/* Note the class byte c for the object at p (leakgate_jesize__note()
+ * with the size encoded), inlined for the allocation wrappers where the
  * thread's last leaf covers p. */
+void leakgate_jesize__note_byte(const void *p, unsigned char c);
 static inline void
-leakgate_jesize__note_here(const void *p, size_t usize)
+leakgate_jesize__note_here(const void *p, unsigned char c)
 {
-    const struct leakgate_jesize__cache *c = &leakgate_jesize__here;
+    const struct leakgate_jesize__cache *cache = &leakgate_jesize__here;
     uintptr_t a = (uintptr_t)p;
 
-    if (c->leaf && c->index == a >> LEAKGATE_JESIZE__LEAF_SHIFT)
-        c->leaf[(a & (((uintptr_t)1 << LEAKGATE_JESIZE__LEAF_SHIFT) - 1)) >>
-                LEAKGATE_JESIZE__GRAIN_SHIFT] = leakgate_jesize__encode(usize);
+    if (cache->leaf && cache->index == a >> LEAKGATE_JESIZE__LEAF_SHIFT)
+        cache->leaf[(a & (((uintptr_t)1 << LEAKGATE_JESIZE__LEAF_SHIFT) - 1)) >>
+                    LEAKGATE_JESIZE__GRAIN_SHIFT] = c;
     else
-        leakgate_jesize__note(p, usize);
+        leakgate_jesize__note_byte(p, c);
 }
 
 /* The usable size of the live object at p as jemalloc gives it: in a lean

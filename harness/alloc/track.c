@@ -168,6 +168,42 @@ __thread _Atomic uint64_t *leakgate_track__allocs_here
 __thread unsigned long long leakgate_track__meter_mine
     __attribute__((tls_model("initial-exec")));
 
+/* The lane (track_hot.h): its number, the vetoes of the conditions kept
+ * above, and each thread's copy. */
+atomic_uint leakgate_track__lane;
+static atomic_uint lane_seq;
+static atomic_uint lane_vetoes;
+__thread struct leakgate_track__lane_state leakgate_track__lane_here
+    __attribute__((tls_model("initial-exec"))) = {.gen = UINT_MAX};
+
+void
+leakgate_track__lane_refresh(void)
+{
+    const struct leakgate_track__meter_state *m = &leakgate_track__meter;
+    unsigned int n = 0;
+
+    if (leakgate_jesize__lean() && atomic_load(&leakgate_track__on) &&
+        atomic_load(&leakgate_track__erasing) &&
+        atomic_load(&leakgate_track__metering) &&
+        atomic_load(&m->trigger) == LLONG_MAX && !m->own_allocp &&
+        atomic_load(&lane_vetoes) == 0) {
+        do
+            n = atomic_fetch_add(&lane_seq, 1) + 1;
+        while (n == 0 || n == UINT_MAX);
+    }
+    atomic_store(&leakgate_track__lane, n);
+}
+
+void
+leakgate_track__lane_veto(unsigned int why, bool on)
+{
+    if (on)
+        atomic_fetch_or(&lane_vetoes, why);
+    else
+        atomic_fetch_and(&lane_vetoes, ~why);
+    leakgate_track__lane_refresh();
+}
+
 /* The meter's allocations: the slots' sum when it started, and the count
  * it started from. */
 static struct {
@@ -260,6 +296,7 @@ leakgate_track__meter_start(const struct leakgate_track_meter *from)
     meter_allocs.base = sum_allocs();
     meter_allocs.from = from ? from->allocs : 0;
     atomic_store(&leakgate_track__metering, true);
+    leakgate_track__lane_refresh();
 }
 
 void
@@ -270,6 +307,7 @@ leakgate_track__meter_stop(struct leakgate_track_meter *out)
 
     atomic_store(&leakgate_track__metering, false);
     atomic_store(&m->trigger, LLONG_MAX);
+    leakgate_track__lane_refresh();
     peak = atomic_load(&m->own_peak);
     others_peak = atomic_load(&m->others_peak);
     if (others_peak > peak)
@@ -289,6 +327,7 @@ leakgate_track__meter_arm(long long at,
         trigger.payload = payload;
     }
     atomic_store(&leakgate_track__meter.trigger, at > 0 ? at : LLONG_MAX);
+    leakgate_track__lane_refresh();
 }
 
 void
@@ -600,6 +639,7 @@ leakgate_track__begin(void)
     track.open = true;
     atomic_store(&leakgate_track__erasing, true);
     atomic_store(&leakgate_track__on, true);
+    leakgate_track__lane_refresh();
     return 0;
 }
 
@@ -661,6 +701,7 @@ leakgate_track__end(struct leakgate_track_result *out)
     if (!track.open)
         return leakgate_error__set(LEAKGATE_ESTATE, "track: no open window");
     atomic_store(&leakgate_track__on, false);
+    leakgate_track__lane_refresh();
     track.open = false;
     memset(out, 0, sizeof *out);
     sum_slots(&sets, &clears);
@@ -671,6 +712,7 @@ leakgate_track__end(struct leakgate_track_result *out)
     if (sets != clears)
         count_left(out);
     atomic_store(&leakgate_track__erasing, false);
+    leakgate_track__lane_refresh();
     sum_slots(&track.sets_at_end, &clears);
     track.dirty = out->live_objs > 0 || atomic_load(&track.failed);
     if (atomic_load(&track.failed))

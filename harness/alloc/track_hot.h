@@ -299,6 +299,132 @@ leakgate_track__erase_here(uintptr_t a)
     return leakgate_track__erase(a);
 }
 
+/*
+ * The lane: the wrappers' short path for the common case of a fast
+ * window, where every flag above has the one value a clean test of a
+ * lean process gives it: a window is open and erasing, the meter runs
+ * with no trigger and counts sizes itself (no jemalloc counters), frees
+ * are not watched, stacks are wanted only for the C runtime's
+ * allocations; and, for the thread, it owns the meter, is not a foreign
+ * one, counts in a slot of its own, the process has one thread, and the
+ * object lies in the leaf of the bitmap (and of jesize.h's class map)
+ * this thread last used in the window.  Then an allocation is one check
+ * of leakgate_track__lane against the thread's copy, an address compare,
+ * and the stores the general path would make (class byte, meter, bit,
+ * counters); a free likewise.  Any other case takes the general path.
+ *
+ * leakgate_track__lane is 0 while the process-wide conditions do not
+ * hold, else a number that changes whenever one of them may have
+ * (leakgate_track__lane_refresh(), called by every setter: track.c,
+ * track_stacks.c); a thread's copy (gen) is the number under which the
+ * general path found the thread's conditions to hold
+ * (intercept.c's lane_fill()); UINT_MAX (never the lane's) until then.
+ */
+extern atomic_uint leakgate_track__lane;
+void leakgate_track__lane_refresh(void);
+
+/* A condition of the lane kept above the tracker (track_stacks.c): frees
+ * are watched.  leakgate_track__lane_veto(why, true) shuts the lane while
+ * it holds, (why, false) lets it open again. */
+#define LEAKGATE_TRACK__VETO_WATCH 1u
+void leakgate_track__lane_veto(unsigned int why, bool on);
+
+struct leakgate_track__lane_state {
+    unsigned int gen;
+    uintptr_t index;        /* address >> LEAKGATE_TRACK__LEAF_SHIFT */
+    _Atomic uint64_t *word; /* the bitmap leaf's words */
+    _Atomic uint32_t *used; /* and page marks */
+    _Atomic uint64_t *sets; /* this thread's slot's counters */
+    _Atomic uint64_t *clears;
+    _Atomic uint64_t *allocs;
+    unsigned char *classes; /* the class bytes of the same 4 MiB */
+};
+extern __thread struct leakgate_track__lane_state leakgate_track__lane_here
+    __attribute__((tls_model("initial-exec")));
+
+/* This thread's lane covers the object at a (see above). */
+static inline __attribute__((always_inline)) struct leakgate_track__lane_state *
+leakgate_track__lane_for(uintptr_t a)
+{
+    struct leakgate_track__lane_state *l = &leakgate_track__lane_here;
+
+    if (l->gen !=
+            atomic_load_explicit(&leakgate_track__lane, memory_order_relaxed) ||
+        l->index != a >> LEAKGATE_TRACK__LEAF_SHIFT || !leakgate_track__alone())
+        return NULL;
+    return l;
+}
+
+/* The object at a's class byte in the lane l. */
+static inline unsigned char *
+leakgate_track__lane_class(const struct leakgate_track__lane_state *l,
+                           uintptr_t a)
+{
+    return &l->classes[(a &
+                        (((uintptr_t)1 << LEAKGATE_TRACK__LEAF_SHIFT) - 1)) >>
+                       4];
+}
+
+/* An allocation of usize bytes at a, in the lane l: the meter's count,
+ * level and peak (the owner's plain stores) and a's bit. */
+static inline __attribute__((always_inline)) void
+leakgate_track__lane_record(const struct leakgate_track__lane_state *l,
+                            uintptr_t a,
+                            size_t usize)
+{
+    struct leakgate_track__meter_state *m = &leakgate_track__meter;
+    long long own = atomic_load_explicit(&m->own_live, memory_order_relaxed) +
+                    (long long)usize;
+    long long level =
+        own + atomic_load_explicit(&m->others_live, memory_order_relaxed);
+    uintptr_t bit = (a >> 3) & (LEAKGATE_TRACK__LEAF_BITS - 1);
+    _Atomic uint64_t *w = &l->word[bit >> 6];
+    uint64_t mask = (uint64_t)1 << (bit & 63);
+    uint64_t old = atomic_load_explicit(w, memory_order_relaxed);
+    uint32_t page = (uint32_t)1 << ((bit >> 6) / LEAKGATE_TRACK__PAGE_WORDS);
+
+    atomic_store_explicit(&m->own_live, own, memory_order_relaxed);
+    if (level > atomic_load_explicit(&m->own_peak, memory_order_relaxed))
+        atomic_store_explicit(&m->own_peak, level, memory_order_relaxed);
+    atomic_store_explicit(
+        l->allocs, atomic_load_explicit(l->allocs, memory_order_relaxed) + 1,
+        memory_order_relaxed);
+    atomic_store_explicit(w, old | mask, memory_order_relaxed);
+    if (!(atomic_load_explicit(l->used, memory_order_relaxed) & page))
+        atomic_fetch_or(l->used, page);
+    if (!(old & mask))
+        atomic_store_explicit(
+            l->sets, atomic_load_explicit(l->sets, memory_order_relaxed) + 1,
+            memory_order_relaxed);
+}
+
+/* A free of the object at a of usize bytes, in the lane l: the meter's
+ * level and a's bit; true when a was allocated in the window. */
+static inline __attribute__((always_inline)) bool
+leakgate_track__lane_erase(const struct leakgate_track__lane_state *l,
+                           uintptr_t a,
+                           size_t usize)
+{
+    struct leakgate_track__meter_state *m = &leakgate_track__meter;
+    uintptr_t bit = (a >> 3) & (LEAKGATE_TRACK__LEAF_BITS - 1);
+    _Atomic uint64_t *w = &l->word[bit >> 6];
+    uint64_t mask = (uint64_t)1 << (bit & 63);
+    uint64_t old = atomic_load_explicit(w, memory_order_relaxed);
+
+    atomic_store_explicit(
+        &m->own_live,
+        atomic_load_explicit(&m->own_live, memory_order_relaxed) -
+            (long long)usize,
+        memory_order_relaxed);
+    if (!(old & mask))
+        return false;
+    atomic_store_explicit(w, old & ~mask, memory_order_relaxed);
+    atomic_store_explicit(
+        l->clears, atomic_load_explicit(l->clears, memory_order_relaxed) + 1,
+        memory_order_relaxed);
+    return true;
+}
+
 static inline bool
 leakgate_track__recording(void)
 {

@@ -1005,6 +1005,7 @@ watch_with(uint32_t owner, const uint32_t *entry_of)
     lock_tables();
     rc = leakgate_track__each(watch_one, &w);
     atomic_store(&leakgate_track__watching, true);
+    leakgate_track__lane_veto(LEAKGATE_TRACK__VETO_WATCH, true);
     unlock_tables();
     return rc < 0 ? rc : 0;
 }
@@ -1137,6 +1138,7 @@ void
 leakgate_track__watch_clear(void)
 {
     atomic_store(&leakgate_track__watching, false);
+    leakgate_track__lane_veto(LEAKGATE_TRACK__VETO_WATCH, false);
     lock_tables();
     /* Every slot of an older generation is empty. */
     if (wt.used > 0)
