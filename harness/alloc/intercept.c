@@ -284,13 +284,14 @@ noted_from(void *p, size_t usize, uintptr_t caller)
     return p;
 }
 
-/* The lane's class bytes index the class map's leaf by the tracker's. */
+/* The lane's leaves are the class map's leaves too. */
 _Static_assert(LEAKGATE_JESIZE__GRAIN_SHIFT == 4 &&
-                   LEAKGATE_JESIZE__LEAF_SHIFT >= LEAKGATE_TRACK__LEAF_SHIFT,
+                   LEAKGATE_JESIZE__LEAF_SHIFT == LEAKGATE_TRACK__LEAF_SHIFT,
                "the lane's class bytes (track_hot.h) match jesize.h's map");
 
-/* After the general path noted the object at a: open this thread's lane
- * (track_hot.h) for a's leaf when every condition of it holds. */
+/* After the general path noted the object at a: add a's leaf to this
+ * thread's lane (track_hot.h) when every condition of it holds; under a
+ * new lane number the lane starts empty. */
 static ALLOC_PATH void
 lane_fill(uintptr_t a)
 {
@@ -306,25 +307,27 @@ lane_fill(uintptr_t a)
         h->index != index ||
         h->gen != atomic_load_explicit(&leakgate_track__window,
                                        memory_order_relaxed) ||
-        !c->leaf || c->index != a >> LEAKGATE_JESIZE__LEAF_SHIFT ||
-        !leakgate_track__allocs_here ||
+        !c->leaf || c->index != index || !leakgate_track__allocs_here ||
         leakgate_track__meter_mine !=
             atomic_load_explicit(&leakgate_track__meter.owner,
                                  memory_order_relaxed) ||
         (leakgate_track__born && leakgate_track__foreign_here()))
         return;
-    l->index = index;
-    l->word = h->word;
-    l->used = h->used;
-    l->sets = h->sets;
-    l->clears = h->clears;
-    l->allocs = leakgate_track__allocs_here;
-    l->classes =
-        c->leaf +
-        ((index & (((uintptr_t)1 << (LEAKGATE_JESIZE__LEAF_SHIFT -
-                                     LEAKGATE_TRACK__LEAF_SHIFT)) -
-                   1))
-         << (LEAKGATE_TRACK__LEAF_SHIFT - LEAKGATE_JESIZE__GRAIN_SHIFT));
+    if (l->gen == gen &&
+        (l->leaf[0].index == index || l->leaf[1].index == index))
+        return;
+    if (l->gen != gen) {
+        l->leaf[1].index = UINTPTR_MAX;
+        l->sets = h->sets;
+        l->clears = h->clears;
+        l->allocs = leakgate_track__allocs_here;
+    } else {
+        l->leaf[1] = l->leaf[0];
+    }
+    l->leaf[0].index = index;
+    l->leaf[0].word = h->word;
+    l->leaf[0].used = h->used;
+    l->leaf[0].classes = c->leaf;
     l->gen = gen;
 }
 
@@ -354,14 +357,14 @@ static HOT ALLOC_PATH bool
 lane_alloc(void *p, size_t n, uintptr_t caller)
 {
     uintptr_t a = (uintptr_t)p;
-    struct leakgate_track__lane_state *l;
+    struct leakgate_track__lane_leaf *f;
     uint32_t c;
 
-    if (n > LEAKGATE_JESIZE__SMALL || !(l = leakgate_track__lane_for(a)))
+    if (n > LEAKGATE_JESIZE__SMALL || !(f = leakgate_track__lane_for(a)))
         return false;
     c = leakgate_jesize__small_class[(n + 7) >> 3];
-    *leakgate_track__lane_class(l, a) = (unsigned char)c;
-    leakgate_track__lane_record(l, a, c >> 8);
+    *leakgate_track__lane_class(f, a) = (unsigned char)c;
+    leakgate_track__lane_record(f, a, c >> 8);
     if (leakgate_track__stack_wanted(caller))
         leakgate_track__stack_note(a, caller);
     return true;
@@ -446,12 +449,12 @@ static HOT bool
 lane_free(void *p)
 {
     uintptr_t a = (uintptr_t)p;
-    struct leakgate_track__lane_state *l = leakgate_track__lane_for(a);
+    struct leakgate_track__lane_leaf *f = leakgate_track__lane_for(a);
     unsigned char c;
 
-    if (!l || (c = *leakgate_track__lane_class(l, a)) == 0)
+    if (!f || (c = *leakgate_track__lane_class(f, a)) == 0)
         return false;
-    if (leakgate_track__lane_erase(l, a, leakgate_jesize__byte_size[c]) &&
+    if (leakgate_track__lane_erase(f, a, leakgate_jesize__byte_size[c]) &&
         atomic_load_explicit(&leakgate_track__stacks_live,
                              memory_order_relaxed) != 0)
         leakgate_track__stack_drop(a);

@@ -31,9 +31,9 @@
 /*
  * The table: one bit per 8 bytes of address space (objects are at least
  * 8-byte aligned), set while the object at that address was allocated in
- * the window and is live.  Bits live in leaves of 64 KiB, each covering
- * 4 MiB of addresses, mapped on first use and found through a top-level
- * array of 2^25 pointers (256 MiB of address space reserved without
+ * the window and is live.  Bits live in leaves of 256 KiB, each covering
+ * 16 MiB of addresses, mapped on first use and found through a top-level
+ * array of 2^23 pointers (64 MiB of address space reserved without
  * backing: only the pages touched cost memory).  A bit sits next to the
  * bits of the object's neighbours, so the table's accesses are as local as
  * the heap's own; setting and clearing are single atomic operations, no
@@ -41,22 +41,22 @@
  * that grew can find its objects and the next window can clear them.
  */
 #define ADDR_BITS 47
-#define LEAF_SHIFT LEAKGATE_TRACK__LEAF_SHIFT     /* 4 MiB per leaf */
+#define LEAF_SHIFT LEAKGATE_TRACK__LEAF_SHIFT     /* 16 MiB per leaf */
 #define LEAF_BITS ((size_t)1 << (LEAF_SHIFT - 3)) /* one per 8 bytes */
 #define LEAF_WORDS (LEAF_BITS / 64)
 #define NLEAVES ((size_t)1 << (ADDR_BITS - LEAF_SHIFT))
-#define MAX_TOUCHED ((size_t)1 << 16) /* leaves per window (256 GiB) */
+#define MAX_TOUCHED ((size_t)1 << 16) /* leaves per window (1 TiB) */
 
 /* The leaf's words in pages of 4 KiB: a window clears and scans only the
  * pages it set bits in (a page never written is never faulted in). */
 #define PAGE_WORDS LEAKGATE_TRACK__PAGE_WORDS
 #define LEAF_PAGES (LEAF_WORDS / PAGE_WORDS)
-_Static_assert(LEAF_PAGES <= 32, "a leaf's pages fit struct leaf's mask");
+_Static_assert(LEAF_PAGES <= 64, "a leaf's pages fit struct leaf's mask");
 
 /* The first word at or after w in a page `used` marks; LEAF_WORDS when
  * there is none. */
 static size_t
-next_word(uint32_t used, size_t w)
+next_word(uint64_t used, size_t w)
 {
     while (w < LEAF_WORDS && !(used >> (w / PAGE_WORDS) & 1))
         w = (w / PAGE_WORDS + 1) * PAGE_WORDS;
@@ -67,7 +67,7 @@ struct leaf {
     _Atomic uint64_t word[LEAF_WORDS];
     uintptr_t base;        /* first address covered */
     atomic_bool listed;    /* in track.touched for this window */
-    _Atomic uint32_t used; /* pages of word[] with bits set: bit per page */
+    _Atomic uint64_t used; /* pages of word[] with bits set: bit per page */
 };
 
 static struct {
@@ -174,7 +174,9 @@ atomic_uint leakgate_track__lane;
 static atomic_uint lane_seq;
 static atomic_uint lane_vetoes;
 __thread struct leakgate_track__lane_state leakgate_track__lane_here
-    __attribute__((tls_model("initial-exec"))) = {.gen = UINT_MAX};
+    __attribute__((tls_model("initial-exec"))) = {
+        .gen = UINT_MAX,
+        .leaf = {{.index = UINTPTR_MAX}, {.index = UINTPTR_MAX}}};
 
 void
 leakgate_track__lane_refresh(void)
@@ -466,7 +468,7 @@ leakgate_track__record(uintptr_t a)
     struct leaf *l = a >> ADDR_BITS ? NULL : leaf_for(a, true);
     size_t bit = (a >> 3) & (LEAF_BITS - 1);
     uint64_t mask = (uint64_t)1 << (bit & 63), old;
-    uint32_t page;
+    uint64_t page;
 
     /* The leaf is listed before its bit is set: a set bit is always in a
      * listed leaf, which the next window clears. */
@@ -478,7 +480,7 @@ leakgate_track__record(uintptr_t a)
      * below sees begin()'s exchange (its clears are releases), so a bit
      * set after a begin() (a late recording) is in a marked page. */
     old = word_set(&l->word[bit >> 6], mask);
-    page = (uint32_t)1 << ((bit >> 6) / PAGE_WORDS);
+    page = (uint64_t)1 << ((bit >> 6) / PAGE_WORDS);
     if (!(atomic_load_explicit(&l->used, memory_order_relaxed) & page))
         atomic_fetch_or(&l->used, page);
     if (!(old & mask)) {
@@ -611,7 +613,7 @@ leakgate_track__begin(void)
     if (track.dirty || sets != track.sets_at_end) {
         for (size_t i = 0; i < n; i++) {
             struct leaf *l = atomic_load(&track.touched[i]);
-            uint32_t used = l ? atomic_exchange(&l->used, 0) : 0;
+            uint64_t used = l ? atomic_exchange(&l->used, 0) : 0;
 
             for (size_t w = next_word(used, 0); w < LEAF_WORDS;
                  w = next_word(used, w + 1))
@@ -651,7 +653,7 @@ each_left(int (*fn)(uintptr_t a, void *payload), void *payload)
 
     for (size_t i = 0; i < n; i++) {
         struct leaf *l = atomic_load(&track.touched[i]);
-        uint32_t used = l ? atomic_load(&l->used) : 0;
+        uint64_t used = l ? atomic_load(&l->used) : 0;
 
         for (size_t w = next_word(used, 0); w < LEAF_WORDS;
              w = next_word(used, w + 1)) {

@@ -191,7 +191,7 @@ bool leakgate_track__erase(uintptr_t a);
 /* The bitmap's layout (track.c): a bit per 8 bytes of address space, in
  * leaves of 2^LEAF_SHIFT bytes of addresses, whose words are marked used
  * in pages of PAGE_WORDS. */
-#define LEAKGATE_TRACK__LEAF_SHIFT 22
+#define LEAKGATE_TRACK__LEAF_SHIFT 24
 #define LEAKGATE_TRACK__LEAF_BITS                                              \
     ((uintptr_t)1 << (LEAKGATE_TRACK__LEAF_SHIFT - 3))
 #define LEAKGATE_TRACK__PAGE_WORDS ((size_t)4096 / sizeof(uint64_t))
@@ -230,7 +230,7 @@ leakgate_track__alone(void)
 struct leakgate_track__hot {
     uintptr_t index; /* address >> LEAKGATE_TRACK__LEAF_SHIFT */
     _Atomic uint64_t *word;
-    _Atomic uint32_t *used;
+    _Atomic uint64_t *used;
     _Atomic uint64_t *sets;
     _Atomic uint64_t *clears;
     unsigned int gen; /* leakgate_track__window when it was listed */
@@ -254,7 +254,7 @@ leakgate_track__record_here(uintptr_t a)
         _Atomic uint64_t *w = &h->word[bit >> 6];
         uint64_t mask = (uint64_t)1 << (bit & 63);
         uint64_t old = atomic_load_explicit(w, memory_order_relaxed);
-        uint32_t page = (uint32_t)1
+        uint64_t page = (uint64_t)1
                         << ((bit >> 6) / LEAKGATE_TRACK__PAGE_WORDS);
 
         atomic_store_explicit(w, old | mask, memory_order_relaxed);
@@ -329,59 +329,76 @@ void leakgate_track__lane_refresh(void);
 #define LEAKGATE_TRACK__VETO_WATCH 1u
 void leakgate_track__lane_veto(unsigned int why, bool on);
 
+/* One leaf of the lane: the bitmap's words and page marks for the
+ * addresses index << LEAKGATE_TRACK__LEAF_SHIFT on, and their class bytes
+ * (jesize.h's map, whose leaves are the same size). */
+struct leakgate_track__lane_leaf {
+    uintptr_t
+        index; /* address >> LEAKGATE_TRACK__LEAF_SHIFT; UINTPTR_MAX: none */
+    _Atomic uint64_t *word;
+    _Atomic uint64_t *used;
+    unsigned char *classes;
+};
+
+/* A thread's lane: two leaves (a heap that crosses a leaf's edge has
+ * both), and its slot's counters. */
 struct leakgate_track__lane_state {
     unsigned int gen;
-    uintptr_t index;        /* address >> LEAKGATE_TRACK__LEAF_SHIFT */
-    _Atomic uint64_t *word; /* the bitmap leaf's words */
-    _Atomic uint32_t *used; /* and page marks */
-    _Atomic uint64_t *sets; /* this thread's slot's counters */
+    struct leakgate_track__lane_leaf leaf[2];
+    _Atomic uint64_t *sets;
     _Atomic uint64_t *clears;
     _Atomic uint64_t *allocs;
-    unsigned char *classes; /* the class bytes of the same 4 MiB */
 };
 extern __thread struct leakgate_track__lane_state leakgate_track__lane_here
     __attribute__((tls_model("initial-exec")));
 
-/* This thread's lane covers the object at a (see above). */
-static inline __attribute__((always_inline)) struct leakgate_track__lane_state *
+/* The leaf of this thread's lane that covers the object at a, or NULL
+ * (see above). */
+static inline __attribute__((always_inline)) struct leakgate_track__lane_leaf *
 leakgate_track__lane_for(uintptr_t a)
 {
     struct leakgate_track__lane_state *l = &leakgate_track__lane_here;
+    uintptr_t index = a >> LEAKGATE_TRACK__LEAF_SHIFT;
 
     if (l->gen !=
             atomic_load_explicit(&leakgate_track__lane, memory_order_relaxed) ||
-        l->index != a >> LEAKGATE_TRACK__LEAF_SHIFT || !leakgate_track__alone())
+        !leakgate_track__alone())
         return NULL;
-    return l;
+    if (l->leaf[0].index == index)
+        return &l->leaf[0];
+    if (l->leaf[1].index == index)
+        return &l->leaf[1];
+    return NULL;
 }
 
-/* The object at a's class byte in the lane l. */
+/* The object at a's class byte in the lane's leaf f. */
 static inline unsigned char *
-leakgate_track__lane_class(const struct leakgate_track__lane_state *l,
+leakgate_track__lane_class(const struct leakgate_track__lane_leaf *f,
                            uintptr_t a)
 {
-    return &l->classes[(a &
+    return &f->classes[(a &
                         (((uintptr_t)1 << LEAKGATE_TRACK__LEAF_SHIFT) - 1)) >>
                        4];
 }
 
-/* An allocation of usize bytes at a, in the lane l: the meter's count,
- * level and peak (the owner's plain stores) and a's bit. */
+/* An allocation of usize bytes at a, in the lane's leaf f: the meter's
+ * count, level and peak (the owner's plain stores) and a's bit. */
 static inline __attribute__((always_inline)) void
-leakgate_track__lane_record(const struct leakgate_track__lane_state *l,
+leakgate_track__lane_record(const struct leakgate_track__lane_leaf *f,
                             uintptr_t a,
                             size_t usize)
 {
+    const struct leakgate_track__lane_state *l = &leakgate_track__lane_here;
     struct leakgate_track__meter_state *m = &leakgate_track__meter;
     long long own = atomic_load_explicit(&m->own_live, memory_order_relaxed) +
                     (long long)usize;
     long long level =
         own + atomic_load_explicit(&m->others_live, memory_order_relaxed);
     uintptr_t bit = (a >> 3) & (LEAKGATE_TRACK__LEAF_BITS - 1);
-    _Atomic uint64_t *w = &l->word[bit >> 6];
+    _Atomic uint64_t *w = &f->word[bit >> 6];
     uint64_t mask = (uint64_t)1 << (bit & 63);
     uint64_t old = atomic_load_explicit(w, memory_order_relaxed);
-    uint32_t page = (uint32_t)1 << ((bit >> 6) / LEAKGATE_TRACK__PAGE_WORDS);
+    uint64_t page = (uint64_t)1 << ((bit >> 6) / LEAKGATE_TRACK__PAGE_WORDS);
 
     atomic_store_explicit(&m->own_live, own, memory_order_relaxed);
     if (level > atomic_load_explicit(&m->own_peak, memory_order_relaxed))
@@ -390,24 +407,25 @@ leakgate_track__lane_record(const struct leakgate_track__lane_state *l,
         l->allocs, atomic_load_explicit(l->allocs, memory_order_relaxed) + 1,
         memory_order_relaxed);
     atomic_store_explicit(w, old | mask, memory_order_relaxed);
-    if (!(atomic_load_explicit(l->used, memory_order_relaxed) & page))
-        atomic_fetch_or(l->used, page);
+    if (!(atomic_load_explicit(f->used, memory_order_relaxed) & page))
+        atomic_fetch_or(f->used, page);
     if (!(old & mask))
         atomic_store_explicit(
             l->sets, atomic_load_explicit(l->sets, memory_order_relaxed) + 1,
             memory_order_relaxed);
 }
 
-/* A free of the object at a of usize bytes, in the lane l: the meter's
- * level and a's bit; true when a was allocated in the window. */
+/* A free of the object at a of usize bytes, in the lane's leaf f: the
+ * meter's level and a's bit; true when a was allocated in the window. */
 static inline __attribute__((always_inline)) bool
-leakgate_track__lane_erase(const struct leakgate_track__lane_state *l,
+leakgate_track__lane_erase(const struct leakgate_track__lane_leaf *f,
                            uintptr_t a,
                            size_t usize)
 {
+    const struct leakgate_track__lane_state *l = &leakgate_track__lane_here;
     struct leakgate_track__meter_state *m = &leakgate_track__meter;
     uintptr_t bit = (a >> 3) & (LEAKGATE_TRACK__LEAF_BITS - 1);
-    _Atomic uint64_t *w = &l->word[bit >> 6];
+    _Atomic uint64_t *w = &f->word[bit >> 6];
     uint64_t mask = (uint64_t)1 << (bit & 63);
     uint64_t old = atomic_load_explicit(w, memory_order_relaxed);
 

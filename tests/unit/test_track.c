@@ -296,8 +296,9 @@ test_track__leaf_of_an_earlier_window(void)
     CU_ASSERT_EQUAL(r2.live_bytes, 48);
     CU_ASSERT_EQUAL(r2.allocs, 2);
     CU_ASSERT_EQUAL(r2.frees, 1);
-    /* the same leaf of the bitmap (4 MiB of addresses) */
-    CU_ASSERT_EQUAL((uintptr_t)a >> 22, (uintptr_t)b >> 22);
+    /* the same leaf of the bitmap */
+    CU_ASSERT_EQUAL((uintptr_t)a >> LEAKGATE_TRACK__LEAF_SHIFT,
+                    (uintptr_t)b >> LEAKGATE_TRACK__LEAF_SHIFT);
     CU_ASSERT_EQUAL(leakgate_track__each(collect, seen), 0);
     CU_ASSERT_PTR_EQUAL(seen[0], b);
     free(b);
