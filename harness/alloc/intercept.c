@@ -442,6 +442,19 @@ malloc(size_t n)
     return handed_out(p, n, 0, CALLER);
 }
 
+/* Forget the object at a, of class byte c, in the lane's leaf f: the
+ * meter's count, its bit, its stack note. */
+static HOT void
+lane_forget(const struct leakgate_track__lane_leaf *f,
+            uintptr_t a,
+            unsigned char c)
+{
+    if (leakgate_track__lane_erase(f, a, leakgate_jesize__byte_size[c]) &&
+        atomic_load_explicit(&leakgate_track__stacks_live,
+                             memory_order_relaxed) != 0)
+        leakgate_track__stack_drop(a);
+}
+
 /* The lane's free (track_hot.h): the object at p (of a known class) in
  * this thread's lane, forgotten as forget() would; false when the lane
  * does not cover it. */
@@ -454,10 +467,7 @@ lane_free(void *p)
 
     if (!f || (c = *leakgate_track__lane_class(f, a)) == 0)
         return false;
-    if (leakgate_track__lane_erase(f, a, leakgate_jesize__byte_size[c]) &&
-        atomic_load_explicit(&leakgate_track__stacks_live,
-                             memory_order_relaxed) != 0)
-        leakgate_track__stack_drop(a);
+    lane_forget(f, a, c);
     return true;
 }
 
@@ -504,6 +514,28 @@ resized(void *old,
     return NULL;
 }
 
+/* realloc's lane: p, of a known class in this thread's lane, resized to
+ * n bytes by the next realloc (*out); p forgotten as lane_free() forgets
+ * it.  LANE_MISS: the lane does not cover p (nothing done); LANE_NOTE:
+ * *out is to be noted; LANE_DONE: the resize failed, *out is NULL. */
+enum { LANE_MISS, LANE_NOTE, LANE_DONE };
+
+static HOT int
+lane_realloc(void *p, size_t n, void **out)
+{
+    uintptr_t a = (uintptr_t)p;
+    struct leakgate_track__lane_leaf *f = leakgate_track__lane_for(a);
+    unsigned char c;
+
+    if (!f || (c = *leakgate_track__lane_class(f, a)) == 0)
+        return LANE_MISS;
+    *out = NEXT(realloc)(p, n);
+    if (!*out)
+        return LANE_DONE;
+    lane_forget(f, a, c);
+    return LANE_NOTE;
+}
+
 WRAP void *
 realloc(void *p, size_t n)
 {
@@ -519,6 +551,28 @@ realloc(void *p, size_t n)
                         ? (size_t)(arena + ARENA_SIZE - (unsigned char *)p)
                         : n);
         return q;
+    }
+    if (!p) { /* malloc's */
+        void *q = NEXT(realloc)(p, n);
+
+        if (lane_alloc(q, n, CALLER))
+            return q;
+        return handed_out(q, n, 0, CALLER);
+    }
+    if (n != 0 && n <= LEAKGATE_JESIZE__SMALL) {
+        void *q;
+
+        /* In the lane the process has one thread: the old object is
+         * forgotten once the next realloc succeeded (on failure it stays
+         * live, as it was), then the new one noted. */
+        switch (lane_realloc(p, n, &q)) {
+        case LANE_MISS: break;
+        case LANE_NOTE:
+            if (lane_alloc(q, n, CALLER))
+                return q;
+            return handed_out(q, n, 0, CALLER);
+        default: return q;
+        }
     }
     old = metered_size(p);
     was = p && leakgate_track__erasing_now() && erased(p);

@@ -105,6 +105,12 @@ size_t leakgate_util__utf8_seq(const unsigned char *s, uint32_t *cp);
  * s[0..n) and returns false when s is not such a form (a lone or unknown
  * escape), b unchanged then.
  */
+/* ordinals[i] = 1 + how many of names[0..i) are the same window name as
+ * names[i] (leakgate_names_same()), in O(n log n): a hash of each name's
+ * code points, sorted.  0, or LEAKGATE_ENOMEM (ordinals untouched). */
+int leakgate_util__name_ordinals(const char *const *names,
+                                 size_t n,
+                                 unsigned int *ordinals);
 void leakgate_util__name_escape(struct leakgate_buf *b, const char *s);
 bool leakgate_util__name_plain(const char *s);
 bool

@@ -29,6 +29,7 @@
 #include "cunit_replay.h"
 #include "cunit_run.h"
 #include "cunit_windows.h"
+#include "util.h"
 
 #define SUITE_WINDOW "[suite]"
 
@@ -59,24 +60,65 @@ count_tests(CU_pTestRegistry reg)
  * so on, in registration order, so that each has a window of its own.
  * "The same" is leakgate_names_same(): names its JSON cannot tell apart.
  */
-static unsigned int
-suite_ordinal(CU_pSuite s)
-{
-    unsigned int n = 1;
+struct names {
+    const char **name;
+    unsigned int *ordinal;
+    size_t n;
+};
 
-    for (CU_pSuite p = s->pPrev; p; p = p->pPrev)
-        n += leakgate_names_same(p->pName, s->pName) != 0;
-    return n;
+static void
+names_free(struct names *x)
+{
+    free(x->name);
+    free(x->ordinal);
+    memset(x, 0, sizeof *x);
 }
 
-static unsigned int
-test_ordinal(CU_pTest t)
+/* x's ordinals, once its n names are in (leakgate_util__name_ordinals()). */
+static int
+names_rank(struct names *x)
 {
-    unsigned int n = 1;
+    x->ordinal = malloc((x->n ? x->n : 1) * sizeof *x->ordinal);
+    if (!x->ordinal ||
+        leakgate_util__name_ordinals(x->name, x->n, x->ordinal) < 0) {
+        names_free(x);
+        return LEAKGATE_ENOMEM;
+    }
+    return 0;
+}
 
-    for (CU_pTest p = t->pPrev; p; p = p->pPrev)
-        n += leakgate_names_same(p->pName, t->pName) != 0;
-    return n;
+/* The ordinals of the registry's suites, in order. */
+static int
+suite_ordinals(CU_pTestRegistry reg, struct names *x)
+{
+    size_t n = 0;
+
+    memset(x, 0, sizeof *x);
+    for (CU_pSuite s = reg->pSuite; s; s = s->pNext)
+        n++;
+    x->name = malloc((n ? n : 1) * sizeof *x->name);
+    if (!x->name)
+        return LEAKGATE_ENOMEM;
+    for (CU_pSuite s = reg->pSuite; s; s = s->pNext)
+        x->name[x->n++] = s->pName;
+    return names_rank(x);
+}
+
+/* The ordinals of a suite's tests, in order. */
+static int
+test_ordinals(CU_pSuite s, struct names *x)
+{
+    size_t n = 0;
+
+    memset(x, 0, sizeof *x);
+    for (CU_pTest t = s->pTest; t; t = t->pNext)
+        n++;
+    x->name = malloc((n ? n : 1) * sizeof *x->name);
+    if (!x->name)
+        return LEAKGATE_ENOMEM;
+    for (CU_pTest t = s->pTest; t; t = t->pNext)
+        x->name[x->n++] = t->pName;
+    return names_rank(x);
 }
 
 /* *out: name, or "name#N" (allocated in *owned) for the Nth of a name. */
@@ -110,12 +152,12 @@ put_window_name(FILE *f, const char *name, unsigned int ordinal)
 }
 
 static int
-wrap_test(struct wtest *wt, struct wsuite *ws, CU_pTest t)
+wrap_test(struct wtest *wt, struct wsuite *ws, CU_pTest t, unsigned int ordinal)
 {
     struct leakgate_window_settings settings;
     const char *suite = ws->name;
 
-    if (window_name(t->pName, test_ordinal(t), &wt->name, &wt->owned) < 0)
+    if (window_name(t->pName, ordinal, &wt->name, &wt->owned) < 0)
         return LEAKGATE_ENOMEM;
     wt->test = t;
     wt->fn = t->pTestFunc;
@@ -140,13 +182,15 @@ wrap_test(struct wtest *wt, struct wsuite *ws, CU_pTest t)
 }
 
 static int
-wrap_suite(struct wsuite *ws, CU_pSuite s, size_t *ti)
+wrap_suite(struct wsuite *ws, CU_pSuite s, unsigned int ordinal, size_t *ti)
 {
     struct leakgate_window_settings settings;
+    struct names tests;
     bool any = false;
-    size_t first = *ti;
+    size_t first = *ti, k = 0;
 
-    if (window_name(s->pName, suite_ordinal(s), &ws->name, &ws->owned) < 0)
+    if (window_name(s->pName, ordinal, &ws->name, &ws->owned) < 0 ||
+        test_ordinals(s, &tests) < 0)
         return LEAKGATE_ENOMEM;
     ws->suite = s;
     ws->init = s->pInitializeFunc;
@@ -160,11 +204,14 @@ wrap_suite(struct wsuite *ws, CU_pSuite s, size_t *ti)
     ws->window_selected =
         leakgate_gate_selected(run->gate, ws->name, SUITE_WINDOW) != 0;
     for (CU_pTest t = s->pTest; t; t = t->pNext) {
-        if (wrap_test(&run->tests[*ti], ws, t) < 0)
+        if (wrap_test(&run->tests[*ti], ws, t, tests.ordinal[k++]) < 0) {
+            names_free(&tests);
             return LEAKGATE_ENOMEM;
+        }
         any |= run->tests[*ti].selected && t->fActive;
         (*ti)++;
     }
+    names_free(&tests);
     leakgate_cunit__install(s);
     if (!any && !ws->window_selected && s->fActive) {
         s->fActive = CU_FALSE;
@@ -182,7 +229,9 @@ static int
 wrap_registry(void)
 {
     CU_pTestRegistry reg = CU_get_registry();
+    struct names suites;
     size_t si = 0, ti = 0;
+    int rc = 0;
 
     if (!reg)
         return 0;
@@ -192,14 +241,18 @@ wrap_registry(void)
     run->tests = calloc(run->ntests + 1, sizeof *run->tests);
     run->pending_cap = run->nsuites + run->ntests + 1;
     run->pending = calloc(run->pending_cap, sizeof *run->pending);
-    if (!run->suites || !run->tests || !run->pending)
+    if (!run->suites || !run->tests || !run->pending ||
+        suite_ordinals(reg, &suites) < 0)
         return LEAKGATE_ENOMEM;
     for (CU_pSuite s = reg->pSuite; s && si < run->nsuites; s = s->pNext) {
-        if (wrap_suite(&run->suites[si++], s, &ti) < 0)
-            return LEAKGATE_ENOMEM;
+        rc = wrap_suite(&run->suites[si], s, suites.ordinal[si], &ti);
+        si++;
+        if (rc < 0)
+            break;
     }
+    names_free(&suites);
     run->nsuites = si;
-    return 0;
+    return rc < 0 ? LEAKGATE_ENOMEM : 0;
 }
 
 static void
@@ -327,50 +380,98 @@ say_same(const char *where,
  * the names of CUnit's same-named ones unique, or a test named as its
  * suite's own window: refused before any test runs (exit 2), rather than
  * one's verdict lost under the other's. */
+/* Of the n windows names[] (of tests, or suites), the first whose name is
+ * the same as an earlier one's: *second its index, *first that earlier
+ * one's.  false when all differ or on ENOMEM (*nomem). */
+static bool
+first_same(const char *const *names,
+           size_t n,
+           size_t *first,
+           size_t *second,
+           bool *nomem)
+{
+    unsigned int *ord = malloc((n ? n : 1) * sizeof *ord);
+    bool found = false;
+
+    *nomem = !ord || leakgate_util__name_ordinals(names, n, ord) < 0;
+    for (size_t i = 0; !*nomem && !found && i < n; i++) {
+        if (ord[i] < 2)
+            continue;
+        for (size_t k = 0; k < i; k++) {
+            if (leakgate_names_same(names[k], names[i])) {
+                *first = k;
+                *second = i;
+                found = true;
+                break;
+            }
+        }
+    }
+    free(ord);
+    return found;
+}
+
 static int
 refuse_same_names(void)
 {
     char suite[160], where[200];
+    const char **names =
+        malloc((run->ntests + run->nsuites + 1) * sizeof *names);
+    size_t *index = malloc((run->ntests + run->nsuites + 1) * sizeof *index);
+    size_t first, second, n;
+    bool nomem = !names || !index;
+    int rc = 0;
 
-    for (size_t i = 0; i < run->ntests; i++) {
-        const struct wtest *a = &run->tests[i];
+    for (size_t i = 0; !nomem && rc == 0 && i < run->ntests;) {
+        const struct wsuite *ws = run->tests[i].ws;
 
-        if (!a->selected || !a->active)
-            continue;
-        if (strcmp(a->test->pName, SUITE_WINDOW) == 0) {
-            leakgate_name_escape(where, sizeof where, a->ws->name);
-            run->error = LEAKGATE_EUSAGE;
-            snprintf(run->error_text, sizeof run->error_text,
-                     "suite '%s' has a test named '%s', the name of the "
-                     "suite's own window: rename it",
-                     where, SUITE_WINDOW);
-            return LEAKGATE_EUSAGE;
-        }
-        for (size_t k = i + 1; k < run->ntests; k++) {
-            const struct wtest *b = &run->tests[k];
+        /* One suite's tests (contiguous), those that run. */
+        for (n = 0; i < run->ntests && run->tests[i].ws == ws; i++) {
+            const struct wtest *a = &run->tests[i];
 
-            if (b->ws != a->ws || !b->selected || !b->active ||
-                !leakgate_names_same(a->name, b->name))
+            if (!a->selected || !a->active)
                 continue;
-            leakgate_name_escape(suite, sizeof suite, a->ws->name);
+            if (strcmp(a->test->pName, SUITE_WINDOW) == 0) {
+                leakgate_name_escape(where, sizeof where, ws->name);
+                run->error = LEAKGATE_EUSAGE;
+                snprintf(run->error_text, sizeof run->error_text,
+                         "suite '%s' has a test named '%s', the name of the "
+                         "suite's own window: rename it",
+                         where, SUITE_WINDOW);
+                rc = LEAKGATE_EUSAGE;
+                break;
+            }
+            index[n] = i;
+            names[n++] = a->name;
+        }
+        if (rc == 0 && first_same(names, n, &first, &second, &nomem)) {
+            const struct wtest *a = &run->tests[index[first]];
+            const struct wtest *b = &run->tests[index[second]];
+
+            leakgate_name_escape(suite, sizeof suite, ws->name);
             snprintf(where, sizeof where, "suite '%s' has", suite);
             say_same(where, "tests", a->test->pName, b->test->pName, a->name);
-            return LEAKGATE_EUSAGE;
+            rc = LEAKGATE_EUSAGE;
         }
     }
-    for (size_t i = 0; i < run->nsuites; i++) {
-        for (size_t k = i + 1; k < run->nsuites; k++) {
-            const struct wsuite *a = &run->suites[i], *b = &run->suites[k];
+    n = 0;
+    for (size_t i = 0; !nomem && rc == 0 && i < run->nsuites; i++) {
+        const struct wsuite *ws = &run->suites[i];
 
-            if (!a->active || !b->active || !a->suite->fActive ||
-                !b->suite->fActive || !leakgate_names_same(a->name, b->name))
-                continue;
-            say_same("the CUnit registry has", "suites", a->suite->pName,
-                     b->suite->pName, a->name);
-            return LEAKGATE_EUSAGE;
+        if (ws->active && ws->suite->fActive) {
+            index[n] = i;
+            names[n++] = ws->name;
         }
     }
-    return 0;
+    if (!nomem && rc == 0 && first_same(names, n, &first, &second, &nomem)) {
+        say_same("the CUnit registry has", "suites",
+                 run->suites[index[first]].suite->pName,
+                 run->suites[index[second]].suite->pName,
+                 run->suites[index[first]].name);
+        rc = LEAKGATE_EUSAGE;
+    }
+    free(names);
+    free(index);
+    return nomem ? LEAKGATE_ENOMEM : rc;
 }
 
 /* A test the run measures exactly from the start (`rerun: false`,
@@ -526,20 +627,32 @@ int
 leakgate_cunit_list(void)
 {
     CU_pTestRegistry reg = CU_get_registry();
+    struct names suites;
+    size_t si = 0;
 
     if (!reg)
         return 0;
+    if (suite_ordinals(reg, &suites) < 0)
+        return LEAKGATE_ENOMEM;
     for (CU_pSuite s = reg->pSuite; s; s = s->pNext) {
-        unsigned int n = suite_ordinal(s);
+        unsigned int n = suites.ordinal[si++];
+        struct names tests;
+        size_t k = 0;
 
+        if (test_ordinals(s, &tests) < 0) {
+            names_free(&suites);
+            return LEAKGATE_ENOMEM;
+        }
         for (CU_pTest t = s->pTest; t; t = t->pNext) {
             put_window_name(stdout, s->pName, n);
             putchar('/');
-            put_window_name(stdout, t->pName, test_ordinal(t));
+            put_window_name(stdout, t->pName, tests.ordinal[k++]);
             putchar('\n');
         }
+        names_free(&tests);
         put_window_name(stdout, s->pName, n);
         printf("/%s\n", SUITE_WINDOW);
     }
+    names_free(&suites);
     return fflush(stdout) == 0 ? 0 : LEAKGATE_EIO;
 }

@@ -10,7 +10,8 @@
  *   churn      thousands of allocations and frees a test makes, as the
  *              wrappers' lane takes them (intercept.c: no thread has
  *              started in this program): clean passes; a 1-byte leak
- *              amid them fails at its line; a peak of 100 objects held
+ *              amid them fails at its line, and so does one a realloc
+ *              made; a peak of 100 objects held
  *              at once is 4,800 B in both builds, over its 4 KiB limit
  */
 #include <stdio.h>
@@ -84,12 +85,15 @@ churn(void)
     for (int i = 0; i < 3000; i++) {
         char *p = malloc((size_t)(i % 700) + 1);
         char *q = calloc((size_t)(i % 5) + 1, 24);
-        char *r;
+        char *r, *grown;
 
         snprintf(text, sizeof text, "entry %d", i);
         r = strdup(text);
         CU_ASSERT_FATAL(p && q && r);
         p[0] = r[0];
+        grown = realloc(p, (size_t)(i % 900) + 1);
+        CU_ASSERT_FATAL(grown != NULL);
+        p = grown;
         free(q);
         free(p);
         free(r);
@@ -100,6 +104,23 @@ static NOINLINE void
 leak_after_churn(void)
 {
     leaked_table = malloc(1); /* MARK:churn_leak */
+}
+
+static NOINLINE void
+leak_resized_after_churn(void)
+{
+    char *p = malloc(10);
+
+    CU_ASSERT_FATAL(p != NULL);
+    leaked_table = realloc(p, 100); /* MARK:churn_realloc */
+}
+
+static void
+test_churn_realloc_leak(void)
+{
+    churn();
+    leak_resized_after_churn();
+    churn();
 }
 
 static void
@@ -148,5 +169,6 @@ main(int argc, char **argv)
     CU_add_test(s, "clean", test_churn_clean);
     CU_add_test(s, "leak_in_the_middle", test_churn_leak);
     CU_add_test(s, "peak", test_churn_peak);
+    CU_add_test(s, "realloc_leak", test_churn_realloc_leak);
     return leakgate_cunit_main(argc, argv);
 }

@@ -162,8 +162,24 @@ test_util__names(void)
     CU_ASSERT_FALSE(leakgate_names_same("a\xff", "a?"));
 }
 
+/* Ordinals: the second of a name is 2, the third 3, names that read the
+ * same in JSON count as one name; the rest stay 1. */
+static void
+test_util__name_ordinals(void)
+{
+    const char *names[] = {
+        "a", "b", "a", "x\xff", "x\xfe", "a", "b2", "x\xef\xbf\xbd", "c"};
+    unsigned int ord[9], want[9] = {1, 1, 2, 1, 2, 3, 1, 3, 1};
+
+    CU_ASSERT_EQUAL_FATAL(leakgate_util__name_ordinals(names, 9, ord), 0);
+    for (size_t i = 0; i < 9; i++)
+        CU_ASSERT_EQUAL(ord[i], want[i]);
+    CU_ASSERT_EQUAL(leakgate_util__name_ordinals(names, 0, ord), 0);
+}
+
 const struct unit_case unit_cases[] = {
     {"test_util__names", test_util__names},
+    {"test_util__name_ordinals", test_util__name_ordinals},
     {"test_util__buf_grows_and_takes", test_util__buf_grows_and_takes},
     {"test_util__buf_failure_is_sticky", test_util__buf_failure_is_sticky},
     {"test_util__escaping", test_util__escaping},
