@@ -290,8 +290,9 @@ unwrap_registry(void)
 }
 
 /* The run is over: complete the last records, and give a record to every
- * selected test of the suites CUnit started, including the tests it
- * skipped because their suite's init failed. */
+ * selected test CUnit skipped because its suite's init failed.  (Not to
+ * the tests of a suite CUnit started for one test, CU_run_test(): they
+ * did not run, and a record would say they passed.) */
 static void
 finish_run(void)
 {
@@ -300,7 +301,7 @@ finish_run(void)
         struct wtest *wt = &run->tests[i];
 
         if (!wt->reported && wt->selected && wt->active &&
-            wt->ws->suite->fActive && wt->ws->init_called)
+            wt->ws->suite->fActive && wt->ws->init_failed)
             leakgate_cunit__finish_record(wt->ws, wt);
     }
 }

@@ -34,6 +34,7 @@ struct wsuite {
     bool whole; /* scope: suite measured as one window */
     bool window_open;
     bool init_called; /* CUnit started this suite in this run */
+    bool init_failed; /* ... and its init failed: CUnit skips its tests */
     /* Its shared-fixture hint, found after the replay: printed after the
      * reports of the replayed tests it is the diagnosis of. */
     const leakgate_verdict *late_hint;

@@ -246,6 +246,7 @@ leakgate_cunit_init(void)
     ws->window_open = rc == 0;
     if (ws->init)
         result = ws->init();
+    ws->init_failed = result != 0;
     if (ws->window_open && (result != 0 || !ws->whole)) {
         if (result != 0) {
             /* CUnit skips the tests and the cleanup of this suite. */

@@ -150,7 +150,13 @@ leakgate_run__find_preload(char **out)
     return rc;
 }
 
-/* $LEAKGATE_JEMALLOC, else the libjemalloc this process runs on. */
+#ifndef LEAKGATE_JEMALLOC_PATH
+#define LEAKGATE_JEMALLOC_PATH "libjemalloc.so.2"
+#endif
+
+/* $LEAKGATE_JEMALLOC, else the libjemalloc this process runs on, else the
+ * one leakgate was built with (the command links the lean core: it runs
+ * on the C library's malloc). */
 int
 leakgate_run__find_jemalloc(char **out)
 {
@@ -165,14 +171,13 @@ leakgate_run__find_jemalloc(char **out)
         strstr(info.dli_fname, ".so"))
         path = info.dli_fname;
     if (!path)
-        return leakgate_error__set(
-            LEAKGATE_ENOTFOUND,
-            "cannot preload jemalloc: this leakgate does not run on a shared "
-            "libjemalloc; set LEAKGATE_JEMALLOC to libjemalloc.so.2");
+        path = LEAKGATE_JEMALLOC_PATH;
     if (access(path, R_OK) != 0)
         return leakgate_error__set(LEAKGATE_ENOTFOUND,
-                                   "cannot preload jemalloc: %s: %s", path,
-                                   strerror(errno));
+                                   "cannot preload jemalloc: %s: %s (set "
+                                   "LEAKGATE_JEMALLOC to the path of "
+                                   "libjemalloc.so.2)",
+                                   path, strerror(errno));
     /* ld.so preloads only a shared object: the replays would fail on
      * anything else. */
     leakgate_run__inspect_elf(&elf, path);
@@ -180,8 +185,8 @@ leakgate_run__find_jemalloc(char **out)
         return leakgate_error__set(LEAKGATE_ENOTFOUND,
                                    "cannot preload jemalloc: %s cannot be "
                                    "preloaded: it is not a shared library "
-                                   "(set LEAKGATE_JEMALLOC to "
-                                   "libjemalloc.so.2)",
+                                   "(set LEAKGATE_JEMALLOC to the "
+                                   "path of libjemalloc.so.2)",
                                    path);
     *out = leakgate_util__strdup(path);
     return *out ? 0 : leakgate_error__set(LEAKGATE_ENOMEM, "path");
