@@ -42,6 +42,7 @@
 
 static struct {
     int fd;              /* the channel, -1 when not under leakgate run */
+    int bell;            /* its doorbell (run_proto.h), or -1 */
     bool claimed;        /* this process runs the tests */
     unsigned int depth;  /* nesting of interposed calls */
     leakgate_gate *gate; /* created at the first run */
@@ -51,7 +52,7 @@ static struct {
     bool replay;         /* this process is a replay (replay.h) */
     char *preload;       /* LD_PRELOAD that started this process */
     bool pieces;         /* records carry JUnit/JSON pieces */
-} child = {-1, false, 0, NULL, NULL, false, -1, false, NULL, false};
+} child = {-1, -1, false, 0, NULL, NULL, false, -1, false, NULL, false};
 
 /* A record of short fields, built on the stack: no allocation, so it may
  * be sent while a window records. */
@@ -69,7 +70,7 @@ send_fixed(const char *type, const char *const *fields, size_t n)
         leakgate_run__put_field_fixed(line, sizeof line, &len, fields[i]);
     }
     line[len++] = '\n';
-    if (child.fd >= 0 && leakgate_run__send(child.fd, line, len) < 0)
+    if (child.fd >= 0 && leakgate_run__send(child.fd, child.bell, line, len) < 0)
         child.fd = -1; /* leakgate run is gone: run the tests unobserved */
 }
 
@@ -78,7 +79,7 @@ send_buf(struct leakgate_buf *b)
 {
     leakgate_buf__puts(b, "\n");
     if (!b->failed && child.fd >= 0 &&
-        leakgate_run__send(child.fd, b->ptr, b->len) < 0)
+        leakgate_run__send(child.fd, child.bell, b->ptr, b->len) < 0)
         child.fd = -1;
     leakgate_buf__dispose(b);
 }
@@ -104,23 +105,35 @@ fail(int status, const char *message)
     _exit(status);
 }
 
+/* The descriptor number in the variable name, or -1. */
+static int
+env_fd(const char *name)
+{
+    const char *env = getenv(name);
+    char *end = NULL;
+    long fd;
+
+    if (!env || !*env)
+        return -1;
+    errno = 0;
+    fd = strtol(env, &end, 10);
+    if (errno || *end || fd < 0 || fd > INT_MAX || fcntl((int)fd, F_GETFD) < 0)
+        return -1;
+    return (int)fd;
+}
+
 __attribute__((constructor)) static void
 preload_loaded(void)
 {
     const char *env = getenv(LEAKGATE_RUN_ENV_FD);
-    char *end = NULL, pid[32];
-    long fd;
+    char pid[32];
     const char *fields[1] = {pid};
 
     if ((!env || !*env) && getenv(LEAKGATE_REPLAY_ENV))
         child.replay = true;
-    if (!env || !*env)
+    if ((child.fd = env_fd(LEAKGATE_RUN_ENV_FD)) < 0)
         return;
-    errno = 0;
-    fd = strtol(env, &end, 10);
-    if (errno || *end || fd < 0 || fd > INT_MAX || fcntl((int)fd, F_GETFD) < 0)
-        return;
-    child.fd = (int)fd;
+    child.bell = env_fd(LEAKGATE_RUN_ENV_BELL);
     snprintf(pid, sizeof pid, "%ld", (long)getpid());
     send_fixed("H", fields, 1);
 }
@@ -186,12 +199,15 @@ claim(void)
     if (color && *color)
         child.color = strcmp(color, "1") == 0;
     fcntl(child.fd, F_SETFD, FD_CLOEXEC);
+    if (child.bell >= 0)
+        fcntl(child.bell, F_SETFD, FD_CLOEXEC);
     if (saved)
         setenv("LD_PRELOAD", saved, 1);
     else
         unsetenv("LD_PRELOAD");
     unsetenv(LEAKGATE_RUN_ENV_SAVED_PRELOAD);
     unsetenv(LEAKGATE_RUN_ENV_FD);
+    unsetenv(LEAKGATE_RUN_ENV_BELL);
     unsetenv(LEAKGATE_RUN_ENV_LIST);
     unsetenv(LEAKGATE_RUN_ENV_COLOR);
     unsetenv(LEAKGATE_RUN_ENV_PIECES);

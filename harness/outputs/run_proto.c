@@ -10,8 +10,11 @@
 #include "run_proto.h"
 
 #include <errno.h>
+#include <poll.h>
+#include <stdint.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <unistd.h>
 
 #include "error.h"
 
@@ -89,14 +92,38 @@ leakgate_run__split(char **fields, size_t max, char *line)
     return n;
 }
 
+/* The channel is full: wake leakgate run, then wait until it has read.
+ * false: no doorbell to ring (send blocking from now on). */
+static bool
+ring_and_wait(int fd, int bell)
+{
+    uint64_t one = 1;
+    struct pollfd p = {fd, POLLOUT, 0};
+
+    while (write(bell, &one, sizeof one) < 0) {
+        if (errno != EINTR)
+            return false;
+    }
+    /* Woken by room, or by leakgate run's end (the send then fails). */
+    while (poll(&p, 1, -1) < 0 && errno == EINTR)
+        ;
+    return true;
+}
+
 int
-leakgate_run__send(int fd, const char *data, size_t len)
+leakgate_run__send(int fd, int bell, const char *data, size_t len)
 {
     while (len > 0) {
-        ssize_t w = send(fd, data, len, MSG_NOSIGNAL);
+        ssize_t w =
+            send(fd, data, len, MSG_NOSIGNAL | (bell >= 0 ? MSG_DONTWAIT : 0));
 
         if (w < 0 && errno == EINTR)
             continue;
+        if (w < 0 && bell >= 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+            if (!ring_and_wait(fd, bell))
+                bell = -1;
+            continue;
+        }
         if (w <= 0)
             return leakgate_error__set(
                 LEAKGATE_EIO, "leakgate run's channel: %s", strerror(errno));

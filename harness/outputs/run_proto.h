@@ -42,6 +42,10 @@
 
 /* Environment of the program (private to leakgate run). */
 #define LEAKGATE_RUN_ENV_FD "LEAKGATE_RUN_FD"
+/* The doorbell (an eventfd): rung by the program when the channel is full,
+ * so that leakgate run sleeps through the sends that fit (see
+ * leakgate_run__send()). */
+#define LEAKGATE_RUN_ENV_BELL "LEAKGATE_RUN_BELL"
 #define LEAKGATE_RUN_ENV_LIST "LEAKGATE_RUN_LIST"
 #define LEAKGATE_RUN_ENV_COLOR "LEAKGATE_RUN_COLOR"
 #define LEAKGATE_RUN_ENV_SAVED_PRELOAD "LEAKGATE_RUN_SAVED_PRELOAD"
@@ -123,9 +127,14 @@ void leakgate_run__put_field_fixed(char *dst,
  * the number of fields (at most max).  Cannot fail. */
 size_t leakgate_run__split(char **fields, size_t max, char *line);
 
-/* Send len bytes on the channel, never raising SIGPIPE.  Returns 0 or
+/* Send len bytes on the channel, never raising SIGPIPE.  With a doorbell
+ * (bell >= 0) the sends do not block: leakgate run does not sleep on the
+ * channel (a send would wake it: a context switch per record) but on the
+ * doorbell, the program's end and a tick, and reads what the kernel holds
+ * when one comes; a send that finds the channel full rings the doorbell,
+ * then waits for room.  bell < 0: blocking sends.  Returns 0 or
  * LEAKGATE_EIO. */
-int leakgate_run__send(int fd, const char *data, size_t len);
+int leakgate_run__send(int fd, int bell, const char *data, size_t len);
 
 /* Render v's pieces with report.c's per-window writers (v NULL: only the
  * environment; env may be zeroed when only the testcase and test object
@@ -189,13 +198,15 @@ struct leakgate_run_envp {
 };
 
 /* This process's environment with LD_PRELOAD, the gate's LEAKGATE_*
- * twins and the channel set for the program.  Returns 0,
- * LEAKGATE_ENOTFOUND (a path LD_PRELOAD cannot carry) or LEAKGATE_ENOMEM. */
+ * twins and the channel (fd) and its doorbell (bell) set for the program.
+ * Returns 0, LEAKGATE_ENOTFOUND (a path LD_PRELOAD cannot carry) or
+ * LEAKGATE_ENOMEM. */
 int leakgate_run__build_env(struct leakgate_run_envp *e,
                             const struct leakgate_gate_options *o,
                             const char *preload,
                             const char *jemalloc,
-                            int fd);
+                            int fd,
+                            int bell);
 
 void leakgate_run__env_free(struct leakgate_run_envp *e);
 

@@ -2,9 +2,9 @@
 /*
  * run: `leakgate run`, the parent side of gating an unmodified CUnit
  * program.  Starts the program (run_env.c prepares its path and
- * environment) with one end of a socket pair inherited, reads the records
- * its interposer (preload.c) streams while it runs (run_proto.h), and
- * decides the outcome from those records and from how the program ended
+ * environment) with one end of a socket pair and its doorbell inherited,
+ * reads the records its interposer (preload.c) streams while it runs
+ * (run_proto.h), and decides the outcome from those records and from how the program ended
  * (a signal, exit() during a test), never from its exit status.  The
  * program's stdin, stdout and stderr are the caller's: nothing is
  * captured.  While the program runs SIGINT and SIGQUIT are ignored here
@@ -20,8 +20,11 @@
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdint.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -118,40 +121,84 @@ take_lines(struct leakgate_run *r, struct leakgate_buf *in, size_t *scanned)
     return rc;
 }
 
-/* Read records until the channel closes, or until the program has exited
- * and nothing more is waiting (a process it started may hold the socket
- * open).  *exited: the program was reaped into r->wait_status. */
+/* Take what the channel holds now, without waiting; *open false once it
+ * has closed. */
 static int
-pump(struct leakgate_run *r, int fd, pid_t pid, bool *exited)
+drain(struct leakgate_run *r,
+      int fd,
+      struct leakgate_buf *in,
+      size_t *scanned,
+      bool *open)
 {
     static char chunk[1 << 16];
+
+    for (;;) {
+        ssize_t got = recv(fd, chunk, sizeof chunk, MSG_DONTWAIT);
+
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+            return 0;
+        if (got <= 0) {
+            *open = false;
+            return 0;
+        }
+        leakgate_buf__put(in, chunk, (size_t)got);
+        if (in->failed)
+            return leakgate_error__set(LEAKGATE_ENOMEM, "records");
+        if (take_lines(r, in, scanned) < 0)
+            return -1;
+    }
+}
+
+/* A descriptor that becomes readable when the program ends, or -1 (a
+ * kernel before 5.3: the tick and the channel's close tell then). */
+static int
+open_pidfd(pid_t pid)
+{
+#ifdef SYS_pidfd_open
+    return (int)syscall(SYS_pidfd_open, pid, 0);
+#else
+    (void)pid;
+    return -1;
+#endif
+}
+
+/* Read records until the channel closes, or until the program has exited
+ * and nothing more is waiting (a process it started may hold the socket
+ * open).  *exited: the program was reaped into r->wait_status.  This
+ * process sleeps on the doorbell (ch[2]: the program found the channel
+ * full), the channel's close, the program's end and a 250 ms tick, not on
+ * the channel's data: a record sent wakes nobody (run_proto.h). */
+static int
+pump(struct leakgate_run *r, const int ch[3], pid_t pid, bool *exited)
+{
     struct leakgate_buf in = LEAKGATE_BUF_INIT;
     size_t scanned = 0;
-    int rc = 0;
+    int pidfd = open_pidfd(pid), rc = 0;
+    bool open = true;
 
     *exited = false;
-    while (rc == 0) {
-        struct pollfd p = {fd, POLLIN, 0};
-        int n = poll(&p, 1, *exited ? 0 : 250);
-        ssize_t got;
+    while (rc == 0 && open) {
+        struct pollfd p[3] = {
+            {ch[2], POLLIN, 0}, {ch[0], 0, 0}, {pidfd, POLLIN, 0}};
+        int n = *exited ? 0 : poll(p, 3, 250);
+        uint64_t rung;
 
         if (n < 0 && errno == EINTR)
             continue;
-        if (n == 0 && !*exited) {
+        if (n < 0)
+            break;
+        if (p[0].revents && read(ch[2], &rung, sizeof rung) < 0)
+            rung = 0; /* rung again meanwhile: read next time */
+        rc = drain(r, ch[0], &in, &scanned, &open);
+        if (*exited)
+            break;
+        if (n == 0 || p[2].revents)
             *exited = waitpid(pid, &r->wait_status, WNOHANG) == pid;
-            continue;
-        }
-        if (n <= 0)
-            break;
-        got = read(fd, chunk, sizeof chunk);
-        if (got < 0 && errno == EINTR)
-            continue;
-        if (got <= 0)
-            break;
-        leakgate_buf__put(&in, chunk, (size_t)got);
-        rc = in.failed ? leakgate_error__set(LEAKGATE_ENOMEM, "records")
-                       : take_lines(r, &in, &scanned);
     }
+    if (pidfd >= 0)
+        close(pidfd);
     leakgate_buf__dispose(&in);
     return rc;
 }
@@ -170,7 +217,7 @@ static int
 run_child(struct leakgate_run *r,
           char *const *argv,
           char *const *envp,
-          int sv[2])
+          int ch[3])
 {
     struct saved_signals saved;
     bool exited = false;
@@ -179,14 +226,14 @@ run_child(struct leakgate_run *r,
 
     signals_take(&saved);
     rc = spawn(&pid, r->program, argv, envp);
-    close(sv[1]);
-    sv[1] = -1;
+    close(ch[1]);
+    ch[1] = -1;
     if (rc == 0) {
         forward_pid = pid;
-        rc = pump(r, sv[0], pid, &exited);
+        rc = pump(r, ch, pid, &exited);
         /* Closed before waiting: a program still writing gets EPIPE. */
-        close(sv[0]);
-        sv[0] = -1;
+        close(ch[0]);
+        ch[0] = -1;
         reap(pid, &r->wait_status, exited);
         forward_pid = 0;
     }
@@ -194,12 +241,21 @@ run_child(struct leakgate_run *r,
     return rc;
 }
 
+/* The socket pair (ch[1] the program's end, inherited) and the doorbell
+ * (ch[2], an eventfd both sides hold). */
 static int
-channel(int sv[2])
+channel(int ch[3])
 {
-    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0 ||
-        fcntl(sv[1], F_SETFD, 0) != 0)
+    int sv[2];
+
+    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0)
         return leakgate_error__set(LEAKGATE_EIO, "socketpair: %s",
+                                   strerror(errno));
+    ch[0] = sv[0];
+    ch[1] = sv[1];
+    if (fcntl(ch[1], F_SETFD, 0) != 0 ||
+        (ch[2] = eventfd(0, EFD_NONBLOCK)) < 0)
+        return leakgate_error__set(LEAKGATE_EIO, "leakgate run's channel: %s",
                                    strerror(errno));
     return 0;
 }
@@ -212,7 +268,7 @@ leakgate_run_program(leakgate_run **out,
     struct leakgate_run *r;
     struct leakgate_run_envp env = {NULL, 0, 0, false};
     char *preload = NULL, *jemalloc = NULL;
-    int sv[2] = {-1, -1}, rc;
+    int ch[3] = {-1, -1, -1}, rc;
 
     *out = NULL;
     if (!argv || !argv[0])
@@ -247,16 +303,17 @@ leakgate_run_program(leakgate_run **out,
         r->outputs = NULL;
     }
     if (rc == 0)
-        rc = channel(sv);
+        rc = channel(ch);
     if (rc == 0)
-        rc = leakgate_run__build_env(&env, opts, preload, jemalloc, sv[1]);
+        rc = leakgate_run__build_env(&env, opts, preload, jemalloc, ch[1],
+                                     ch[2]);
     if (rc == 0)
-        rc = run_child(r, argv, env.v, sv);
+        rc = run_child(r, argv, env.v, ch);
     if (rc == 0)
         rc = leakgate_run__decide(r);
-    for (int i = 0; i < 2; i++) {
-        if (sv[i] >= 0)
-            close(sv[i]);
+    for (int i = 0; i < 3; i++) {
+        if (ch[i] >= 0)
+            close(ch[i]);
     }
     leakgate_run__env_free(&env);
     leakgate_util__free(preload);

@@ -251,12 +251,15 @@ leakgate_run__env_free(struct leakgate_run_envp *e)
 static void
 env_gate(struct leakgate_run_envp *e,
          const struct leakgate_gate_options *o,
-         int fd)
+         int fd,
+         int bell)
 {
     char num[32];
 
     snprintf(num, sizeof num, "%d", fd);
     env_add(e, LEAKGATE_RUN_ENV_FD "=", num);
+    snprintf(num, sizeof num, "%d", bell);
+    env_add(e, LEAKGATE_RUN_ENV_BELL "=", num);
     env_add(e, "LEAKGATE_THRESHOLDS=", o->thresholds_path);
     env_add(e, "LEAKGATE_FILTER=", o->filter);
     env_add(e, "LEAKGATE_REPORT_DIR=", o->report_dir);
@@ -311,7 +314,8 @@ leakgate_run__build_env(struct leakgate_run_envp *e,
                         const struct leakgate_gate_options *o,
                         const char *preload,
                         const char *jemalloc,
-                        int fd)
+                        int fd,
+                        int bell)
 {
     const char *user = getenv("LD_PRELOAD");
     struct leakgate_buf ld = LEAKGATE_BUF_INIT;
@@ -338,7 +342,7 @@ leakgate_run__build_env(struct leakgate_run_envp *e,
     env_add(e, "LD_PRELOAD=", ld.ptr ? ld.ptr : "");
     env_add(e, "LEAKGATE_JEMALLOC=", jemalloc);
     env_add(e, LEAKGATE_RUN_ENV_SAVED_PRELOAD "=", user);
-    env_gate(e, o, fd);
+    env_gate(e, o, fd, bell);
     e->failed |= ld.failed;
     leakgate_buf__dispose(&ld);
     if (e->failed) {
