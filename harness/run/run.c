@@ -151,6 +151,16 @@ drain(struct leakgate_run *r,
     }
 }
 
+/* Reset the doorbell (an eventfd: one read takes every ring so far). */
+static void
+ring_off(int bell)
+{
+    uint64_t rings;
+
+    while (read(bell, &rings, sizeof rings) < 0 && errno == EINTR)
+        ;
+}
+
 /* A descriptor that becomes readable when the program ends, or -1 (a
  * kernel before 5.3: the tick and the channel's close tell then). */
 static int
@@ -183,14 +193,13 @@ pump(struct leakgate_run *r, const int ch[3], pid_t pid, bool *exited)
         struct pollfd p[3] = {
             {ch[2], POLLIN, 0}, {ch[0], 0, 0}, {pidfd, POLLIN, 0}};
         int n = *exited ? 0 : poll(p, 3, 250);
-        uint64_t rung;
 
         if (n < 0 && errno == EINTR)
             continue;
         if (n < 0)
             break;
-        if (p[0].revents && read(ch[2], &rung, sizeof rung) < 0)
-            rung = 0; /* rung again meanwhile: read next time */
+        if (p[0].revents)
+            ring_off(ch[2]);
         rc = drain(r, ch[0], &in, &scanned, &open);
         if (*exited)
             break;
