@@ -456,9 +456,12 @@ leakgate_util__name_ordinals(const char *const *names,
                              size_t n,
                              unsigned int *ordinals)
 {
-    struct name_key *keys = n ? leakgate_util__calloc(n, sizeof *keys) : NULL;
+    struct name_key *keys;
 
-    if (n && !keys)
+    if (n == 0)
+        return 0; /* qsort() takes no NULL array, even of 0 elements */
+    keys = leakgate_util__calloc(n, sizeof *keys);
+    if (!keys)
         return LEAKGATE_ENOMEM;
     for (size_t i = 0; i < n; i++) {
         const unsigned char *p = (const unsigned char *)names[i];
