@@ -70,7 +70,8 @@ send_fixed(const char *type, const char *const *fields, size_t n)
         leakgate_run__put_field_fixed(line, sizeof line, &len, fields[i]);
     }
     line[len++] = '\n';
-    if (child.fd >= 0 && leakgate_run__send(child.fd, child.bell, line, len) < 0)
+    if (child.fd >= 0 &&
+        leakgate_run__send(child.fd, child.bell, line, len) < 0)
         child.fd = -1; /* leakgate run is gone: run the tests unobserved */
 }
 

@@ -4,12 +4,12 @@
  * program.  Starts the program (run_env.c prepares its path and
  * environment) with one end of a socket pair and its doorbell inherited,
  * reads the records its interposer (preload.c) streams while it runs
- * (run_proto.h), and decides the outcome from those records and from how the program ended
- * (a signal, exit() during a test), never from its exit status.  The
- * program's stdin, stdout and stderr are the caller's: nothing is
- * captured.  While the program runs SIGINT and SIGQUIT are ignored here
- * (the program gets them from the terminal and its death is reported)
- * and SIGTERM and SIGHUP are passed on to it.
+ * (run_proto.h), and decides the outcome from those records and from how
+ * the program ended (a signal, exit() during a test), never from its exit
+ * status.  The program's stdin, stdout and stderr are the caller's:
+ * nothing is captured.  While the program runs SIGINT and SIGQUIT are
+ * ignored here (the program gets them from the terminal and its death is
+ * reported) and SIGTERM and SIGHUP are passed on to it.
  */
 #include "leakgate/run.h"
 
@@ -262,8 +262,7 @@ channel(int ch[3])
                                    strerror(errno));
     ch[0] = sv[0];
     ch[1] = sv[1];
-    if (fcntl(ch[1], F_SETFD, 0) != 0 ||
-        (ch[2] = eventfd(0, EFD_NONBLOCK)) < 0)
+    if (fcntl(ch[1], F_SETFD, 0) != 0 || (ch[2] = eventfd(0, EFD_NONBLOCK)) < 0)
         return leakgate_error__set(LEAKGATE_EIO, "leakgate run's channel: %s",
                                    strerror(errno));
     return 0;
