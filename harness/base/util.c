@@ -5,7 +5,10 @@
  */
 #include "util.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <fnmatch.h>
+#include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -75,6 +78,25 @@ char *
 leakgate_util__strdup(const char *s)
 {
     return leakgate_util__strndup(s, SIZE_MAX);
+}
+
+int
+leakgate_util__env_fd(const char *name)
+{
+    const char *env = getenv(name);
+    char *end = NULL;
+    int saved = errno;
+    long fd;
+    bool ok;
+
+    if (!env || !*env)
+        return -1;
+    errno = 0;
+    fd = strtol(env, &end, 10);
+    ok = !errno && !*end && fd >= 0 && fd <= INT_MAX &&
+         fcntl((int)fd, F_GETFD) >= 0;
+    errno = saved;
+    return ok ? (int)fd : -1;
 }
 
 static bool

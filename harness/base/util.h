@@ -21,6 +21,11 @@ void leakgate_util__free(void *p);
 char *leakgate_util__strdup(const char *s);
 char *leakgate_util__strndup(const char *s, size_t n);
 
+/* The open descriptor whose number the environment variable name holds
+ * (decimal, nothing else), or -1: unset, empty, malformed or not open.
+ * errno is left as it was (the caller may be a test's constructor). */
+int leakgate_util__env_fd(const char *name);
+
 /*
  * Test builds only: make the n-th next allocation (0 = the next one) and
  * all later ones fail; pass SIZE_MAX to stop injecting.

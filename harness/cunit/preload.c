@@ -106,23 +106,6 @@ fail(int status, const char *message)
     _exit(status);
 }
 
-/* The descriptor number in the variable name, or -1. */
-static int
-env_fd(const char *name)
-{
-    const char *env = getenv(name);
-    char *end = NULL;
-    long fd;
-
-    if (!env || !*env)
-        return -1;
-    errno = 0;
-    fd = strtol(env, &end, 10);
-    if (errno || *end || fd < 0 || fd > INT_MAX || fcntl((int)fd, F_GETFD) < 0)
-        return -1;
-    return (int)fd;
-}
-
 __attribute__((constructor)) static void
 preload_loaded(void)
 {
@@ -132,9 +115,9 @@ preload_loaded(void)
 
     if ((!env || !*env) && getenv(LEAKGATE_REPLAY_ENV))
         child.replay = true;
-    if ((child.fd = env_fd(LEAKGATE_RUN_ENV_FD)) < 0)
+    if ((child.fd = leakgate_util__env_fd(LEAKGATE_RUN_ENV_FD)) < 0)
         return;
-    child.bell = env_fd(LEAKGATE_RUN_ENV_BELL);
+    child.bell = leakgate_util__env_fd(LEAKGATE_RUN_ENV_BELL);
     snprintf(pid, sizeof pid, "%ld", (long)getpid());
     send_fixed("H", fields, 1);
 }

@@ -75,18 +75,15 @@ restore_env(char *const *saved)
 void
 leakgate_replay__take_beat(struct leakgate_gate *gate)
 {
-    const char *text = getenv(LEAKGATE_REPLAY_BEAT_ENV);
-    char *end = NULL;
-    long fd = text ? strtol(text, &end, 10) : -1;
+    int fd = leakgate_util__env_fd(LEAKGATE_REPLAY_BEAT_ENV);
 
     unsetenv(LEAKGATE_REPLAY_BEAT_ENV);
     /* Non-blocking: a first process that reads late (a full pipe) must
      * not stop the test that beats. */
-    if (fd < 0 || fd > INT_MAX - 1 || !end || *end || end == text ||
-        fcntl((int)fd, F_SETFD, FD_CLOEXEC) != 0 ||
-        fcntl((int)fd, F_SETFL, O_NONBLOCK) != 0)
+    if (fd < 0 || fd == INT_MAX || fcntl(fd, F_SETFD, FD_CLOEXEC) != 0 ||
+        fcntl(fd, F_SETFL, O_NONBLOCK) != 0)
         return;
-    gate->replay.beat_fd = (int)fd + 1;
+    gate->replay.beat_fd = fd + 1;
 }
 
 void

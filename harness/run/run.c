@@ -255,13 +255,9 @@ run_child(struct leakgate_run *r,
 static int
 channel(int ch[3])
 {
-    int sv[2];
-
-    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0)
+    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, ch) != 0)
         return leakgate_error__set(LEAKGATE_EIO, "socketpair: %s",
                                    strerror(errno));
-    ch[0] = sv[0];
-    ch[1] = sv[1];
     if (fcntl(ch[1], F_SETFD, 0) != 0 || (ch[2] = eventfd(0, EFD_NONBLOCK)) < 0)
         return leakgate_error__set(LEAKGATE_EIO, "leakgate run's channel: %s",
                                    strerror(errno));
