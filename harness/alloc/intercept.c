@@ -307,10 +307,15 @@ lane_fill(uintptr_t a)
         h->index != index ||
         h->gen != atomic_load_explicit(&leakgate_track__window,
                                        memory_order_relaxed) ||
-        !c->leaf || c->index != index || !leakgate_track__allocs_here ||
+        !c->leaf || c->index != index || h->classes != c->leaf ||
+        !leakgate_track__allocs_here ||
         leakgate_track__meter_mine !=
             atomic_load_explicit(&leakgate_track__meter.owner,
                                  memory_order_relaxed) ||
+        /* The lane's level is the owner's bytes alone (track_hot.h):
+         * no other thread's may count in this meter's window. */
+        atomic_load_explicit(&leakgate_track__meter.others_live,
+                             memory_order_relaxed) != 0 ||
         (leakgate_track__born && leakgate_track__foreign_here()))
         return;
     if (l->gen == gen &&
@@ -325,7 +330,6 @@ lane_fill(uintptr_t a)
         l->leaf[1] = l->leaf[0];
     }
     l->leaf[0].index = index;
-    l->leaf[0].word = h->word;
     l->leaf[0].used = h->used;
     l->leaf[0].classes = c->leaf;
     l->gen = gen;
@@ -363,8 +367,7 @@ lane_alloc(void *p, size_t n, uintptr_t caller)
     if (n > LEAKGATE_JESIZE__SMALL || !(f = leakgate_track__lane_for(a)))
         return false;
     c = leakgate_jesize__small_class[(n + 7) >> 3];
-    *leakgate_track__lane_class(f, a) = (unsigned char)c;
-    leakgate_track__lane_record(f, a, c >> 8);
+    leakgate_track__lane_record(f, a, (unsigned char)c, c >> 8);
     if (leakgate_track__stack_wanted(caller))
         leakgate_track__stack_note(a, caller);
     return true;
@@ -399,8 +402,7 @@ erased(const void *p)
 {
     if (!leakgate_track__erase_here((uintptr_t)p))
         return false;
-    if (atomic_load_explicit(&leakgate_track__stacks_live,
-                             memory_order_relaxed) != 0)
+    if (leakgate_track__noted_maybe((uintptr_t)p))
         leakgate_track__stack_drop((uintptr_t)p);
     return true;
 }
@@ -443,15 +445,14 @@ malloc(size_t n)
 }
 
 /* Forget the object at a, of class byte c, in the lane's leaf f: the
- * meter's count, its bit, its stack note. */
+ * meter's count, its bit (c's mark), its stack note. */
 static HOT void
 lane_forget(const struct leakgate_track__lane_leaf *f,
             uintptr_t a,
             unsigned char c)
 {
-    if (leakgate_track__lane_erase(f, a, leakgate_jesize__byte_size[c]) &&
-        atomic_load_explicit(&leakgate_track__stacks_live,
-                             memory_order_relaxed) != 0)
+    if (leakgate_track__lane_erase(f, a, c, leakgate_jesize__byte_size[c]) &&
+        leakgate_track__noted_maybe(a))
         leakgate_track__stack_drop(a);
 }
 
@@ -465,7 +466,10 @@ lane_free(void *p)
     struct leakgate_track__lane_leaf *f = leakgate_track__lane_for(a);
     unsigned char c;
 
-    if (!f || (c = *leakgate_track__lane_class(f, a)) == 0)
+    if (!f)
+        return false;
+    c = __atomic_load_n(leakgate_track__lane_class(f, a), __ATOMIC_RELAXED);
+    if (!(c & LEAKGATE_JESIZE__CLASS)) /* unknown: the general path */
         return false;
     lane_forget(f, a, c);
     return true;
@@ -527,7 +531,10 @@ lane_realloc(void *p, size_t n, void **out)
     struct leakgate_track__lane_leaf *f = leakgate_track__lane_for(a);
     unsigned char c;
 
-    if (!f || (c = *leakgate_track__lane_class(f, a)) == 0)
+    if (!f)
+        return LANE_MISS;
+    c = __atomic_load_n(leakgate_track__lane_class(f, a), __ATOMIC_RELAXED);
+    if (!(c & LEAKGATE_JESIZE__CLASS))
         return LANE_MISS;
     *out = NEXT(realloc)(p, n);
     if (!*out)
@@ -826,6 +833,11 @@ pthread_create(pthread_t *thread,
 
     if (!NEXT(pthread_create))
         return EAGAIN;
+    /* Every thread's lane is filled again, and only while no other
+     * thread's bytes count in the meter (lane_fill()): the lane's level is
+     * the owner's alone, even if the C library called the process single-
+     * threaded again once this thread is gone. */
+    leakgate_track__lane_refresh();
     for (size_t i = 0; born && i < START_SLOTS; i++) {
         struct start_slot *slot = &starts[i];
         bool expected = false;

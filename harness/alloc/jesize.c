@@ -7,10 +7,13 @@
  * objects are 16-byte aligned), in leaves of 1 MiB covering 16 MiB each,
  * mapped without backing on first use and found through a top-level array
  * of 2^23 pointers (64 MiB reserved, only touched pages cost memory).  A
- * byte holds a class as m << 5 | (d - 3) for usize = m * 2^d (m odd, at
- * most 7; d from 3 to 34: up to 112 GiB); 0 is unknown.  Writes are plain
- * byte stores: an object's byte is written by the thread that allocated
- * it, before the pointer is handed out.  Nothing here calls malloc.
+ * byte's low 7 bits hold a class as (m >> 1) << 5 | (d - 2) for usize =
+ * m * 2^d (m odd, at most 7; d from 3 to 33: up to 56 GiB); 0 is unknown.
+ * Its high bit is the tracker's (LEAKGATE_JESIZE__MARK: allocated in the
+ * open window, track.c).  An object's byte is written by the thread that
+ * allocated it, before the pointer is handed out, and by the thread that
+ * frees it; relaxed atomic byte stores (plain moves), as the tracker's
+ * end of a window may read the map meanwhile.  Nothing here calls malloc.
  */
 #include "jesize.h"
 
@@ -80,6 +83,7 @@ leakgate_jesize__set_lean(void)
         leakgate_jesize__small_class[i] =
             (uint32_t)usize << 8 | leakgate_jesize__encode(usize);
     }
+    /* Marked bytes (the tracker's bit) have their class's size too. */
     for (unsigned int c = 0; c < 256; c++)
         leakgate_jesize__byte_size[c] =
             leakgate_jesize__decode((unsigned char)c);
@@ -144,13 +148,28 @@ byte_for(uintptr_t a, bool create)
 #define encode leakgate_jesize__encode
 #define decode leakgate_jesize__decode
 
+unsigned char *
+leakgate_jesize__byte(uintptr_t a, bool create)
+{
+    return byte_for(a, create);
+}
+
+unsigned char *
+leakgate_jesize__leaf(uintptr_t a)
+{
+    unsigned char *b = byte_for(a, false);
+
+    return b ? b - ((a & (((uintptr_t)1 << LEAF_SHIFT) - 1)) >> GRAIN_SHIFT)
+             : NULL;
+}
+
 void
 leakgate_jesize__note_byte(const void *p, unsigned char c)
 {
     unsigned char *b = byte_for((uintptr_t)p, true);
 
     if (b)
-        *b = c;
+        __atomic_store_n(b, c, __ATOMIC_RELAXED);
 }
 
 void
@@ -172,6 +191,6 @@ leakgate_jesize__usable(const void *p)
     if (!leakgate_jesize__lean())
         return malloc_usable_size(q);
     b = byte_for((uintptr_t)p, false);
-    usize = b ? decode(*b) : 0;
+    usize = b ? decode(__atomic_load_n(b, __ATOMIC_RELAXED)) : 0;
     return usize ? usize : leakgate_jesize__s2u(malloc_usable_size(q));
 }

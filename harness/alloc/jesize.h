@@ -71,11 +71,20 @@ struct leakgate_jesize__cache {
 extern __thread struct leakgate_jesize__cache leakgate_jesize__here
     __attribute__((tls_model("initial-exec")));
 
-/* A class byte's usable size (0: unknown). */
+/*
+ * A class byte: its low 7 bits the class (0: unknown), its high bit the
+ * tracker's (track.c: the object was allocated in the open window and is
+ * live).  Writers of a class clear the mark; only the tracker sets it.
+ */
+#define LEAKGATE_JESIZE__MARK 0x80u
+#define LEAKGATE_JESIZE__CLASS 0x7fu
+
+/* A class byte's usable size (0: unknown), whatever its mark. */
 static inline size_t
 leakgate_jesize__decode(unsigned char c)
 {
-    return c ? (size_t)(c >> 5) << ((c & 31) + 3) : 0;
+    c &= LEAKGATE_JESIZE__CLASS;
+    return c ? (size_t)((c >> 5) << 1 | 1) << ((c & 31) + 2) : 0;
 }
 
 /* Note that the object at p has jemalloc usable size usize (from
@@ -83,8 +92,9 @@ leakgate_jesize__decode(unsigned char c)
  * is noted as unknown).  Cannot fail. */
 void leakgate_jesize__note(const void *p, size_t usize);
 
-/* A usable size's class byte (0: one the map cannot hold): usize is
- * m * 2^d, m odd, at most 7, d from 3 to 34; the byte is m << 5 | d - 3. */
+/* A usable size's class byte, unmarked (0: one the map cannot hold):
+ * usize is m * 2^d, m odd, at most 7, d from 3 to 33; the byte is
+ * (m >> 1) << 5 | d - 2, never 0, below LEAKGATE_JESIZE__MARK. */
 static inline unsigned char
 leakgate_jesize__encode(size_t usize)
 {
@@ -95,9 +105,9 @@ leakgate_jesize__encode(size_t usize)
         return 0;
     d = (unsigned int)__builtin_ctzll((unsigned long long)usize);
     m = usize >> d;
-    if (d < 3 || d > 34 || m > 7)
+    if (d < 3 || d > 33 || m > 7)
         return 0;
-    return (unsigned char)(m << 5 | (d - 3));
+    return (unsigned char)((m >> 1) << 5 | (d - 2));
 }
 
 /*
@@ -112,6 +122,12 @@ leakgate_jesize__encode(size_t usize)
 extern uint32_t leakgate_jesize__small_class[LEAKGATE_JESIZE__SMALL / 8 + 1];
 extern uint64_t leakgate_jesize__byte_size[256];
 
+/* The class byte of address a (its leaf mapped first when create), and
+ * the first byte of the leaf that holds it; NULL when the leaf is not
+ * mapped (or cannot be, or a is outside the map).  Never allocates. */
+unsigned char *leakgate_jesize__byte(uintptr_t a, bool create);
+unsigned char *leakgate_jesize__leaf(uintptr_t a);
+
 /* Note the class byte c for the object at p (leakgate_jesize__note()
  * with the size encoded), inlined for the allocation wrappers where the
  * thread's last leaf covers p. */
@@ -123,8 +139,11 @@ leakgate_jesize__note_here(const void *p, unsigned char c)
     uintptr_t a = (uintptr_t)p;
 
     if (cache->leaf && cache->index == a >> LEAKGATE_JESIZE__LEAF_SHIFT)
-        cache->leaf[(a & (((uintptr_t)1 << LEAKGATE_JESIZE__LEAF_SHIFT) - 1)) >>
-                    LEAKGATE_JESIZE__GRAIN_SHIFT] = c;
+        __atomic_store_n(
+            &cache->leaf[(a & (((uintptr_t)1 << LEAKGATE_JESIZE__LEAF_SHIFT) -
+                               1)) >>
+                         LEAKGATE_JESIZE__GRAIN_SHIFT],
+            c, __ATOMIC_RELAXED);
     else
         leakgate_jesize__note_byte(p, c);
 }
@@ -145,9 +164,11 @@ leakgate_jesize__usable_lean(const void *p)
     uintptr_t a = (uintptr_t)p;
 
     if (c->leaf && c->index == a >> LEAKGATE_JESIZE__LEAF_SHIFT) {
-        size_t usize = leakgate_jesize__decode(
-            c->leaf[(a & (((uintptr_t)1 << LEAKGATE_JESIZE__LEAF_SHIFT) - 1)) >>
-                    LEAKGATE_JESIZE__GRAIN_SHIFT]);
+        size_t usize = leakgate_jesize__decode(__atomic_load_n(
+            &c->leaf[(a &
+                      (((uintptr_t)1 << LEAKGATE_JESIZE__LEAF_SHIFT) - 1)) >>
+                     LEAKGATE_JESIZE__GRAIN_SHIFT],
+            __ATOMIC_RELAXED));
 
         if (usize)
             return usize;

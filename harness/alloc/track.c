@@ -39,6 +39,14 @@
  * the heap's own; setting and clearing are single atomic operations, no
  * lock.  Leaves touched in a window are listed, so that the end of a window
  * that grew can find its objects and the next window can clear them.
+ *
+ * In a lean process the object's bit is the high bit of its class byte
+ * (jesize.h, LEAKGATE_JESIZE__MARK), which the wrappers write anyway at
+ * each allocation: one byte per object for the class and the window, one
+ * cache line per allocation and free instead of two.  The leaves here then
+ * only list themselves and mark their used pages (the same addresses: a
+ * page of words covers 256 KiB, 16 KiB of class bytes); their words stay
+ * untouched (never faulted in).
  */
 #define ADDR_BITS 47
 #define LEAF_SHIFT LEAKGATE_TRACK__LEAF_SHIFT     /* 16 MiB per leaf */
@@ -378,6 +386,38 @@ leaf_slow(uintptr_t a, bool create)
 /* The process has one thread: plain loads and stores (track_hot.h). */
 #define alone leakgate_track__alone
 
+/* A lean process: the window's bits are the class bytes' marks. */
+#define marks leakgate_jesize__lean
+#define MARK LEAKGATE_JESIZE__MARK
+
+/* Mark the class byte b; true when it was not marked.  (Acquire as
+ * word_set(), below.) */
+static inline bool
+mark_set(unsigned char *b)
+{
+    unsigned char old;
+
+    if (!alone())
+        return !(__atomic_fetch_or(b, MARK, __ATOMIC_ACQUIRE) & MARK);
+    old = __atomic_load_n(b, __ATOMIC_RELAXED);
+    __atomic_store_n(b, (unsigned char)(old | MARK), __ATOMIC_RELAXED);
+    return !(old & MARK);
+}
+
+/* Unmark the class byte b; true when it was marked. */
+static inline bool
+mark_clear(unsigned char *b)
+{
+    unsigned char old;
+
+    if (!alone())
+        return (__atomic_fetch_and(b, (unsigned char)~MARK, __ATOMIC_RELEASE) &
+                MARK) != 0;
+    old = __atomic_load_n(b, __ATOMIC_RELAXED);
+    __atomic_store_n(b, (unsigned char)(old & ~MARK), __ATOMIC_RELAXED);
+    return (old & MARK) != 0;
+}
+
 /* word |= mask (acquire), the old value. */
 static inline uint64_t
 word_set(_Atomic uint64_t *word, uint64_t mask)
@@ -454,6 +494,11 @@ hot_fill(struct leaf *l, uintptr_t a)
         h->index = UINTPTR_MAX;
         return;
     }
+    h->classes = marks() ? leakgate_jesize__leaf(a) : NULL;
+    if (marks() && !h->classes) {
+        h->index = UINTPTR_MAX;
+        return;
+    }
     h->index = a >> LEAF_SHIFT;
     h->word = l->word;
     h->used = &l->used;
@@ -467,8 +512,9 @@ leakgate_track__record(uintptr_t a)
 {
     struct leaf *l = a >> ADDR_BITS ? NULL : leaf_for(a, true);
     size_t bit = (a >> 3) & (LEAF_BITS - 1);
-    uint64_t mask = (uint64_t)1 << (bit & 63), old;
+    uint64_t mask = (uint64_t)1 << (bit & 63);
     uint64_t page;
+    bool fresh;
 
     /* The leaf is listed before its bit is set: a set bit is always in a
      * listed leaf, which the next window clears. */
@@ -479,11 +525,23 @@ leakgate_track__record(uintptr_t a)
     /* Acquire: when begin() cleared this word before, the load of `used`
      * below sees begin()'s exchange (its clears are releases), so a bit
      * set after a begin() (a late recording) is in a marked page. */
-    old = word_set(&l->word[bit >> 6], mask);
+    if (marks()) {
+        /* The wrapper noted the object's class first: its leaf is mapped,
+         * unless that failed. */
+        unsigned char *b = leakgate_jesize__byte(a, false);
+
+        if (!b) {
+            atomic_store(&track.failed, true);
+            return;
+        }
+        fresh = mark_set(b);
+    } else {
+        fresh = !(word_set(&l->word[bit >> 6], mask) & mask);
+    }
     page = (uint64_t)1 << ((bit >> 6) / PAGE_WORDS);
     if (!(atomic_load_explicit(&l->used, memory_order_relaxed) & page))
         atomic_fetch_or(&l->used, page);
-    if (!(old & mask)) {
+    if (fresh) {
         struct slot *sl = my_slot();
 
         slot_add(&sl->sets, sl);
@@ -496,16 +554,25 @@ bool
 leakgate_track__erase(uintptr_t a)
 {
     struct slot *sl;
-    struct leaf *l = a >> ADDR_BITS ? NULL : leaf_for(a, false);
-    size_t bit = (a >> 3) & (LEAF_BITS - 1);
-    uint64_t mask = (uint64_t)1 << (bit & 63), old;
 
-    if (!l || !(atomic_load_explicit(&l->word[bit >> 6], memory_order_relaxed) &
-                mask))
-        return false; /* not from this window: the common case */
-    old = word_clear(&l->word[bit >> 6], mask);
-    if (!(old & mask))
-        return false;
+    if (marks()) {
+        unsigned char *b =
+            a >> ADDR_BITS ? NULL : leakgate_jesize__byte(a, false);
+
+        if (!b || !(__atomic_load_n(b, __ATOMIC_RELAXED) & MARK) ||
+            !mark_clear(b))
+            return false; /* not from this window: the common case */
+    } else {
+        struct leaf *l = a >> ADDR_BITS ? NULL : leaf_for(a, false);
+        size_t bit = (a >> 3) & (LEAF_BITS - 1);
+        uint64_t mask = (uint64_t)1 << (bit & 63);
+
+        if (!l ||
+            !(atomic_load_explicit(&l->word[bit >> 6], memory_order_relaxed) &
+              mask) ||
+            !(word_clear(&l->word[bit >> 6], mask) & mask))
+            return false; /* not from this window: the common case */
+    }
     sl = my_slot();
     slot_add(&sl->clears, sl);
     /* end() may be reading the objects left: the object must stay
@@ -596,6 +663,72 @@ touched_count(void)
     return n < MAX_TOUCHED ? n : MAX_TOUCHED;
 }
 
+/* A lean process's leaves: page k of a leaf's words (bit k of `used`)
+ * covers 2^PAGE_ADDR_SHIFT bytes of addresses, CLASS_PAGE class bytes,
+ * read 8 at a time for their marks. */
+#define PAGE_ADDR_SHIFT (LEAF_SHIFT - 6)
+#define CLASS_PAGE                                                             \
+    ((size_t)1 << (PAGE_ADDR_SHIFT - LEAKGATE_JESIZE__GRAIN_SHIFT))
+#define MARKS 0x8080808080808080ull
+_Static_assert(LEAF_PAGES == 64 &&
+                   PAGE_WORDS * 64 * 8 == (size_t)1 << PAGE_ADDR_SHIFT,
+               "a page of words covers 2^PAGE_ADDR_SHIFT bytes of addresses");
+_Static_assert(MARK == 0x80u, "MARKS holds the mark of 8 class bytes");
+typedef uint64_t __attribute__((may_alias)) class_word;
+
+/* Visit the marked class bytes of page k of the class leaf cls (lean):
+ * fn(b, payload) for each, where b is the byte's offset in the leaf;
+ * stops at fn's first nonzero return and returns it. */
+static int
+each_mark(unsigned char *cls,
+          unsigned int k,
+          int (*fn)(unsigned char *cls, size_t b, void *payload),
+          void *payload)
+{
+    size_t first = (size_t)k * CLASS_PAGE;
+    const class_word *w = (const class_word *)(cls + first);
+
+    for (size_t i = 0; i < CLASS_PAGE / 8; i++) {
+        uint64_t m = __atomic_load_n(&w[i], __ATOMIC_RELAXED) & MARKS;
+
+        while (m) {
+            size_t b = first + i * 8 + ((unsigned int)__builtin_ctzll(m) >> 3);
+            int rc;
+
+            m &= m - 1;
+            rc = fn(cls, b, payload);
+            if (rc != 0)
+                return rc;
+        }
+    }
+    return 0;
+}
+
+static int
+unmark(unsigned char *cls, size_t b, void *payload)
+{
+    (void)payload;
+    __atomic_fetch_and(&cls[b], (unsigned char)~MARK, __ATOMIC_RELEASE);
+    return 0;
+}
+
+/* Clear the bits of the pages `used` marks in leaf l. */
+static void
+clear_leaf(struct leaf *l, uint64_t used)
+{
+    unsigned char *cls;
+
+    if (!marks()) {
+        for (size_t w = next_word(used, 0); w < LEAF_WORDS;
+             w = next_word(used, w + 1))
+            atomic_store_explicit(&l->word[w], 0, memory_order_release);
+        return;
+    }
+    cls = leakgate_jesize__leaf(l->base);
+    for (; cls && used; used &= used - 1)
+        (void)each_mark(cls, (unsigned int)__builtin_ctzll(used), unmark, NULL);
+}
+
 int
 leakgate_track__begin(void)
 {
@@ -615,9 +748,8 @@ leakgate_track__begin(void)
             struct leaf *l = atomic_load(&track.touched[i]);
             uint64_t used = l ? atomic_exchange(&l->used, 0) : 0;
 
-            for (size_t w = next_word(used, 0); w < LEAF_WORDS;
-                 w = next_word(used, w + 1))
-                atomic_store_explicit(&l->word[w], 0, memory_order_release);
+            if (used)
+                clear_leaf(l, used);
         }
     }
     for (size_t i = 0; i < n; i++) {
@@ -645,6 +777,39 @@ leakgate_track__begin(void)
     return 0;
 }
 
+struct marked_call {
+    uintptr_t base; /* the leaf's first address */
+    int (*fn)(uintptr_t a, void *payload);
+    void *payload;
+};
+
+static int
+call_marked(unsigned char *cls, size_t b, void *payload)
+{
+    const struct marked_call *c = payload;
+
+    (void)cls;
+    return c->fn(c->base + (b << LEAKGATE_JESIZE__GRAIN_SHIFT), c->payload);
+}
+
+/* each_left() in a lean process: the marked class bytes of the pages
+ * used. */
+static int
+each_marked(const struct leaf *l,
+            uint64_t used,
+            int (*fn)(uintptr_t a, void *payload),
+            void *payload)
+{
+    struct marked_call c = {l->base, fn, payload};
+    unsigned char *cls = leakgate_jesize__leaf(l->base);
+    int rc = 0;
+
+    for (; cls && used && rc == 0; used &= used - 1)
+        rc = each_mark(cls, (unsigned int)__builtin_ctzll(used), call_marked,
+                       &c);
+    return rc;
+}
+
 /* Visit every object the last window left (bit set in a listed leaf). */
 static int
 each_left(int (*fn)(uintptr_t a, void *payload), void *payload)
@@ -654,6 +819,14 @@ each_left(int (*fn)(uintptr_t a, void *payload), void *payload)
     for (size_t i = 0; i < n; i++) {
         struct leaf *l = atomic_load(&track.touched[i]);
         uint64_t used = l ? atomic_load(&l->used) : 0;
+
+        if (used && marks()) {
+            int rc = each_marked(l, used, fn, payload);
+
+            if (rc != 0)
+                return rc;
+            continue;
+        }
 
         for (size_t w = next_word(used, 0); w < LEAF_WORDS;
              w = next_word(used, w + 1)) {

@@ -13,6 +13,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "jesize.h"
+
 /* A window is open: allocations are recorded. */
 extern atomic_bool leakgate_track__on;
 /* The open window's generation (track.h, leakgate_track__window_gen()). */
@@ -181,6 +183,31 @@ leakgate_track__stack_wanted(uintptr_t caller)
 /* Objects of the window with a stack note (track_stacks.c). */
 extern atomic_size_t leakgate_track__stacks_live;
 
+/*
+ * Which objects may have a stack note: a bit per hash of the address
+ * (leakgate_track__noted_bit()), set by leakgate_track__stack_note() and
+ * cleared only when no object has a note (under track_stacks.c's lock).
+ * A free calls leakgate_track__stack_drop() only when its object's bit is
+ * set: while a stream's stdio buffer (noted for the built-in ignore list)
+ * lives, the window's other frees make no call and take no lock.
+ */
+extern _Atomic uint64_t leakgate_track__noted_filter;
+
+static inline uint64_t
+leakgate_track__noted_bit(uintptr_t a)
+{
+    return (uint64_t)1 << (((uint64_t)a * 0x9e3779b97f4a7c15ull) >> 58);
+}
+
+/* The object at a may have a stack note (false: it has none). */
+static inline bool
+leakgate_track__noted_maybe(uintptr_t a)
+{
+    return (atomic_load_explicit(&leakgate_track__noted_filter,
+                                 memory_order_relaxed) &
+            leakgate_track__noted_bit(a)) != 0;
+}
+
 /* Note the object at a as allocated in the window.  Never allocates. */
 void leakgate_track__record(uintptr_t a);
 
@@ -220,6 +247,15 @@ leakgate_track__alone(void)
 #endif
 }
 
+/* The class byte (jesize.h) of the object at a in the class leaf
+ * classes (its first byte; the leaf covers a). */
+static inline unsigned char *
+leakgate_track__class_byte(unsigned char *classes, uintptr_t a)
+{
+    return &classes[(a & (((uintptr_t)1 << LEAKGATE_TRACK__LEAF_SHIFT) - 1)) >>
+                    LEAKGATE_JESIZE__GRAIN_SHIFT];
+}
+
 /*
  * The leaf of the bitmap this thread's last leakgate_track__record()
  * listed, for the inlined paths below: its words and page marks, the
@@ -230,6 +266,9 @@ leakgate_track__alone(void)
 struct leakgate_track__hot {
     uintptr_t index; /* address >> LEAKGATE_TRACK__LEAF_SHIFT */
     _Atomic uint64_t *word;
+    /* A lean process: the leaf's class bytes, whose marks are the bits
+     * (track.c); NULL: the words are. */
+    unsigned char *classes;
     _Atomic uint64_t *used;
     _Atomic uint64_t *sets;
     _Atomic uint64_t *clears;
@@ -251,16 +290,28 @@ leakgate_track__record_here(uintptr_t a)
                                        memory_order_relaxed) &&
         leakgate_track__alone()) {
         uintptr_t bit = (a >> 3) & (LEAKGATE_TRACK__LEAF_BITS - 1);
-        _Atomic uint64_t *w = &h->word[bit >> 6];
-        uint64_t mask = (uint64_t)1 << (bit & 63);
-        uint64_t old = atomic_load_explicit(w, memory_order_relaxed);
         uint64_t page = (uint64_t)1
                         << ((bit >> 6) / LEAKGATE_TRACK__PAGE_WORDS);
+        bool fresh;
 
-        atomic_store_explicit(w, old | mask, memory_order_relaxed);
+        if (h->classes) {
+            unsigned char *b = leakgate_track__class_byte(h->classes, a);
+            unsigned char old = __atomic_load_n(b, __ATOMIC_RELAXED);
+
+            __atomic_store_n(b, (unsigned char)(old | LEAKGATE_JESIZE__MARK),
+                             __ATOMIC_RELAXED);
+            fresh = !(old & LEAKGATE_JESIZE__MARK);
+        } else {
+            _Atomic uint64_t *w = &h->word[bit >> 6];
+            uint64_t mask = (uint64_t)1 << (bit & 63);
+            uint64_t old = atomic_load_explicit(w, memory_order_relaxed);
+
+            atomic_store_explicit(w, old | mask, memory_order_relaxed);
+            fresh = !(old & mask);
+        }
         if (!(atomic_load_explicit(h->used, memory_order_relaxed) & page))
             atomic_fetch_or(h->used, page);
-        if (!(old & mask))
+        if (fresh)
             atomic_store_explicit(
                 h->sets,
                 atomic_load_explicit(h->sets, memory_order_relaxed) + 1,
@@ -282,14 +333,24 @@ leakgate_track__erase_here(uintptr_t a)
 
     if (h->index == a >> LEAKGATE_TRACK__LEAF_SHIFT &&
         leakgate_track__alone()) {
-        uintptr_t bit = (a >> 3) & (LEAKGATE_TRACK__LEAF_BITS - 1);
-        _Atomic uint64_t *w = &h->word[bit >> 6];
-        uint64_t mask = (uint64_t)1 << (bit & 63);
-        uint64_t old = atomic_load_explicit(w, memory_order_relaxed);
+        if (h->classes) {
+            unsigned char *b = leakgate_track__class_byte(h->classes, a);
+            unsigned char old = __atomic_load_n(b, __ATOMIC_RELAXED);
 
-        if (!(old & mask))
-            return false; /* not from this window: the common case */
-        atomic_store_explicit(w, old & ~mask, memory_order_relaxed);
+            if (!(old & LEAKGATE_JESIZE__MARK))
+                return false; /* not from this window: the common case */
+            __atomic_store_n(b, (unsigned char)(old & LEAKGATE_JESIZE__CLASS),
+                             __ATOMIC_RELAXED);
+        } else {
+            uintptr_t bit = (a >> 3) & (LEAKGATE_TRACK__LEAF_BITS - 1);
+            _Atomic uint64_t *w = &h->word[bit >> 6];
+            uint64_t mask = (uint64_t)1 << (bit & 63);
+            uint64_t old = atomic_load_explicit(w, memory_order_relaxed);
+
+            if (!(old & mask))
+                return false; /* not from this window: the common case */
+            atomic_store_explicit(w, old & ~mask, memory_order_relaxed);
+        }
         atomic_store_explicit(
             h->clears,
             atomic_load_explicit(h->clears, memory_order_relaxed) + 1,
@@ -329,13 +390,13 @@ void leakgate_track__lane_refresh(void);
 #define LEAKGATE_TRACK__VETO_WATCH 1u
 void leakgate_track__lane_veto(unsigned int why, bool on);
 
-/* One leaf of the lane: the bitmap's words and page marks for the
+/* One leaf of the lane: the page marks of the tracker's leaf for the
  * addresses index << LEAKGATE_TRACK__LEAF_SHIFT on, and their class bytes
- * (jesize.h's map, whose leaves are the same size). */
+ * (jesize.h's map, whose leaves are the same size), whose marks are the
+ * window's bits in a lean process (track.c). */
 struct leakgate_track__lane_leaf {
     uintptr_t
         index; /* address >> LEAKGATE_TRACK__LEAF_SHIFT; UINTPTR_MAX: none */
-    _Atomic uint64_t *word;
     _Atomic uint64_t *used;
     unsigned char *classes;
 };
@@ -376,67 +437,68 @@ static inline unsigned char *
 leakgate_track__lane_class(const struct leakgate_track__lane_leaf *f,
                            uintptr_t a)
 {
-    return &f->classes[(a &
-                        (((uintptr_t)1 << LEAKGATE_TRACK__LEAF_SHIFT) - 1)) >>
-                       4];
+    return leakgate_track__class_byte(f->classes, a);
 }
 
-/* An allocation of usize bytes at a, in the lane's leaf f: the meter's
- * count, level and peak (the owner's plain stores) and a's bit. */
+/* An allocation at a of class byte c (unmarked) and usize bytes, in the
+ * lane's leaf f: its class byte marked, the meter's count, level and peak
+ * (the owner's plain stores), the counters.  (The process has one thread:
+ * no other thread's bytes count in the level, nor can one add any.) */
 static inline __attribute__((always_inline)) void
 leakgate_track__lane_record(const struct leakgate_track__lane_leaf *f,
                             uintptr_t a,
+                            unsigned char c,
                             size_t usize)
 {
     const struct leakgate_track__lane_state *l = &leakgate_track__lane_here;
     struct leakgate_track__meter_state *m = &leakgate_track__meter;
+    unsigned char *b = leakgate_track__lane_class(f, a);
+    unsigned char old = __atomic_load_n(b, __ATOMIC_RELAXED);
     long long own = atomic_load_explicit(&m->own_live, memory_order_relaxed) +
                     (long long)usize;
-    long long level =
-        own + atomic_load_explicit(&m->others_live, memory_order_relaxed);
-    uintptr_t bit = (a >> 3) & (LEAKGATE_TRACK__LEAF_BITS - 1);
-    _Atomic uint64_t *w = &f->word[bit >> 6];
-    uint64_t mask = (uint64_t)1 << (bit & 63);
-    uint64_t old = atomic_load_explicit(w, memory_order_relaxed);
-    uint64_t page = (uint64_t)1 << ((bit >> 6) / LEAKGATE_TRACK__PAGE_WORDS);
+    uint64_t page = (uint64_t)1
+                    << ((a &
+                         (((uintptr_t)1 << LEAKGATE_TRACK__LEAF_SHIFT) - 1)) >>
+                        (LEAKGATE_TRACK__LEAF_SHIFT - 6));
 
+    __atomic_store_n(b, (unsigned char)(c | LEAKGATE_JESIZE__MARK),
+                     __ATOMIC_RELAXED);
     atomic_store_explicit(&m->own_live, own, memory_order_relaxed);
-    if (level > atomic_load_explicit(&m->own_peak, memory_order_relaxed))
-        atomic_store_explicit(&m->own_peak, level, memory_order_relaxed);
+    if (own > atomic_load_explicit(&m->own_peak, memory_order_relaxed))
+        atomic_store_explicit(&m->own_peak, own, memory_order_relaxed);
     atomic_store_explicit(
         l->allocs, atomic_load_explicit(l->allocs, memory_order_relaxed) + 1,
         memory_order_relaxed);
-    atomic_store_explicit(w, old | mask, memory_order_relaxed);
     if (!(atomic_load_explicit(f->used, memory_order_relaxed) & page))
         atomic_fetch_or(f->used, page);
-    if (!(old & mask))
+    if (!(old & LEAKGATE_JESIZE__MARK))
         atomic_store_explicit(
             l->sets, atomic_load_explicit(l->sets, memory_order_relaxed) + 1,
             memory_order_relaxed);
 }
 
-/* A free of the object at a of usize bytes, in the lane's leaf f: the
- * meter's level and a's bit; true when a was allocated in the window. */
+/* A free of the object at a, whose class byte is c, of usize bytes, in
+ * the lane's leaf f: the meter's level and a's mark; true when a was
+ * allocated in the window. */
 static inline __attribute__((always_inline)) bool
 leakgate_track__lane_erase(const struct leakgate_track__lane_leaf *f,
                            uintptr_t a,
+                           unsigned char c,
                            size_t usize)
 {
     const struct leakgate_track__lane_state *l = &leakgate_track__lane_here;
     struct leakgate_track__meter_state *m = &leakgate_track__meter;
-    uintptr_t bit = (a >> 3) & (LEAKGATE_TRACK__LEAF_BITS - 1);
-    _Atomic uint64_t *w = &f->word[bit >> 6];
-    uint64_t mask = (uint64_t)1 << (bit & 63);
-    uint64_t old = atomic_load_explicit(w, memory_order_relaxed);
 
     atomic_store_explicit(
         &m->own_live,
         atomic_load_explicit(&m->own_live, memory_order_relaxed) -
             (long long)usize,
         memory_order_relaxed);
-    if (!(old & mask))
+    if (!(c & LEAKGATE_JESIZE__MARK))
         return false;
-    atomic_store_explicit(w, old & ~mask, memory_order_relaxed);
+    __atomic_store_n(leakgate_track__lane_class(f, a),
+                     (unsigned char)(c & LEAKGATE_JESIZE__CLASS),
+                     __ATOMIC_RELAXED);
     atomic_store_explicit(
         l->clears, atomic_load_explicit(l->clears, memory_order_relaxed) + 1,
         memory_order_relaxed);

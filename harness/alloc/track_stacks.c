@@ -106,6 +106,7 @@ static atomic_flag lock = ATOMIC_FLAG_INIT;
 /* Objects with a stack, this window (track_hot.h: the wrappers call
  * leakgate_track__stack_drop() only while some are). */
 atomic_size_t leakgate_track__stacks_live;
+_Atomic uint64_t leakgate_track__noted_filter;
 
 static void
 lock_tables(void)
@@ -477,6 +478,7 @@ leakgate_track__stacks(enum leakgate_track_stacks m)
     st.obj_mask = OBJ_FIRST - 1;
     st.failed = false;
     atomic_store(&leakgate_track__stacks_live, 0);
+    atomic_store(&leakgate_track__noted_filter, 0);
     unlock_tables();
     atomic_store(&leakgate_track__stacks_mode,
                  st.ready ? (int)m : LEAKGATE_TRACK_STACKS_NONE);
@@ -771,6 +773,8 @@ leakgate_track__stack_note(uintptr_t a, uintptr_t caller)
     if (!o && stack != UINT32_MAX && st.nobjs < (st.obj_mask + 1) / 2) {
         o = free_slot(a);
         atomic_fetch_add(&leakgate_track__stacks_live, 1);
+        atomic_fetch_or(&leakgate_track__noted_filter,
+                        leakgate_track__noted_bit(a));
     }
     if (o && stack != UINT32_MAX) {
         o->addr = a;
@@ -794,7 +798,9 @@ leakgate_track__stack_drop(uintptr_t a)
     o = find_obj(a);
     if (o) {
         o->addr = TOMBSTONE;
-        atomic_fetch_sub(&leakgate_track__stacks_live, 1);
+        /* The last note gone: no free needs to look (track_hot.h). */
+        if (atomic_fetch_sub(&leakgate_track__stacks_live, 1) == 1)
+            atomic_store(&leakgate_track__noted_filter, 0);
     }
     unlock_tables();
 }

@@ -60,7 +60,7 @@ static void
 test_jesize__map_round_trip(void)
 {
     static const size_t classes[] = {8,   16,    32,    48,    80,
-                                     160, 14336, 16384, 20480, (size_t)7 << 34};
+                                     160, 14336, 16384, 20480, (size_t)7 << 33};
     void *p = malloc(100), *q = malloc(40);
     size_t usable;
 
@@ -72,6 +72,19 @@ test_jesize__map_round_trip(void)
         leakgate_jesize__note(p, classes[i]);
         CU_ASSERT_EQUAL(leakgate_jesize__usable(p), classes[i]);
     }
+    /* The tracker's mark (the high bit) changes no size, and every
+     * class byte is below it. */
+    for (size_t i = 0; i < sizeof classes / sizeof classes[0]; i++) {
+        unsigned char c = leakgate_jesize__encode(classes[i]);
+
+        CU_ASSERT_TRUE(c != 0 && c < LEAKGATE_JESIZE__MARK);
+        leakgate_jesize__note_byte(p,
+                                   (unsigned char)(c | LEAKGATE_JESIZE__MARK));
+        CU_ASSERT_EQUAL(leakgate_jesize__usable(p), classes[i]);
+        CU_ASSERT_EQUAL(leakgate_jesize__byte_size[c | LEAKGATE_JESIZE__MARK],
+                        classes[i]);
+    }
+    CU_ASSERT_EQUAL(leakgate_jesize__encode((size_t)7 << 34), 0);
     /* Neighbours in the map are independent: q's byte is its own. */
     leakgate_jesize__note(p, 112);
     leakgate_jesize__note(q, 48);

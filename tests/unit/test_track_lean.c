@@ -1,0 +1,212 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * track in a lean process (linked with libleakgate-lean.a: the C library's
+ * malloc under leakgate's wrappers, no jemalloc), where a window's bit of
+ * an object is the mark in its class byte (jesize.h): every allocation
+ * function marks, every free unmarks, the marks a window left are counted,
+ * visited and cleared before the next window, the wrappers' lane
+ * (track_hot.h) keeps the same books, and several threads at once.  No
+ * CUnit assertion runs inside a window (its failure record would be
+ * allocated there).
+ */
+#include "track.h"
+#include "track_hot.h"
+
+#include <malloc.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "jesize.h"
+#include "unit.h"
+
+static void
+must_install(void)
+{
+    CU_ASSERT_EQUAL_FATAL(leakgate_track__install(), 0);
+    CU_ASSERT_TRUE_FATAL(leakgate_jesize__lean());
+}
+
+/* The class byte of the live object p, as the wrappers left it. */
+static unsigned char
+class_byte(const void *p)
+{
+    const unsigned char *b = leakgate_jesize__byte((uintptr_t)p, false);
+
+    return b ? *b : 0;
+}
+
+/* Every allocation function, every object freed again: nothing left, no
+ * mark left. */
+static void
+test_track_lean__all_functions_freed(void)
+{
+    struct leakgate_track_result r;
+    void *volatile a, *volatile b, *volatile c, *volatile e;
+    void *d = NULL;
+    unsigned char marked[3];
+    int rc;
+
+    must_install();
+    CU_ASSERT_EQUAL_FATAL(leakgate_track__begin(), 0);
+    a = malloc(40);
+    b = calloc(10, 100);
+    c = realloc(NULL, 24);
+    c = realloc(c, 100000); /* moves */
+    rc = posix_memalign(&d, 256, 300);
+    e = aligned_alloc(64, 128);
+    marked[0] = class_byte(a);
+    marked[1] = class_byte(c);
+    marked[2] = class_byte(d);
+    free(a);
+    free(b);
+    free(c);
+    free(d);
+    e = realloc(e, 0); /* frees */
+    CU_ASSERT_EQUAL(leakgate_track__end(&r), 0);
+    free(e);
+    CU_ASSERT_EQUAL(rc, 0);
+    CU_ASSERT_EQUAL(r.live_objs, 0);
+    CU_ASSERT_EQUAL(r.frees, r.allocs);
+    for (int i = 0; i < 3; i++)
+        CU_ASSERT_TRUE(marked[i] & LEAKGATE_JESIZE__MARK);
+}
+
+static int
+visit(const void *ptr, size_t usable, void *payload)
+{
+    const void **seen = payload;
+
+    if (ptr == seen[0] && usable == 112)
+        seen[1] = ptr;
+    return 0;
+}
+
+/* A leak is counted and visited with jemalloc's size; its mark is cleared
+ * before the next window, so that freeing it there is an older object's
+ * free (not a clear of the new window's). */
+static void
+test_track_lean__leak_then_older_free(void)
+{
+    struct leakgate_track_result r1, r2;
+    void *volatile p;
+    const void *seen[2] = {NULL, NULL};
+    unsigned char after_end, after_begin;
+
+    must_install();
+    CU_ASSERT_EQUAL_FATAL(leakgate_track__begin(), 0);
+    p = malloc(100);
+    CU_ASSERT_EQUAL(leakgate_track__end(&r1), 0);
+    seen[0] = p;
+    CU_ASSERT_EQUAL(leakgate_track__each(visit, seen), 0);
+    after_end = class_byte(p);
+    CU_ASSERT_EQUAL_FATAL(leakgate_track__begin(), 0);
+    after_begin = class_byte(p);
+    free(p);
+    CU_ASSERT_EQUAL(leakgate_track__end(&r2), 0);
+    CU_ASSERT_EQUAL(r1.live_objs, 1);
+    CU_ASSERT_EQUAL(r1.live_bytes, 112);
+    CU_ASSERT_PTR_EQUAL(seen[1], p);
+    CU_ASSERT_TRUE(after_end & LEAKGATE_JESIZE__MARK);
+    CU_ASSERT_EQUAL(after_begin, leakgate_jesize__encode(112));
+    CU_ASSERT_EQUAL(r2.frees, 0);
+    CU_ASSERT_EQUAL(r2.live_objs, 0);
+}
+
+/* The lane (a window with the meter on, one thread): thousands of objects
+ * kept and freed, one leaked; the same books as the general path, the
+ * meter's peak and level included, and the lane in use. */
+static void
+test_track_lean__lane_books(void)
+{
+    enum { N = 4000 };
+    static void *kept[N];
+    struct leakgate_track_result r;
+    struct leakgate_track_meter m;
+    void *volatile leak;
+    unsigned int lane, mine;
+
+    must_install();
+    CU_ASSERT_EQUAL_FATAL(leakgate_track__begin(), 0);
+    leakgate_track__meter_start(NULL);
+    for (int i = 0; i < N; i++)
+        kept[i] = malloc(24); /* 32 B each in jemalloc's classes */
+    for (int i = 0; i < N; i++)
+        kept[i] = realloc(kept[i], 40); /* 48 B */
+    leak = malloc(1);
+    for (int i = 0; i < N; i++)
+        free(kept[i]);
+    lane = atomic_load(&leakgate_track__lane);
+    mine = leakgate_track__lane_here.gen;
+    leakgate_track__meter_stop(&m);
+    CU_ASSERT_EQUAL(leakgate_track__end(&r), 0);
+    CU_ASSERT_NOT_EQUAL(lane, 0);
+    CU_ASSERT_EQUAL(mine, lane);
+    CU_ASSERT_EQUAL(r.live_objs, 1);
+    CU_ASSERT_EQUAL(r.live_bytes, 8);
+    CU_ASSERT_EQUAL(r.allocs, 2 * N + 1);
+    CU_ASSERT_EQUAL(r.frees, 2 * N);
+    CU_ASSERT_EQUAL(m.live, 8);
+    CU_ASSERT_EQUAL(m.peak, (uint64_t)N * 48 + 8);
+    free(leak);
+}
+
+#define THREADS 4
+#define KEPT 3
+
+struct work {
+    void *kept[KEPT];
+};
+
+static void *
+churn(void *arg)
+{
+    struct work *w = arg;
+
+    for (int i = 0; i < 20000; i++) {
+        void *volatile p = malloc((size_t)(i % 200) + 1);
+
+        free(p);
+    }
+    for (int k = 0; k < KEPT; k++)
+        w->kept[k] = malloc(64);
+    return NULL;
+}
+
+/* Threads mark and unmark their own objects at once (atomic byte
+ * operations): each one's kept objects are counted, nothing else. */
+static void
+test_track_lean__threads(void)
+{
+    struct leakgate_track_result r;
+    pthread_t t[THREADS];
+    struct work w[THREADS];
+    int started = 0;
+
+    must_install();
+    memset(w, 0, sizeof w);
+    CU_ASSERT_EQUAL_FATAL(leakgate_track__begin(), 0);
+    for (int i = 0; i < THREADS; i++)
+        if (pthread_create(&t[i], NULL, churn, &w[i]) == 0)
+            started++;
+    for (int i = 0; i < started; i++)
+        pthread_join(t[i], NULL);
+    CU_ASSERT_EQUAL(leakgate_track__end(&r), 0);
+    CU_ASSERT_EQUAL_FATAL(started, THREADS);
+    /* The threads' descriptors (glibc's DTV, kept with their cached
+     * stacks) may be left too: at least the kept objects. */
+    CU_ASSERT_TRUE(r.live_objs >= THREADS * KEPT);
+    for (int i = 0; i < THREADS; i++)
+        for (int k = 0; k < KEPT; k++) {
+            CU_ASSERT_TRUE(class_byte(w[i].kept[k]) & LEAKGATE_JESIZE__MARK);
+            free(w[i].kept[k]);
+        }
+}
+
+const char *const unit_suite = "track_lean";
+const struct unit_case unit_cases[] = {
+    {"all_functions_freed", test_track_lean__all_functions_freed},
+    {"leak_then_older_free", test_track_lean__leak_then_older_free},
+    {"lane_books", test_track_lean__lane_books},
+    {"threads", test_track_lean__threads},
+    {NULL, NULL}};
