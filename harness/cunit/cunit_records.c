@@ -61,9 +61,15 @@ leakgate_cunit__put_printed(FILE *f, const char *name)
 struct wsuite *
 leakgate_cunit__suite_of(CU_pSuite s)
 {
-    for (size_t i = 0; s && i < run->nsuites; i++) {
-        if (run->suites[i].suite == s)
+    if (!s)
+        return NULL;
+    for (size_t k = 0; k < run->nsuites; k++) {
+        size_t i = (run->suite_hint + k) % run->nsuites;
+
+        if (run->suites[i].suite == s) {
+            run->suite_hint = i;
             return &run->suites[i];
+        }
     }
     return NULL;
 }
@@ -71,9 +77,15 @@ leakgate_cunit__suite_of(CU_pSuite s)
 struct wtest *
 leakgate_cunit__test_of(CU_pTest t)
 {
-    for (size_t i = 0; t && i < run->ntests; i++) {
-        if (run->tests[i].test == t)
+    if (!t)
+        return NULL;
+    for (size_t k = 0; k < run->ntests; k++) {
+        size_t i = (run->test_hint + k) % run->ntests;
+
+        if (run->tests[i].test == t) {
+            run->test_hint = i;
             return &run->tests[i];
+        }
     }
     return NULL;
 }

@@ -71,6 +71,11 @@ struct cunit_run {
     size_t nsuites;
     struct wtest *tests;
     size_t ntests;
+    /* Where suite_of() and test_of() found the last one: CUnit runs them
+     * in the registry's order, so the next one is there or just after
+     * (a lookup per window, not a scan of every test). */
+    size_t suite_hint;
+    size_t test_hint;
     bool test_open;
     jmp_buf abort_jmp;
     int error; /* first gate error during the run, 0 if none */
