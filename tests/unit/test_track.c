@@ -19,6 +19,7 @@
 
 #include "diff.h"
 #include "error.h"
+#include "track_every.h"
 #include "unit.h"
 
 #define THREADS 4
@@ -57,26 +58,14 @@ static void
 test_track__all_functions_freed(void)
 {
     struct leakgate_track_result r;
-    /* volatile: the compiler may drop a malloc/free pair otherwise */
-    void *volatile a, *volatile b, *volatile c, *volatile e;
-    void *d = NULL;
+    void *last = NULL;
     int rc;
 
     must_install();
     CU_ASSERT_EQUAL_FATAL(leakgate_track__begin(), 0);
-    a = malloc(40);
-    b = calloc(10, 100);
-    c = realloc(NULL, 24);
-    c = realloc(c, 100000); /* moves: alloc + dalloc halves */
-    rc = posix_memalign(&d, 256, 300);
-    e = aligned_alloc(64, 128);
-    free(a);
-    free(b);
-    free(c);
-    free(d);
-    e = realloc(e, 0); /* realloc(p, 0) frees */
+    rc = track_every_function(NULL, NULL, &last);
     CU_ASSERT_EQUAL(leakgate_track__end(&r), 0);
-    free(e);
+    free(last);
     CU_ASSERT_EQUAL(rc, 0);
     CU_ASSERT_EQUAL(r.live_objs, 0);
     CU_ASSERT_EQUAL(r.live_bytes, 0);
@@ -204,6 +193,18 @@ test_track__pvalloc_and_friends(void)
     CU_ASSERT_EQUAL(r.frees, r.allocs);
 }
 
+/* A window whose stacks are the C runtime's allocations for the
+ * functions globs name. */
+static void
+begin_runtime_window(const char *const *globs, size_t n)
+{
+    must_install();
+    CU_ASSERT_EQUAL_FATAL(leakgate_track__runtime_functions(globs, n), 0);
+    CU_ASSERT_EQUAL_FATAL(leakgate_track__stacks(LEAKGATE_TRACK_STACKS_RUNTIME),
+                          0);
+    CU_ASSERT_EQUAL_FATAL(leakgate_track__begin(), 0);
+}
+
 /* LEAKGATE_TRACK_STACKS_RUNTIME: an allocation the C library makes on
  * behalf of a function the ignore globs name (a stream's first write:
  * _IO_file_doallocate) keeps its stack; the program's own strdup does not
@@ -219,12 +220,8 @@ test_track__runtime_stacks_only_named(void)
     char *volatile copy;
     int rc;
 
-    must_install();
     CU_ASSERT_PTR_NOT_NULL_FATAL(f);
-    CU_ASSERT_EQUAL_FATAL(leakgate_track__runtime_functions(globs, 1), 0);
-    CU_ASSERT_EQUAL_FATAL(leakgate_track__stacks(LEAKGATE_TRACK_STACKS_RUNTIME),
-                          0);
-    CU_ASSERT_EQUAL_FATAL(leakgate_track__begin(), 0);
+    begin_runtime_window(globs, 1);
     fputs("first output: the stream's buffer\n", f);
     CU_ASSERT_EQUAL(leakgate_track__end(&r), 0);
     rc = leakgate_diff__of_track_left(&d);
@@ -263,12 +260,8 @@ test_track__note_dropped_at_free(void)
     size_t size = 0;
     int rc;
 
-    must_install();
     CU_ASSERT_PTR_NOT_NULL_FATAL(f);
-    CU_ASSERT_EQUAL_FATAL(leakgate_track__runtime_functions(globs, 1), 0);
-    CU_ASSERT_EQUAL_FATAL(leakgate_track__stacks(LEAKGATE_TRACK_STACKS_RUNTIME),
-                          0);
-    CU_ASSERT_EQUAL_FATAL(leakgate_track__begin(), 0);
+    begin_runtime_window(globs, 1);
     fputs("first output: the stream's buffer\n", f);
     buf = f->_IO_buf_base;
     size = (size_t)(f->_IO_buf_end - f->_IO_buf_base);
