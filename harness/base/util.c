@@ -80,23 +80,6 @@ leakgate_util__strdup(const char *s)
     return leakgate_util__strndup(s, SIZE_MAX);
 }
 
-char *
-leakgate_util__join(const char *a, char sep, const char *b)
-{
-    size_t na = strlen(a), nb = strlen(b);
-    char *r;
-
-    if (na > SIZE_MAX - 2 - nb)
-        return NULL;
-    r = leakgate_util__malloc(na + nb + 2);
-    if (!r)
-        return NULL;
-    memcpy(r, a, na);
-    r[na] = sep;
-    memcpy(r + na + 1, b, nb + 1);
-    return r;
-}
-
 int
 leakgate_util__env_fd(const char *name)
 {

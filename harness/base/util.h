@@ -20,9 +20,6 @@ void *leakgate_util__realloc(void *p, size_t size);
 void leakgate_util__free(void *p);
 char *leakgate_util__strdup(const char *s);
 char *leakgate_util__strndup(const char *s, size_t n);
-/* "a<sep>b" in one allocation (a window's "suite/test"), or NULL when it
- * cannot be allocated. */
-char *leakgate_util__join(const char *a, char sep, const char *b);
 
 /* The open descriptor whose number the environment variable name holds
  * (decimal, nothing else), or -1: unset, empty, malformed or not open.

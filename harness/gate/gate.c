@@ -819,11 +819,13 @@ new_record(struct leakgate_verdict **out,
            const char *test)
 {
     struct leakgate_verdict *v = leakgate_util__calloc(1, sizeof *v);
+    struct leakgate_buf name = LEAKGATE_BUF_INIT;
 
     *out = NULL;
     if (!v)
         return leakgate_error__set(LEAKGATE_ENOMEM, "verdict");
-    v->name = leakgate_util__join(suite, '/', test);
+    leakgate_buf__printf(&name, "%s/%s", suite, test);
+    v->name = leakgate_buf__take(&name);
     v->suite = leakgate_util__strdup(suite);
     v->test = leakgate_util__strdup(test);
     v->report = leakgate_util__strdup("");

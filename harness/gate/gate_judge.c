@@ -275,7 +275,10 @@ take_peak(struct leakgate_gate *gate,
 static int
 name_verdict(struct leakgate_verdict *v, const struct gate_scope *s)
 {
-    v->name = leakgate_util__join(s->suite, '/', s->test);
+    struct leakgate_buf name = LEAKGATE_BUF_INIT;
+
+    leakgate_buf__printf(&name, "%s/%s", s->suite, s->test);
+    v->name = leakgate_buf__take(&name);
     v->suite = leakgate_util__strdup(s->suite);
     v->test = leakgate_util__strdup(s->test);
     if (!v->name || !v->suite || !v->test)
