@@ -297,7 +297,6 @@ lane_fill(uintptr_t a)
 {
     struct leakgate_track__lane_state *l = &leakgate_track__lane_here;
     const struct leakgate_track__hot *h = &leakgate_track__hot_here;
-    const struct leakgate_jesize__cache *c = &leakgate_jesize__here;
     uintptr_t index = a >> LEAKGATE_TRACK__LEAF_SHIFT;
     /* First: a change meanwhile makes this copy stale, never wrong. */
     unsigned int gen =
@@ -307,8 +306,7 @@ lane_fill(uintptr_t a)
         h->index != index ||
         h->gen != atomic_load_explicit(&leakgate_track__window,
                                        memory_order_relaxed) ||
-        !c->leaf || c->index != index || h->classes != c->leaf ||
-        !leakgate_track__allocs_here ||
+        !h->classes || !leakgate_track__allocs_here ||
         leakgate_track__meter_mine !=
             atomic_load_explicit(&leakgate_track__meter.owner,
                                  memory_order_relaxed) ||
@@ -331,7 +329,7 @@ lane_fill(uintptr_t a)
     }
     l->leaf[0].index = index;
     l->leaf[0].used = h->used;
-    l->leaf[0].classes = c->leaf;
+    l->leaf[0].classes = h->classes;
     l->gen = gen;
 }
 

@@ -131,7 +131,7 @@ byte_slow(uintptr_t a, bool create)
         return NULL;
     jc.index = a >> LEAF_SHIFT;
     jc.leaf = leaf;
-    return leaf + ((a & (((uintptr_t)1 << LEAF_SHIFT) - 1)) >> GRAIN_SHIFT);
+    return leakgate_jesize__at(leaf, a);
 }
 
 /* The byte of address a, its leaf mapped when create; NULL when it cannot
@@ -140,8 +140,7 @@ static inline unsigned char *
 byte_for(uintptr_t a, bool create)
 {
     if (jc.leaf && jc.index == a >> LEAF_SHIFT)
-        return jc.leaf +
-               ((a & (((uintptr_t)1 << LEAF_SHIFT) - 1)) >> GRAIN_SHIFT);
+        return leakgate_jesize__at(jc.leaf, a);
     return byte_slow(a, create);
 }
 
@@ -157,10 +156,8 @@ leakgate_jesize__byte(uintptr_t a, bool create)
 unsigned char *
 leakgate_jesize__leaf(uintptr_t a)
 {
-    unsigned char *b = byte_for(a, false);
-
-    return b ? b - ((a & (((uintptr_t)1 << LEAF_SHIFT) - 1)) >> GRAIN_SHIFT)
-             : NULL;
+    /* byte_for() leaves a's leaf in this thread's cache when it finds it. */
+    return byte_for(a, false) ? jc.leaf : NULL;
 }
 
 void

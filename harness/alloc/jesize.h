@@ -122,6 +122,14 @@ leakgate_jesize__encode(size_t usize)
 extern uint32_t leakgate_jesize__small_class[LEAKGATE_JESIZE__SMALL / 8 + 1];
 extern uint64_t leakgate_jesize__byte_size[256];
 
+/* The byte of address a in leaf, the class leaf that covers a. */
+static inline unsigned char *
+leakgate_jesize__at(unsigned char *leaf, uintptr_t a)
+{
+    return &leaf[(a & (((uintptr_t)1 << LEAKGATE_JESIZE__LEAF_SHIFT) - 1)) >>
+                 LEAKGATE_JESIZE__GRAIN_SHIFT];
+}
+
 /* The class byte of address a (its leaf mapped first when create), and
  * the first byte of the leaf that holds it; NULL when the leaf is not
  * mapped (or cannot be, or a is outside the map).  Never allocates. */
@@ -139,11 +147,8 @@ leakgate_jesize__note_here(const void *p, unsigned char c)
     uintptr_t a = (uintptr_t)p;
 
     if (cache->leaf && cache->index == a >> LEAKGATE_JESIZE__LEAF_SHIFT)
-        __atomic_store_n(
-            &cache->leaf[(a & (((uintptr_t)1 << LEAKGATE_JESIZE__LEAF_SHIFT) -
-                               1)) >>
-                         LEAKGATE_JESIZE__GRAIN_SHIFT],
-            c, __ATOMIC_RELAXED);
+        __atomic_store_n(leakgate_jesize__at(cache->leaf, a), c,
+                         __ATOMIC_RELAXED);
     else
         leakgate_jesize__note_byte(p, c);
 }
@@ -164,11 +169,8 @@ leakgate_jesize__usable_lean(const void *p)
     uintptr_t a = (uintptr_t)p;
 
     if (c->leaf && c->index == a >> LEAKGATE_JESIZE__LEAF_SHIFT) {
-        size_t usize = leakgate_jesize__decode(__atomic_load_n(
-            &c->leaf[(a &
-                      (((uintptr_t)1 << LEAKGATE_JESIZE__LEAF_SHIFT) - 1)) >>
-                     LEAKGATE_JESIZE__GRAIN_SHIFT],
-            __ATOMIC_RELAXED));
+        size_t usize = leakgate_jesize__decode(
+            __atomic_load_n(leakgate_jesize__at(c->leaf, a), __ATOMIC_RELAXED));
 
         if (usize)
             return usize;

@@ -487,18 +487,17 @@ hot_fill(struct leaf *l, uintptr_t a)
     struct leakgate_track__hot *h = &leakgate_track__hot_here;
     struct slot *sl = my_slot();
     unsigned int gen = tc.listed_gen; /* list_leaf() listed l in it */
+    /* A lean process: the class leaf, whose marks are the bits. */
+    unsigned char *classes = marks() ? leakgate_jesize__leaf(a) : NULL;
 
     if (tc.listed != l || sl == &slots[MAX_SLOTS - 1] ||
         gen != atomic_load_explicit(&leakgate_track__window,
-                                    memory_order_relaxed)) {
+                                    memory_order_relaxed) ||
+        (marks() && !classes)) {
         h->index = UINTPTR_MAX;
         return;
     }
-    h->classes = marks() ? leakgate_jesize__leaf(a) : NULL;
-    if (marks() && !h->classes) {
-        h->index = UINTPTR_MAX;
-        return;
-    }
+    h->classes = classes;
     h->index = a >> LEAF_SHIFT;
     h->word = l->word;
     h->used = &l->used;
@@ -511,9 +510,6 @@ void
 leakgate_track__record(uintptr_t a)
 {
     struct leaf *l = a >> ADDR_BITS ? NULL : leaf_for(a, true);
-    size_t bit = (a >> 3) & (LEAF_BITS - 1);
-    uint64_t mask = (uint64_t)1 << (bit & 63);
-    uint64_t page;
     bool fresh;
 
     /* The leaf is listed before its bit is set: a set bit is always in a
@@ -536,11 +532,14 @@ leakgate_track__record(uintptr_t a)
         }
         fresh = mark_set(b);
     } else {
+        size_t bit = (a >> 3) & (LEAF_BITS - 1);
+        uint64_t mask = (uint64_t)1 << (bit & 63);
+
         fresh = !(word_set(&l->word[bit >> 6], mask) & mask);
     }
-    page = (uint64_t)1 << ((bit >> 6) / PAGE_WORDS);
-    if (!(atomic_load_explicit(&l->used, memory_order_relaxed) & page))
-        atomic_fetch_or(&l->used, page);
+    if (!(atomic_load_explicit(&l->used, memory_order_relaxed) &
+          leakgate_track__page_bit(a)))
+        atomic_fetch_or(&l->used, leakgate_track__page_bit(a));
     if (fresh) {
         struct slot *sl = my_slot();
 

@@ -180,9 +180,6 @@ leakgate_track__stack_wanted(uintptr_t caller)
     }
 }
 
-/* Objects of the window with a stack note (track_stacks.c). */
-extern atomic_size_t leakgate_track__stacks_live;
-
 /*
  * Which objects may have a stack note: a bit per hash of the address
  * (leakgate_track__noted_bit()), set by leakgate_track__stack_note() and
@@ -247,13 +244,14 @@ leakgate_track__alone(void)
 #endif
 }
 
-/* The class byte (jesize.h) of the object at a in the class leaf
- * classes (its first byte; the leaf covers a). */
-static inline unsigned char *
-leakgate_track__class_byte(unsigned char *classes, uintptr_t a)
+/* The bit of a's page in its leaf's `used` marks (a leaf has 64 pages of
+ * words: 2^(LEAF_SHIFT - 6) bytes of addresses each). */
+static inline uint64_t
+leakgate_track__page_bit(uintptr_t a)
 {
-    return &classes[(a & (((uintptr_t)1 << LEAKGATE_TRACK__LEAF_SHIFT) - 1)) >>
-                    LEAKGATE_JESIZE__GRAIN_SHIFT];
+    return (uint64_t)1 << ((a & (((uintptr_t)1 << LEAKGATE_TRACK__LEAF_SHIFT) -
+                                 1)) >>
+                           (LEAKGATE_TRACK__LEAF_SHIFT - 6));
 }
 
 /*
@@ -289,19 +287,18 @@ leakgate_track__record_here(uintptr_t a)
         h->gen == atomic_load_explicit(&leakgate_track__window,
                                        memory_order_relaxed) &&
         leakgate_track__alone()) {
-        uintptr_t bit = (a >> 3) & (LEAKGATE_TRACK__LEAF_BITS - 1);
-        uint64_t page = (uint64_t)1
-                        << ((bit >> 6) / LEAKGATE_TRACK__PAGE_WORDS);
+        uint64_t page = leakgate_track__page_bit(a);
         bool fresh;
 
         if (h->classes) {
-            unsigned char *b = leakgate_track__class_byte(h->classes, a);
+            unsigned char *b = leakgate_jesize__at(h->classes, a);
             unsigned char old = __atomic_load_n(b, __ATOMIC_RELAXED);
 
             __atomic_store_n(b, (unsigned char)(old | LEAKGATE_JESIZE__MARK),
                              __ATOMIC_RELAXED);
             fresh = !(old & LEAKGATE_JESIZE__MARK);
         } else {
+            uintptr_t bit = (a >> 3) & (LEAKGATE_TRACK__LEAF_BITS - 1);
             _Atomic uint64_t *w = &h->word[bit >> 6];
             uint64_t mask = (uint64_t)1 << (bit & 63);
             uint64_t old = atomic_load_explicit(w, memory_order_relaxed);
@@ -334,7 +331,7 @@ leakgate_track__erase_here(uintptr_t a)
     if (h->index == a >> LEAKGATE_TRACK__LEAF_SHIFT &&
         leakgate_track__alone()) {
         if (h->classes) {
-            unsigned char *b = leakgate_track__class_byte(h->classes, a);
+            unsigned char *b = leakgate_jesize__at(h->classes, a);
             unsigned char old = __atomic_load_n(b, __ATOMIC_RELAXED);
 
             if (!(old & LEAKGATE_JESIZE__MARK))
@@ -437,7 +434,7 @@ static inline unsigned char *
 leakgate_track__lane_class(const struct leakgate_track__lane_leaf *f,
                            uintptr_t a)
 {
-    return leakgate_track__class_byte(f->classes, a);
+    return leakgate_jesize__at(f->classes, a);
 }
 
 /* An allocation at a of class byte c (unmarked) and usize bytes, in the
@@ -456,10 +453,7 @@ leakgate_track__lane_record(const struct leakgate_track__lane_leaf *f,
     unsigned char old = __atomic_load_n(b, __ATOMIC_RELAXED);
     long long own = atomic_load_explicit(&m->own_live, memory_order_relaxed) +
                     (long long)usize;
-    uint64_t page = (uint64_t)1
-                    << ((a &
-                         (((uintptr_t)1 << LEAKGATE_TRACK__LEAF_SHIFT) - 1)) >>
-                        (LEAKGATE_TRACK__LEAF_SHIFT - 6));
+    uint64_t page = leakgate_track__page_bit(a);
 
     __atomic_store_n(b, (unsigned char)(c | LEAKGATE_JESIZE__MARK),
                      __ATOMIC_RELAXED);

@@ -103,9 +103,9 @@ _Static_assert(LEAKGATE_TRACK_STACKS_RUNTIME ==
                    LEAKGATE_TRACK_STACKS_ALL == LEAKGATE_TRACK__STACKS_ALL,
                "track_hot.h's stack modes are track.h's");
 static atomic_flag lock = ATOMIC_FLAG_INIT;
-/* Objects with a stack, this window (track_hot.h: the wrappers call
- * leakgate_track__stack_drop() only while some are). */
-atomic_size_t leakgate_track__stacks_live;
+/* Objects with a stack, this window; while there are none the filter
+ * (track_hot.h) is 0 and no free calls leakgate_track__stack_drop(). */
+static atomic_size_t stacks_live;
 _Atomic uint64_t leakgate_track__noted_filter;
 
 static void
@@ -477,7 +477,7 @@ leakgate_track__stacks(enum leakgate_track_stacks m)
     /* Small windows touch a small table: few cache misses, few pages. */
     st.obj_mask = OBJ_FIRST - 1;
     st.failed = false;
-    atomic_store(&leakgate_track__stacks_live, 0);
+    atomic_store(&stacks_live, 0);
     atomic_store(&leakgate_track__noted_filter, 0);
     unlock_tables();
     atomic_store(&leakgate_track__stacks_mode,
@@ -772,7 +772,7 @@ leakgate_track__stack_note(uintptr_t a, uintptr_t caller)
         (void)grow_objs();
     if (!o && stack != UINT32_MAX && st.nobjs < (st.obj_mask + 1) / 2) {
         o = free_slot(a);
-        atomic_fetch_add(&leakgate_track__stacks_live, 1);
+        atomic_fetch_add(&stacks_live, 1);
         atomic_fetch_or(&leakgate_track__noted_filter,
                         leakgate_track__noted_bit(a));
     }
@@ -791,15 +791,14 @@ leakgate_track__stack_drop(uintptr_t a)
 {
     struct obj_slot *o;
 
-    if (atomic_load_explicit(&leakgate_track__stacks_live,
-                             memory_order_relaxed) == 0)
+    if (atomic_load_explicit(&stacks_live, memory_order_relaxed) == 0)
         return;
     lock_tables();
     o = find_obj(a);
     if (o) {
         o->addr = TOMBSTONE;
         /* The last note gone: no free needs to look (track_hot.h). */
-        if (atomic_fetch_sub(&leakgate_track__stacks_live, 1) == 1)
+        if (atomic_fetch_sub(&stacks_live, 1) == 1)
             atomic_store(&leakgate_track__noted_filter, 0);
     }
     unlock_tables();

@@ -80,6 +80,23 @@ leakgate_util__strdup(const char *s)
     return leakgate_util__strndup(s, SIZE_MAX);
 }
 
+bool
+leakgate_util__join_to(
+    char *out, size_t size, const char *a, char sep, const char *b)
+{
+    size_t room = size - 1, na = strlen(a), nb = strlen(b);
+    bool whole = na < room && nb <= room - na - 1;
+
+    na = na < room ? na : room;
+    memcpy(out, a, na);
+    if (na < room)
+        out[na++] = sep;
+    nb = nb < room - na ? nb : room - na;
+    memcpy(out + na, b, nb);
+    out[na + nb] = '\0';
+    return whole;
+}
+
 int
 leakgate_util__env_fd(const char *name)
 {

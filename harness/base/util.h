@@ -21,6 +21,12 @@ void leakgate_util__free(void *p);
 char *leakgate_util__strdup(const char *s);
 char *leakgate_util__strndup(const char *s, size_t n);
 
+/* "a<sep>b" into out[size] (size > 0), cut to fit as snprintf() would;
+ * true when it fitted whole.  A window's "suite/test" without printf or
+ * an allocation.  Cannot fail. */
+bool leakgate_util__join_to(
+    char *out, size_t size, const char *a, char sep, const char *b);
+
 /* The open descriptor whose number the environment variable name holds
  * (decimal, nothing else), or -1: unset, empty, malformed or not open.
  * errno is left as it was (the caller may be a test's constructor). */

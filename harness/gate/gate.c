@@ -309,7 +309,6 @@ leakgate_gate_selected(const leakgate_gate *gate,
                        const char *test)
 {
     struct leakgate_buf name = LEAKGATE_BUF_INIT;
-    size_t ns = strlen(suite), nt = strlen(test);
     char small[256];
     bool plain, selected;
 
@@ -318,10 +317,7 @@ leakgate_gate_selected(const leakgate_gate *gate,
     plain = leakgate_util__name_plain(suite) && leakgate_util__name_plain(test);
     /* Called for every registered test of every process (ctest runs one
      * per test): no allocation, no printf for the usual short name. */
-    if (ns + 1 + nt < sizeof small) {
-        memcpy(small, suite, ns);
-        small[ns] = '/';
-        memcpy(small + ns + 1, test, nt + 1);
+    if (leakgate_util__join_to(small, sizeof small, suite, '/', test)) {
         if (filter_matches(gate->opts.filter, small))
             return 1;
         if (plain)

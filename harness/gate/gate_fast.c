@@ -113,20 +113,11 @@ note_starter(struct leakgate_gate *gate, const char *suite, const char *test)
     uint32_t gen = leakgate_track__window_gen();
     size_t n = sizeof gate->starters / sizeof gate->starters[0];
 
-    char *to = gate->starters[gen % n].name;
-    size_t room = sizeof gate->starters[0].name - 1;
-    size_t ns = strlen(suite), nt = strlen(test);
-
-    /* "suite/test", cut to the room as snprintf() would (once per window:
-     * a copy, not a format). */
+    /* "suite/test", cut as snprintf() would: once per window, no format. */
     gate->starters[gen % n].gen = gen;
-    ns = ns < room ? ns : room;
-    memcpy(to, suite, ns);
-    if (ns < room)
-        to[ns++] = '/';
-    nt = nt < room - ns ? nt : room - ns;
-    memcpy(to + ns, test, nt);
-    to[ns + nt] = '\0';
+    (void)leakgate_util__join_to(gate->starters[gen % n].name,
+                                 sizeof gate->starters[0].name, suite, '/',
+                                 test);
 }
 
 /* The hint of a window a thread started by an earlier window allocated

@@ -177,8 +177,31 @@ test_util__name_ordinals(void)
     CU_ASSERT_EQUAL(leakgate_util__name_ordinals(names, 0, ord), 0);
 }
 
+/* "suite/test" into a fixed buffer: whole when it fits, else cut as
+ * snprintf() cuts. */
+static void
+test_util__join_to(void)
+{
+    char out[8];
+
+    CU_ASSERT_TRUE(leakgate_util__join_to(out, sizeof out, "ab", '/', "cd"));
+    CU_ASSERT_STRING_EQUAL(out, "ab/cd");
+    CU_ASSERT_TRUE(leakgate_util__join_to(out, sizeof out, "abc", '/', "def"));
+    CU_ASSERT_STRING_EQUAL(out, "abc/def");
+    CU_ASSERT_FALSE(
+        leakgate_util__join_to(out, sizeof out, "abc", '/', "defg"));
+    CU_ASSERT_STRING_EQUAL(out, "abc/def");
+    CU_ASSERT_FALSE(
+        leakgate_util__join_to(out, sizeof out, "abcdefgh", '/', "x"));
+    CU_ASSERT_STRING_EQUAL(out, "abcdefg");
+    CU_ASSERT_FALSE(
+        leakgate_util__join_to(out, sizeof out, "abcdef", '/', "x"));
+    CU_ASSERT_STRING_EQUAL(out, "abcdef/");
+}
+
 const struct unit_case unit_cases[] = {
     {"test_util__names", test_util__names},
+    {"test_util__join_to", test_util__join_to},
     {"test_util__name_ordinals", test_util__name_ordinals},
     {"test_util__buf_grows_and_takes", test_util__buf_grows_and_takes},
     {"test_util__buf_failure_is_sticky", test_util__buf_failure_is_sticky},
