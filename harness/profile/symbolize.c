@@ -412,12 +412,17 @@ describe_in_module(struct leakgate_symbolizer *sym,
 
 /* The compilation unit containing addr, or NULL; *bias converts addr to
  * DWARF addresses.  libdw 0.188 finds CUs only through .debug_aranges,
- * which clang does not emit by default, so scan the CUs when it fails. */
+ * which clang does not emit by default, so scan the CUs when it fails.
+ * In a binary that mixes both (gcc's CUs with aranges, clang's without:
+ * a project built with clang, linked with leakgate by gcc) it can also
+ * answer with a CU that does not hold addr: checked, then scanned. */
 static Dwarf_Die *
 cu_at(Dwfl_Module *mod, Dwarf_Addr addr, Dwarf_Addr *bias)
 {
     Dwarf_Die *cu = dw.dwfl_module_addrdie(mod, addr, bias);
 
+    if (cu && dw.dwarf_haspc(cu, addr - *bias) <= 0)
+        cu = NULL;
     for (Dwarf_Die *it = NULL; !cu;) {
         it = dw.dwfl_module_nextcu(mod, it, bias);
         if (!it)
