@@ -30,6 +30,16 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+#include "util.h"
+
+/* leakgate's own copy of libgcc's unwinder, its symbols renamed
+ * (cmake/LeakgateUnwinder.cmake): a test binary need not load libgcc_s. */
+#ifdef LEAKGATE_OWN_UNWINDER
+#define _Unwind_Backtrace leakgate_gcc__Unwind_Backtrace
+#define _Unwind_GetIP leakgate_gcc__Unwind_GetIP
+#define _Unwind_Find_FDE leakgate_gcc__Unwind_Find_FDE
+#endif
 #include <unwind.h>
 
 #define MAX_FRAMES 256
@@ -553,7 +563,7 @@ derive(uintptr_t target)
 static struct slot {
     _Atomic uintptr_t key;
     _Atomic uint64_t rule;
-} table[SLOTS];
+} table[SLOTS] LEAKGATE_LARGE_TABLE;
 
 static size_t
 slot_of(uintptr_t addr)
