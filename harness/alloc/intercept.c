@@ -44,6 +44,7 @@
 #include "jesize.h"
 #include "track.h"
 #include "track_hot.h"
+#include "util.h"
 
 #ifndef LEAKGATE_NO_INTERCEPT
 /* jemalloc's own API (jemalloc/jemalloc.h declares them with attributes
@@ -111,7 +112,7 @@ static __thread bool resolving __attribute__((tls_model("initial-exec")));
 /* The early arena: what dlsym allocates while the next definitions are
  * being looked up.  Never freed. */
 #define ARENA_SIZE 65536
-static alignas(64) unsigned char arena[ARENA_SIZE];
+static alignas(64) unsigned char arena[ARENA_SIZE] LEAKGATE_LARGE_TABLE;
 static atomic_size_t arena_used;
 
 static bool
@@ -801,7 +802,7 @@ static struct start_slot {
     void *arg;
     uint32_t born;
     atomic_bool used;
-} starts[START_SLOTS];
+} starts[START_SLOTS] LEAKGATE_LARGE_TABLE;
 
 /* Named leakgate_*: reports cut a stack at a leakgate frame, so a
  * thread's stacks end where they would without it. */

@@ -219,7 +219,7 @@ enum { SITE_UNKNOWN, SITE_PLAIN, SITE_IGNORED };
 static struct site {
     _Atomic uintptr_t pc;
     atomic_uchar kind;
-} sites[SITE_SLOTS];
+} sites[SITE_SLOTS] LEAKGATE_LARGE_TABLE;
 static atomic_bool sites_used; /* some site was noted */
 
 /* The threads' caches of plain sites (track_hot.h); generation 0 is never
@@ -283,7 +283,7 @@ literal_run(const char *glob, char *out, size_t size)
  * run of two characters, always are.  Scanning libc's 3,000 names costs
  * a few lookups per name instead of a strstr per glob. */
 #define PAIR_SLOTS 4096
-static uint64_t pair_globs[PAIR_SLOTS];
+static uint64_t pair_globs[PAIR_SLOTS] LEAKGATE_LARGE_TABLE;
 static uint64_t always_globs;
 
 static size_t
@@ -944,7 +944,7 @@ static struct {
     bool overflow[WATCH_OWNERS]; /* some object of the owner is unwatched */
     uint64_t freed_bytes[WATCH_OWNERS];
     uint64_t freed_objs[WATCH_OWNERS];
-} wt;
+} wt LEAKGATE_LARGE_TABLE;
 
 atomic_bool leakgate_track__watching;
 

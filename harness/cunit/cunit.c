@@ -391,9 +391,13 @@ first_same(const char *const *names,
            size_t *second,
            bool *nomem)
 {
-    unsigned int *ord = malloc((n ? n : 1) * sizeof *ord);
+    unsigned int small[64];
+    unsigned int *ord;
     bool found = false;
 
+    if (n < 2)
+        return false;
+    ord = n <= 64 ? small : malloc(n * sizeof *ord);
     *nomem = !ord || leakgate_util__name_ordinals(names, n, ord) < 0;
     for (size_t i = 0; !*nomem && !found && i < n; i++) {
         if (ord[i] < 2)
@@ -407,7 +411,8 @@ first_same(const char *const *names,
             }
         }
     }
-    free(ord);
+    if (ord != small)
+        free(ord);
     return found;
 }
 
@@ -415,12 +420,23 @@ static int
 refuse_same_names(void)
 {
     char suite[160], where[200];
-    const char **names =
-        malloc((run->ntests + run->nsuites + 1) * sizeof *names);
-    size_t *index = malloc((run->ntests + run->nsuites + 1) * sizeof *index);
-    size_t first, second, n;
-    bool nomem = !names || !index;
+    /* The windows that run: a few in a one-test process (ctest), whose
+     * start should not touch a fresh page of heap for them. */
+    const char *names_small[64];
+    size_t index_small[64];
+    const char **names = names_small;
+    size_t *index = index_small;
+    size_t first, second, n = run->nsuites + 1;
+    bool nomem;
     int rc = 0;
+
+    for (size_t i = 0; i < run->ntests && n <= 64; i++)
+        n += run->tests[i].selected && run->tests[i].active;
+    if (n > 64) {
+        names = malloc((run->ntests + run->nsuites + 1) * sizeof *names);
+        index = malloc((run->ntests + run->nsuites + 1) * sizeof *index);
+    }
+    nomem = !names || !index;
 
     for (size_t i = 0; !nomem && rc == 0 && i < run->ntests;) {
         const struct wsuite *ws = run->tests[i].ws;
@@ -470,8 +486,10 @@ refuse_same_names(void)
                  run->suites[index[first]].name);
         rc = LEAKGATE_EUSAGE;
     }
-    free(names);
-    free(index);
+    if (names != names_small) {
+        free(names);
+        free(index);
+    }
     return nomem ? LEAKGATE_ENOMEM : rc;
 }
 

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "error.h"
@@ -217,6 +218,8 @@ leakgate_gate_new(leakgate_gate **out, const struct leakgate_gate_options *opts)
                                    opts->peak_limit);
     }
     gate->has_peak_opt = opts->peak_limit != NULL;
+    gate->starters = leakgate_util__map_zeroed(
+        GATE_STARTERS * sizeof *gate->starters, false);
     gate->color =
         opts->color > 0 || (opts->color < 0 && isatty(STDERR_FILENO) == 1);
     rc = resolve_outputs(gate);
@@ -294,6 +297,8 @@ leakgate_gate_free(leakgate_gate *gate)
     for (size_t i = 0; i < 3; i++)
         leakgate_util__free(gate->out_paths[i]);
     leakgate_util__free(gate->start_dir);
+    if (gate->starters)
+        munmap(gate->starters, GATE_STARTERS * sizeof *gate->starters);
     leakgate_util__free(gate);
 }
 

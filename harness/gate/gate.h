@@ -145,13 +145,17 @@ struct leakgate_gate {
                                    what leakgate chose, whatever a test
                                    set since */
     } replay;
-    /* The last fast windows by tracker generation: which test started a
-     * thread that allocates in a later window (gate_fast.c). */
-    struct {
+    /* The last GATE_STARTERS fast windows by tracker generation: which
+     * test started a thread that allocates in a later window (gate_fast.c).
+     * A mapping of its own, NULL if that failed: a window writes one
+     * entry, and a process that runs a few tests touches a page of it,
+     * not the 9 KiB calloc() would clear. */
+    struct gate_starter {
         uint32_t gen;
         char name[128]; /* "suite/test", cut */
-    } starters[64];
+    } *starters;
 };
+#define GATE_STARTERS 64
 
 /* gate_fast.c: set up the tracker at leakgate_gate_new().  Cannot fail:
  * without it every window is exact (gate->fast_off says why). */

@@ -111,8 +111,10 @@ static void
 note_starter(struct leakgate_gate *gate, const char *suite, const char *test)
 {
     uint32_t gen = leakgate_track__window_gen();
-    size_t n = sizeof gate->starters / sizeof gate->starters[0];
+    size_t n = GATE_STARTERS;
 
+    if (!gate->starters)
+        return;
     /* "suite/test", cut as snprintf() would: once per window, no format. */
     gate->starters[gen % n].gen = gen;
     (void)leakgate_util__join_to(gate->starters[gen % n].name,
@@ -126,9 +128,9 @@ static int
 foreign_hint(struct leakgate_gate *gate, struct leakgate_verdict *v)
 {
     const struct gate_scope *s = &gate->cur;
-    size_t n = sizeof gate->starters / sizeof gate->starters[0];
+    size_t n = GATE_STARTERS;
     uint32_t gen = s->first.foreign_gen;
-    const char *who = gate->starters[gen % n].gen == gen
+    const char *who = gate->starters && gate->starters[gen % n].gen == gen
                           ? gate->starters[gen % n].name
                           : "an earlier test";
     struct leakgate_buf b = LEAKGATE_BUF_INIT;

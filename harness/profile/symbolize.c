@@ -1035,7 +1035,7 @@ self_build_id(const char **out, struct leakgate_symbolizer *sym)
 /* This process's executable and build-id, read once without libdw
  * (leakgate_symbolize__self_main()). */
 static pthread_once_t self_main_once = PTHREAD_ONCE_INIT;
-static char self_main_path[PATH_MAX];
+static char self_main_path[PATH_MAX] LEAKGATE_LARGE_TABLE;
 static char self_main_build_id[2 * 64 + 1];
 
 static void
