@@ -490,27 +490,88 @@ name_key_cmp(const void *a, const void *b)
     return x->i < y->i ? -1 : x->i > y->i;
 }
 
+/* FNV-1a over the code points of a name (next_cp()), bytes below 0x80
+ * taken as they are. */
+static uint64_t
+name_hash(const char *name)
+{
+    const unsigned char *p = (const unsigned char *)name;
+    uint64_t h = 1469598103934665603ull;
+    uint32_t cp;
+
+    for (;;) {
+        if (*p && *p < 0x80)
+            cp = *p++;
+        else if ((cp = next_cp(&p)) == 0)
+            break;
+        h = (h ^ cp) * 1099511628211ull;
+    }
+    return h;
+}
+
+/* The slots of name_ordinals()'s set: a power of two > 2n. */
+static size_t
+set_slots(size_t n)
+{
+    size_t slots = 1;
+
+    while (slots <= 2 * n)
+        slots <<= 1;
+    return slots;
+}
+
+/* Every hash of keys[n] differs (the usual registry): true when each goes
+ * to a slot of set[] (zeroed, set_slots(n) of them) without meeting its
+ * equal; a hash of 0 (0 marks a free slot) also answers false. */
+static bool
+hashes_differ(const struct name_key *keys, size_t n, uint64_t *set)
+{
+    size_t mask = set_slots(n) - 1;
+
+    for (size_t i = 0; i < n; i++) {
+        uint64_t h = keys[i].hash;
+        size_t j = (size_t)(h ^ h >> 29) & mask;
+
+        if (h == 0)
+            return false;
+        while (set[j] != 0) {
+            if (set[j] == h)
+                return false;
+            j = (j + 1) & mask;
+        }
+        set[j] = h;
+    }
+    return true;
+}
+
 int
 leakgate_util__name_ordinals(const char *const *names,
                              size_t n,
                              unsigned int *ordinals)
 {
     struct name_key *keys;
+    uint64_t *set;
 
     if (n == 0)
         return 0; /* qsort() takes no NULL array, even of 0 elements */
-    keys = leakgate_util__calloc(n, sizeof *keys);
+    if (n > SIZE_MAX / 64)
+        return LEAKGATE_ENOMEM;
+    /* The keys, then the set: one block. */
+    keys = leakgate_util__calloc(
+        1, n * sizeof *keys + set_slots(n) * sizeof *set);
     if (!keys)
         return LEAKGATE_ENOMEM;
+    set = (uint64_t *)(keys + n);
     for (size_t i = 0; i < n; i++) {
-        const unsigned char *p = (const unsigned char *)names[i];
-        uint64_t h = 1469598103934665603ull; /* FNV-1a over code points */
-        uint32_t cp;
-
-        while ((cp = next_cp(&p)) != 0)
-            h = (h ^ cp) * 1099511628211ull;
-        keys[i].hash = h;
+        keys[i].hash = name_hash(names[i]);
         keys[i].i = i;
+    }
+    if (hashes_differ(keys, n, set)) {
+        /* Names of different hashes differ: each is the first of its. */
+        for (size_t i = 0; i < n; i++)
+            ordinals[i] = 1;
+        leakgate_util__free(keys);
+        return 0;
     }
     qsort(keys, n, sizeof *keys, name_key_cmp);
     /* Names of one hash, in registration order: each counts the earlier

@@ -100,6 +100,12 @@ judge_stacks(struct leakgate_gate *gate, struct leakgate_verdict *v)
     size_t total = 0, at = 0;
     int rc = 0;
 
+    if (v->nstacks == 0) {
+        /* A window that left nothing (most): no stack to name. */
+        leakgate_policy__judge(&v->policy, NULL, gate->config, &v->settings,
+                               NULL, 0);
+        return 0;
+    }
     for (size_t i = 0; i < v->nstacks; i++)
         total += v->stacks[i].nframes;
     in = leakgate_util__calloc(v->nstacks, sizeof *in);
@@ -277,7 +283,10 @@ name_verdict(struct leakgate_verdict *v, const struct gate_scope *s)
 {
     struct leakgate_buf name = LEAKGATE_BUF_INIT;
 
-    leakgate_buf__printf(&name, "%s/%s", s->suite, s->test);
+    /* Once per window: no format (the buffer is the size a printf gave). */
+    leakgate_buf__puts(&name, s->suite);
+    leakgate_buf__put(&name, "/", 1);
+    leakgate_buf__puts(&name, s->test);
     v->name = leakgate_buf__take(&name);
     v->suite = leakgate_util__strdup(s->suite);
     v->test = leakgate_util__strdup(s->test);

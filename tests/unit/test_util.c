@@ -3,6 +3,7 @@
 #include "unit.h"
 
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "leakgate/leakgate.h"
@@ -177,6 +178,31 @@ test_util__name_ordinals(void)
     CU_ASSERT_EQUAL(leakgate_util__name_ordinals(names, 0, ord), 0);
 }
 
+/* A large registry: all different (every ordinal 1, the hash set's
+ * answer), then the same with one name again at the end (its 2 found,
+ * the rest still 1). */
+static void
+test_util__name_ordinals_many(void)
+{
+    enum { N = 300 };
+    static char text[N + 1][16];
+    const char *names[N + 1];
+    static unsigned int ord[N + 1];
+
+    for (size_t i = 0; i < N; i++) {
+        snprintf(text[i], sizeof text[i], "case_%zu", i);
+        names[i] = text[i];
+    }
+    CU_ASSERT_EQUAL_FATAL(leakgate_util__name_ordinals(names, N, ord), 0);
+    for (size_t i = 0; i < N; i++)
+        CU_ASSERT_EQUAL(ord[i], 1);
+    names[N] = "case_17";
+    CU_ASSERT_EQUAL_FATAL(leakgate_util__name_ordinals(names, N + 1, ord), 0);
+    for (size_t i = 0; i < N; i++)
+        CU_ASSERT_EQUAL(ord[i], 1);
+    CU_ASSERT_EQUAL(ord[N], 2);
+}
+
 /* "suite/test" into a fixed buffer: whole when it fits, else cut as
  * snprintf() cuts. */
 static void
@@ -203,6 +229,7 @@ const struct unit_case unit_cases[] = {
     {"test_util__names", test_util__names},
     {"test_util__join_to", test_util__join_to},
     {"test_util__name_ordinals", test_util__name_ordinals},
+    {"test_util__name_ordinals_many", test_util__name_ordinals_many},
     {"test_util__buf_grows_and_takes", test_util__buf_grows_and_takes},
     {"test_util__buf_failure_is_sticky", test_util__buf_failure_is_sticky},
     {"test_util__escaping", test_util__escaping},
