@@ -68,7 +68,45 @@ leakgate_jesize__sa2u(size_t n, size_t align)
 #define NLEAVES ((size_t)1 << (ADDR_BITS - LEAF_SHIFT))
 
 typedef _Atomic(unsigned char *) leaf_slot;
-static _Atomic(leaf_slot *) top;
+/* A top-level entry: the class leaf of its 2^LEAF_SHIFT bytes of
+ * addresses, and the tracker's leaf of the same bytes (track.c, through
+ * leakgate_jesize__tracker_slot()): one array, so that a process touches
+ * one page of it, and one page-table page, for its heap, not two. */
+struct top_entry {
+    leaf_slot classes;
+    _Atomic(void *) tracker;
+};
+static _Atomic(struct top_entry *) top;
+
+/* The top-level array, mapped when create (NULL when it is not, or
+ * cannot be). */
+static struct top_entry *
+top_array(bool create)
+{
+    struct top_entry *t = atomic_load_explicit(&top, memory_order_acquire);
+    struct top_entry *none = NULL;
+
+    if (t || !create)
+        return t;
+    t = leakgate_util__map_zeroed(NLEAVES * sizeof *t, true);
+    if (!t)
+        return NULL;
+    if (!atomic_compare_exchange_strong(&top, &none, t)) {
+        munmap(t, NLEAVES * sizeof *t);
+        t = none;
+    }
+    return t;
+}
+
+_Atomic(void *) *
+leakgate_jesize__tracker_slot(uintptr_t a)
+{
+    struct top_entry *t;
+
+    if (a >> ADDR_BITS || !(t = top_array(true)))
+        return NULL;
+    return &t[a >> LEAF_SHIFT].tracker;
+}
 atomic_bool leakgate_jesize__is_lean;
 
 uint32_t leakgate_jesize__small_class[LEAKGATE_JESIZE__SMALL / 8 + 1];
@@ -100,23 +138,13 @@ __thread struct leakgate_jesize__cache leakgate_jesize__here
 static unsigned char *
 byte_slow(uintptr_t a, bool create)
 {
+    struct top_entry *t;
     leaf_slot *slot;
     unsigned char *leaf, *expected = NULL;
 
-    if (a >> ADDR_BITS)
+    if (a >> ADDR_BITS || !(t = top_array(create)))
         return NULL;
-    if (!atomic_load_explicit(&top, memory_order_acquire)) {
-        leaf_slot *t, *none = NULL;
-
-        if (!create)
-            return NULL;
-        t = leakgate_util__map_zeroed(NLEAVES * sizeof *t, true);
-        if (!t)
-            return NULL;
-        if (!atomic_compare_exchange_strong(&top, &none, t))
-            munmap(t, NLEAVES * sizeof *t);
-    }
-    slot = &atomic_load_explicit(&top, memory_order_acquire)[a >> LEAF_SHIFT];
+    slot = &t[a >> LEAF_SHIFT].classes;
     leaf = atomic_load_explicit(slot, memory_order_acquire);
     if (!leaf && create) {
         leaf = leakgate_util__map_zeroed(LEAF_BYTES, true);

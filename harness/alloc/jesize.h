@@ -59,6 +59,12 @@ leakgate_jesize__lean(void)
                                 memory_order_relaxed);
 }
 
+/* The tracker's slot for its leaf of a's 2^LEAKGATE_JESIZE__LEAF_SHIFT
+ * bytes of addresses (track.c), beside the class leaf's in the map's
+ * top-level array; NULL when a is beyond the map or the array could not be
+ * mapped. */
+_Atomic(void *) *leakgate_jesize__tracker_slot(uintptr_t a);
+
 /* The map's layout (jesize.c): a byte per 2^GRAIN_SHIFT bytes of address
  * space, in leaves of 2^LEAF_SHIFT bytes of addresses; each thread keeps
  * the leaf it found last (leaves are never unmapped). */

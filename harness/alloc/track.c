@@ -52,7 +52,8 @@
 #define LEAF_SHIFT LEAKGATE_TRACK__LEAF_SHIFT     /* 16 MiB per leaf */
 #define LEAF_BITS ((size_t)1 << (LEAF_SHIFT - 3)) /* one per 8 bytes */
 #define LEAF_WORDS (LEAF_BITS / 64)
-#define NLEAVES ((size_t)1 << (ADDR_BITS - LEAF_SHIFT))
+_Static_assert(LEAF_SHIFT == LEAKGATE_JESIZE__LEAF_SHIFT,
+               "a tracker leaf sits beside the class leaf of its addresses");
 #define MAX_TOUCHED ((size_t)1 << 16) /* leaves per window (1 TiB) */
 
 /* The leaf's words in pages of 4 KiB: a window clears and scans only the
@@ -78,9 +79,14 @@ struct leaf {
     _Atomic uint64_t used; /* pages of word[] with bits set: bit per page */
 };
 
+/* The leaves listed in the open window (a table among the large ones:
+ * its first page is all most processes touch). */
+static _Atomic(struct leaf *) touched_list[MAX_TOUCHED] LEAKGATE_LARGE_TABLE;
+
 static struct {
-    _Atomic(struct leaf *) *top;     /* NLEAVES entries, mmap'd */
-    _Atomic(struct leaf *) *touched; /* MAX_TOUCHED entries, mmap'd */
+    /* The leaves are found through the class map's top-level array
+     * (leakgate_jesize__tracker_slot()), one entry per leaf of both. */
+    _Atomic(struct leaf *) *touched; /* touched_list once installed */
     atomic_size_t ntouched;
     atomic_uint gen;      /* windows begun: listing is per window */
     atomic_bool failed;   /* a leaf could not be mapped or listed */
@@ -360,10 +366,12 @@ leakgate_track__meter_fire(long long live)
 static struct leaf *
 leaf_slow(uintptr_t a, bool create)
 {
-    _Atomic(struct leaf *) *slot;
-    struct leaf *l, *expected = NULL;
+    _Atomic(void *) *slot = leakgate_jesize__tracker_slot(a);
+    struct leaf *l;
+    void *expected = NULL;
 
-    slot = &track.top[a >> LEAF_SHIFT];
+    if (!slot)
+        return NULL;
     l = atomic_load_explicit(slot, memory_order_acquire);
     if (l) {
         tc.leaf_index = a >> LEAF_SHIFT;
@@ -376,7 +384,8 @@ leaf_slow(uintptr_t a, bool create)
         return NULL;
     l->base = a & ~(((uintptr_t)1 << LEAF_SHIFT) - 1);
     if (!atomic_compare_exchange_strong_explicit(
-            slot, &expected, l, memory_order_acq_rel, memory_order_acquire)) {
+            slot, &expected, (void *)l, memory_order_acq_rel,
+            memory_order_acquire)) {
         munmap(l, sizeof *l); /* another thread mapped it first */
         l = expected;
     }
@@ -581,19 +590,13 @@ leakgate_track__erase(uintptr_t a)
     return true;
 }
 
+/* The tables: the leaves are mapped as the wrappers reach them (through
+ * the class map's top-level array, mapped on first use too); the list of
+ * the window's leaves is static.  Cannot fail. */
 static int
 map_tables(void)
 {
-    if (track.top)
-        return 0;
-    track.top = leakgate_util__map_zeroed(NLEAVES * sizeof *track.top, true);
-    track.touched =
-        leakgate_util__map_zeroed(MAX_TOUCHED * sizeof *track.touched, true);
-    if (!track.top || !track.touched)
-        return leakgate_error__set(LEAKGATE_ENOMEM,
-                                   "mmap of the allocation tracker's "
-                                   "table: %s",
-                                   strerror(errno));
+    track.touched = touched_list;
     return 0;
 }
 
