@@ -945,6 +945,9 @@ static struct {
     uint64_t freed_bytes[WATCH_OWNERS];
     uint64_t freed_objs[WATCH_OWNERS];
 } wt LEAKGATE_LARGE_TABLE;
+/* Some owner was watched (wt is written): until then a clear need not
+ * read wt, nor touch its page. */
+static bool wt_ever;
 
 atomic_bool leakgate_track__watching;
 
@@ -992,6 +995,7 @@ watch_with(uint32_t owner, const uint32_t *entry_of)
     struct watching w = {owner, entry_of};
     int rc;
 
+    wt_ever = true;
     wt.released[owner] = false; /* an id handed out again */
     wt.overflow[owner] = false;
     wt.freed_bytes[owner] = wt.freed_objs[owner] = 0;
@@ -1144,6 +1148,8 @@ leakgate_track__watch_clear(void)
 {
     atomic_store(&leakgate_track__watching, false);
     leakgate_track__lane_veto(LEAKGATE_TRACK__VETO_WATCH, false);
+    if (!wt_ever)
+        return;
     lock_tables();
     /* Every slot of an older generation is empty. */
     if (wt.used > 0)
