@@ -383,9 +383,9 @@ leaf_slow(uintptr_t a, bool create)
     if (!l)
         return NULL;
     l->base = a & ~(((uintptr_t)1 << LEAF_SHIFT) - 1);
-    if (!atomic_compare_exchange_strong_explicit(
-            slot, &expected, (void *)l, memory_order_acq_rel,
-            memory_order_acquire)) {
+    if (!atomic_compare_exchange_strong_explicit(slot, &expected, (void *)l,
+                                                 memory_order_acq_rel,
+                                                 memory_order_acquire)) {
         munmap(l, sizeof *l); /* another thread mapped it first */
         l = expected;
     }

@@ -557,8 +557,8 @@ leakgate_util__name_ordinals(const char *const *names,
     if (n > SIZE_MAX / 64)
         return LEAKGATE_ENOMEM;
     /* The keys, then the set: one block. */
-    keys = leakgate_util__calloc(
-        1, n * sizeof *keys + set_slots(n) * sizeof *set);
+    keys =
+        leakgate_util__calloc(1, n * sizeof *keys + set_slots(n) * sizeof *set);
     if (!keys)
         return LEAKGATE_ENOMEM;
     set = (uint64_t *)(keys + n);

@@ -82,6 +82,13 @@ struct gate_grew {
     struct leakgate_policy_settings settings;
 };
 
+/* A fast window's tracker generation and its "suite/test" (cut). */
+struct gate_starter {
+    uint32_t gen;
+    char name[128];
+};
+#define GATE_STARTERS 64
+
 struct leakgate_gate {
     struct leakgate_gate_options opts;
     struct leakgate_config *config;
@@ -150,12 +157,8 @@ struct leakgate_gate {
      * A mapping of its own, NULL if that failed: a window writes one
      * entry, and a process that runs a few tests touches a page of it,
      * not the 9 KiB calloc() would clear. */
-    struct gate_starter {
-        uint32_t gen;
-        char name[128]; /* "suite/test", cut */
-    } *starters;
+    struct gate_starter *starters;
 };
-#define GATE_STARTERS 64
 
 /* gate_fast.c: set up the tracker at leakgate_gate_new().  Cannot fail:
  * without it every window is exact (gate->fast_off says why). */
