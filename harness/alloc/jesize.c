@@ -99,11 +99,11 @@ top_array(bool create)
 }
 
 _Atomic(void *) *
-leakgate_jesize__tracker_slot(uintptr_t a)
+leakgate_jesize__tracker_slot(uintptr_t a, bool create)
 {
     struct top_entry *t;
 
-    if (a >> ADDR_BITS || !(t = top_array(true)))
+    if (a >> ADDR_BITS || !(t = top_array(create)))
         return NULL;
     return &t[a >> LEAF_SHIFT].tracker;
 }

@@ -61,9 +61,9 @@ leakgate_jesize__lean(void)
 
 /* The tracker's slot for its leaf of a's 2^LEAKGATE_JESIZE__LEAF_SHIFT
  * bytes of addresses (track.c), beside the class leaf's in the map's
- * top-level array; NULL when a is beyond the map or the array could not be
- * mapped. */
-_Atomic(void *) *leakgate_jesize__tracker_slot(uintptr_t a);
+ * top-level array (mapped first when create); NULL when a is beyond the
+ * map or the array is not (or could not be) mapped. */
+_Atomic(void *) *leakgate_jesize__tracker_slot(uintptr_t a, bool create);
 
 /* The map's layout (jesize.c): a byte per 2^GRAIN_SHIFT bytes of address
  * space, in leaves of 2^LEAF_SHIFT bytes of addresses; each thread keeps

@@ -14,7 +14,6 @@
  */
 #include "track.h"
 
-#include <errno.h>
 #include <malloc.h>
 #include <sched.h>
 #include <limits.h>
@@ -75,7 +74,7 @@ next_word(uint64_t used, size_t w)
 struct leaf {
     _Atomic uint64_t word[LEAF_WORDS];
     uintptr_t base;        /* first address covered */
-    atomic_bool listed;    /* in track.touched for this window */
+    atomic_bool listed;    /* in touched_list for this window */
     _Atomic uint64_t used; /* pages of word[] with bits set: bit per page */
 };
 
@@ -86,11 +85,10 @@ static _Atomic(struct leaf *) touched_list[MAX_TOUCHED] LEAKGATE_LARGE_TABLE;
 static struct {
     /* The leaves are found through the class map's top-level array
      * (leakgate_jesize__tracker_slot()), one entry per leaf of both. */
-    _Atomic(struct leaf *) *touched; /* touched_list once installed */
-    atomic_size_t ntouched;
-    atomic_uint gen;      /* windows begun: listing is per window */
-    atomic_bool failed;   /* a leaf could not be mapped or listed */
-    atomic_bool scanning; /* end() reads the objects left */
+    atomic_size_t ntouched; /* of touched_list */
+    atomic_uint gen;        /* windows begun: listing is per window */
+    atomic_bool failed;     /* a leaf could not be mapped or listed */
+    atomic_bool scanning;   /* end() reads the objects left */
     bool installed;
     bool open;
     bool dirty; /* bits may be left from the last window */
@@ -366,7 +364,7 @@ leakgate_track__meter_fire(long long live)
 static struct leaf *
 leaf_slow(uintptr_t a, bool create)
 {
-    _Atomic(void *) *slot = leakgate_jesize__tracker_slot(a);
+    _Atomic(void *) *slot = leakgate_jesize__tracker_slot(a, create);
     struct leaf *l;
     void *expected = NULL;
 
@@ -484,7 +482,7 @@ list_leaf(struct leaf *l)
     i = atomic_fetch_add(&track.ntouched, 1);
     if (i >= MAX_TOUCHED)
         return false;
-    atomic_store_explicit(&track.touched[i], l, memory_order_release);
+    atomic_store_explicit(&touched_list[i], l, memory_order_release);
     return true;
 }
 
@@ -496,13 +494,14 @@ hot_fill(struct leaf *l, uintptr_t a)
     struct leakgate_track__hot *h = &leakgate_track__hot_here;
     struct slot *sl = my_slot();
     unsigned int gen = tc.listed_gen; /* list_leaf() listed l in it */
-    /* A lean process: the class leaf, whose marks are the bits. */
-    unsigned char *classes = marks() ? leakgate_jesize__leaf(a) : NULL;
+    unsigned char *classes = NULL;
 
+    /* A lean process: the class leaf, whose marks are the bits (looked up
+     * after the cheaper checks). */
     if (tc.listed != l || sl == &slots[MAX_SLOTS - 1] ||
         gen != atomic_load_explicit(&leakgate_track__window,
                                     memory_order_relaxed) ||
-        (marks() && !classes)) {
+        (marks() && !(classes = leakgate_jesize__leaf(a)))) {
         h->index = UINTPTR_MAX;
         return;
     }
@@ -519,6 +518,7 @@ void
 leakgate_track__record(uintptr_t a)
 {
     struct leaf *l = a >> ADDR_BITS ? NULL : leaf_for(a, true);
+    uint64_t page = leakgate_track__page_bit(a);
     bool fresh;
 
     /* The leaf is listed before its bit is set: a set bit is always in a
@@ -546,9 +546,8 @@ leakgate_track__record(uintptr_t a)
 
         fresh = !(word_set(&l->word[bit >> 6], mask) & mask);
     }
-    if (!(atomic_load_explicit(&l->used, memory_order_relaxed) &
-          leakgate_track__page_bit(a)))
-        atomic_fetch_or(&l->used, leakgate_track__page_bit(a));
+    if (!(atomic_load_explicit(&l->used, memory_order_relaxed) & page))
+        atomic_fetch_or(&l->used, page);
     if (fresh) {
         struct slot *sl = my_slot();
 
@@ -590,16 +589,6 @@ leakgate_track__erase(uintptr_t a)
     return true;
 }
 
-/* The tables: the leaves are mapped as the wrappers reach them (through
- * the class map's top-level array, mapped on first use too); the list of
- * the window's leaves is static.  Cannot fail. */
-static int
-map_tables(void)
-{
-    track.touched = touched_list;
-    return 0;
-}
-
 static void sum_slots(uint64_t *sets, uint64_t *clears);
 
 /* Allocate one object with recording on: the wrapper (intercept.c) must
@@ -632,13 +621,11 @@ probe_wrappers(void)
 int
 leakgate_track__install(void)
 {
-    int rc;
-
+    /* No table to map first: the leaves are mapped as the wrappers reach
+     * them, through the class map's top-level array (mapped on first use
+     * too); the list of the window's leaves is static. */
     if (track.installed)
         return 0;
-    rc = map_tables();
-    if (rc < 0)
-        return rc;
     if (!probe_wrappers())
         return leakgate_error__set(LEAKGATE_ENOPROF,
                                    "leakgate's allocation wrappers are not "
@@ -760,7 +747,7 @@ leakgate_track__begin(void)
     sum_slots(&sets, &clears);
     if (track.dirty || sets != track.sets_at_end) {
         for (size_t i = 0; i < n; i++) {
-            struct leaf *l = atomic_load(&track.touched[i]);
+            struct leaf *l = atomic_load(&touched_list[i]);
             uint64_t used = l ? atomic_exchange(&l->used, 0) : 0;
 
             if (used)
@@ -768,11 +755,11 @@ leakgate_track__begin(void)
         }
     }
     for (size_t i = 0; i < n; i++) {
-        struct leaf *l = atomic_load(&track.touched[i]);
+        struct leaf *l = atomic_load(&touched_list[i]);
 
         if (l)
             atomic_store(&l->listed, false);
-        atomic_store(&track.touched[i], NULL);
+        atomic_store(&touched_list[i], NULL);
     }
     atomic_store(&track.ntouched, 0);
     for (unsigned int i = 0; i < used_slots(); i++) {
@@ -832,7 +819,7 @@ each_left(int (*fn)(uintptr_t a, void *payload), void *payload)
     size_t n = touched_count();
 
     for (size_t i = 0; i < n; i++) {
-        struct leaf *l = atomic_load(&track.touched[i]);
+        struct leaf *l = atomic_load(&touched_list[i]);
         uint64_t used = l ? atomic_load(&l->used) : 0;
 
         if (used && marks()) {
