@@ -122,62 +122,49 @@ extern int (*leakgate_track__mallctl)(
 extern __thread unsigned long long leakgate_track__meter_mine
     __attribute__((tls_model("initial-exec")));
 
-/* Which allocations get a stack (track.h's enum leakgate_track_stacks),
- * and [start, end) of the C runtime's text: in runtime mode only a caller
- * inside it can need one (track_stacks.c decides). */
+/* Which allocations get a stack (track.h's enum leakgate_track_stacks). */
 #define LEAKGATE_TRACK__STACKS_RUNTIME 1
 #define LEAKGATE_TRACK__STACKS_ALL 2
 extern atomic_int leakgate_track__stacks_mode;
-extern uintptr_t leakgate_track__runtime_span[2];
 
 /*
- * The runtime call sites this thread last found to need no stack (the
- * return addresses inside strdup, asprintf, getline... that a program's
- * own calls go through: track_stacks.c decided once, SITE_PLAIN), in 16
- * sets of two by a hash of the address, valid while their generation is
- * leakgate_track__sites_gen (track_stacks.c bumps it when it forgets the
- * sites): such an allocation costs a few compares, no call.
+ * The C runtime's text, [start, start + len), and which of its call sites
+ * of the allocator were found to need no stack (the return addresses
+ * inside strdup, asprintf, getline... that a program's own calls go
+ * through: track_stacks.c decides once per site, SITE_PLAIN): a bit per
+ * 16 bytes of text, in a map of its own (untouched pages cost nothing).
+ * len is 0 unless stacks are wanted for the C runtime's allocations
+ * (LEAKGATE_TRACK__STACKS_RUNTIME): then only a caller inside it can need
+ * one, and a plain site's allocation costs a subtraction, a compare and a
+ * bit test, no call.  track_stacks.c clears the bits when it forgets the
+ * sites; a bit read stale only leaves an allocation without a stack
+ * (the window's replay measures it), never hides one.
  */
-#define LEAKGATE_TRACK__PLAIN_SETS 16
-struct leakgate_track__plain_sites {
-    uintptr_t pc[LEAKGATE_TRACK__PLAIN_SETS][2];
-    unsigned int gen;
+struct leakgate_track__sites_map {
+    uintptr_t start;
+    _Atomic uintptr_t len;
+    _Atomic unsigned char *plain;
 };
-extern __thread struct leakgate_track__plain_sites leakgate_track__plain
-    __attribute__((tls_model("initial-exec")));
-extern atomic_uint leakgate_track__sites_gen;
-
-/* A site's set in the cache (a multiplicative hash: return addresses have
- * no useful low bits). */
-static inline uintptr_t *
-leakgate_track__plain_set(uintptr_t pc)
-{
-    return leakgate_track__plain
-        .pc[((uint64_t)pc * 0x9e3779b97f4a7c15ull) >> 60];
-}
+extern struct leakgate_track__sites_map leakgate_track__sites;
 
 /* Whether an allocation from caller (the wrapper's return address) may
  * need its stack: leakgate_track__stack_note() is called only then. */
 static inline bool
 leakgate_track__stack_wanted(uintptr_t caller)
 {
-    int m = atomic_load_explicit(&leakgate_track__stacks_mode,
-                                 memory_order_relaxed);
+    const struct leakgate_track__sites_map *s = &leakgate_track__sites;
+    uintptr_t off = caller - s->start;
 
-    if (m == LEAKGATE_TRACK__STACKS_ALL)
-        return true;
-    if (m != LEAKGATE_TRACK__STACKS_RUNTIME ||
-        caller < leakgate_track__runtime_span[0] ||
-        caller >= leakgate_track__runtime_span[1])
-        return false;
-    {
-        const uintptr_t *set = leakgate_track__plain_set(caller);
-
-        return (set[0] != caller && set[1] != caller) ||
-               leakgate_track__plain.gen !=
-                   atomic_load_explicit(&leakgate_track__sites_gen,
-                                        memory_order_relaxed);
+    if (off < atomic_load_explicit(&s->len, memory_order_acquire)) {
+        off >>= 4;
+        return !(
+            atomic_load_explicit(&s->plain[off >> 3], memory_order_relaxed) >>
+                (off & 7) &
+            1);
     }
+    return atomic_load_explicit(&leakgate_track__stacks_mode,
+                                memory_order_relaxed) ==
+           LEAKGATE_TRACK__STACKS_ALL;
 }
 
 /*

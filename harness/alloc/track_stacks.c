@@ -94,10 +94,13 @@ static struct {
     bool ready;
 } st;
 
-/* The stack mode, and the span of the runtime's text (track_hot.h: the
- * wrappers call leakgate_track__stack_note() only inside it). */
+/* The stack mode, and the runtime's text with its plain sites
+ * (track_hot.h: the wrappers call leakgate_track__stack_note() only
+ * inside it, and not for a plain site). */
 atomic_int leakgate_track__stacks_mode;
-uintptr_t leakgate_track__runtime_span[2];
+struct leakgate_track__sites_map leakgate_track__sites;
+static void *plain_map;    /* leakgate_track__sites.plain */
+static size_t plain_bytes; /* its size */
 _Static_assert(LEAKGATE_TRACK_STACKS_RUNTIME ==
                        LEAKGATE_TRACK__STACKS_RUNTIME &&
                    LEAKGATE_TRACK_STACKS_ALL == LEAKGATE_TRACK__STACKS_ALL,
@@ -222,30 +225,17 @@ static struct site {
 } sites[SITE_SLOTS] LEAKGATE_LARGE_TABLE;
 static atomic_bool sites_used; /* some site was noted */
 
-/* The threads' caches of plain sites (track_hot.h); generation 0 is never
- * valid, so a thread's zeroed cache holds nothing. */
-__thread struct leakgate_track__plain_sites leakgate_track__plain
-    __attribute__((tls_model("initial-exec")));
-atomic_uint leakgate_track__sites_gen = 1;
-
-/* Remember in this thread's cache that site pc needs no stack (the set's
- * older entry goes). */
+/* Remember that site pc (inside the runtime's text) needs no stack. */
 static void
 plain_cached(uintptr_t pc)
 {
-    unsigned int gen =
-        atomic_load_explicit(&leakgate_track__sites_gen, memory_order_relaxed);
-    uintptr_t *set;
+    struct leakgate_track__sites_map *s = &leakgate_track__sites;
+    uintptr_t off = (pc - s->start) >> 4;
 
-    if (leakgate_track__plain.gen != gen) {
-        memset(leakgate_track__plain.pc, 0, sizeof leakgate_track__plain.pc);
-        leakgate_track__plain.gen = gen;
-    }
-    set = leakgate_track__plain_set(pc);
-    if (set[0] != pc) {
-        set[1] = set[0];
-        set[0] = pc;
-    }
+    if (s->plain && off >> 3 < plain_bytes)
+        atomic_fetch_or_explicit(&s->plain[off >> 3],
+                                 (unsigned char)(1u << (off & 7)),
+                                 memory_order_relaxed);
 }
 
 /* The longest run of literal characters of a glob (none: ""), which
@@ -348,11 +338,29 @@ map_tables(void)
         return leakgate_error__set(LEAKGATE_ENOMEM,
                                    "track: stack tables (mmap failed)");
     dl_iterate_phdr(note_runtime, NULL);
-    for (size_t i = 0; i < st.nruntime; i++) {
-        if (i == 0 || st.runtime[i][0] < leakgate_track__runtime_span[0])
-            leakgate_track__runtime_span[0] = st.runtime[i][0];
-        if (st.runtime[i][1] > leakgate_track__runtime_span[1])
-            leakgate_track__runtime_span[1] = st.runtime[i][1];
+    if (st.nruntime) {
+        uintptr_t lo = st.runtime[0][0], hi = st.runtime[0][1];
+
+        for (size_t i = 1; i < st.nruntime; i++) {
+            if (st.runtime[i][0] < lo)
+                lo = st.runtime[i][0];
+            if (st.runtime[i][1] > hi)
+                hi = st.runtime[i][1];
+        }
+        /* A bit per 16 bytes of the span (libc and the dynamic linker
+         * lie a few MiB apart: some KiB of map, most never touched).  A
+         * span beyond 4 GiB gets none: no runtime allocation is then
+         * unwound, and a window that keeps one (a stdio buffer) is
+         * replayed instead. */
+        if (hi - lo <= ((uintptr_t)1 << 32)) {
+            plain_bytes = ((hi - lo) >> 7) + 1;
+            leakgate_track__sites.start = lo;
+            plain_map = leakgate_util__map_zeroed(plain_bytes, true);
+            leakgate_track__sites.plain = plain_map;
+            if (!plain_map)
+                return leakgate_error__set(LEAKGATE_ENOMEM,
+                                           "track: plain sites (mmap failed)");
+        }
     }
 #ifndef LEAKGATE_NO_INTERCEPT
     st.own[0] = (uintptr_t)__start_leakgate_alloc;
@@ -432,10 +440,12 @@ leakgate_track__runtime_functions(const char *const *globs, size_t n)
         return rc;
     for (size_t i = 0; i < n && fits; i++)
         fits = strlen(globs[i]) < GLOB_CHARS;
-    if (atomic_exchange(&sites_used, false))
+    if (atomic_exchange(&sites_used, false)) {
         memset(sites, 0, sizeof sites); /* untouched pages stay unmapped */
-    /* Every thread's cache of plain sites is stale (track_hot.h). */
-    atomic_fetch_add(&leakgate_track__sites_gen, 1);
+        /* The plain sites' bits too (track_hot.h): given back, read as
+         * zeros. */
+        leakgate_util__map_reset(plain_map, plain_bytes);
+    }
     st.nignored = 0;
     if (fits) {
         for (size_t i = 0; i < n; i++) {
@@ -482,6 +492,13 @@ leakgate_track__stacks(enum leakgate_track_stacks m)
     unlock_tables();
     atomic_store(&leakgate_track__stacks_mode,
                  st.ready ? (int)m : LEAKGATE_TRACK_STACKS_NONE);
+    /* The runtime's text is looked at in this mode only (track_hot.h). */
+    atomic_store_explicit(&leakgate_track__sites.len,
+                          st.ready && m == LEAKGATE_TRACK_STACKS_RUNTIME &&
+                                  leakgate_track__sites.plain
+                              ? plain_bytes << 7
+                              : 0,
+                          memory_order_release);
     return 0;
 }
 
@@ -615,8 +632,12 @@ runtime_needs_stack(uintptr_t caller, struct unwound *u, bool *have)
     bool named = false;
 
     *have = false;
-    if (!in_runtime(caller))
+    if (!in_runtime(caller)) {
+        /* Between the runtime's objects (another library's text): never
+         * a stack here, and no call next time (track_hot.h). */
+        plain_cached(caller);
         return false;
+    }
     kind = site_kind(caller);
     if (kind == SITE_PLAIN)
         plain_cached(caller);

@@ -725,3 +725,10 @@ leakgate_util__map_zeroed(size_t bytes, bool reserve_only)
 
     return p == MAP_FAILED ? NULL : p;
 }
+
+void
+leakgate_util__map_reset(void *p, size_t bytes)
+{
+    if (p && bytes)
+        (void)madvise(p, bytes, MADV_DONTNEED);
+}

@@ -88,6 +88,9 @@ struct leakgate_range {
  * large tables of which only the touched pages cost memory.  NULL when it
  * cannot be mapped. */
 void *leakgate_util__map_zeroed(size_t bytes, bool reserve_only);
+/* Give a map_zeroed() map's pages back: they read as zeros again (NULL
+ * or 0 bytes: nothing). */
+void leakgate_util__map_reset(void *p, size_t bytes);
 
 /* True when pc lies in any of the n ranges.  Cannot fail. */
 bool leakgate_util__in_ranges(const struct leakgate_range *ranges,
