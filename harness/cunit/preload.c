@@ -54,25 +54,51 @@ static struct {
     bool pieces;         /* records carry JUnit/JSON pieces */
 } child = {-1, -1, false, 0, NULL, NULL, false, -1, false, NULL, false};
 
+/* Build a record of short fields in line (LINE_MAX_FIXED bytes, with its
+ * newline): false when a field had to be cut short or left out. */
+#define LINE_MAX_FIXED 2048
+static bool
+fixed_line(char *line,
+           size_t *len,
+           const char *type,
+           const char *const *fields,
+           size_t n)
+{
+    bool whole = true;
+
+    *len = 0;
+    leakgate_run__put_field_fixed(line, LINE_MAX_FIXED, len, type);
+    for (size_t i = 0; i < n; i++) {
+        if (*len + 3 >= LINE_MAX_FIXED) {
+            whole = false;
+            break; /* names this long: a short record, which is ignored */
+        }
+        line[(*len)++] = '\t';
+        whole &=
+            leakgate_run__put_field_fixed(line, LINE_MAX_FIXED, len, fields[i]);
+    }
+    line[(*len)++] = '\n';
+    return whole;
+}
+
+static void
+send_line(const char *line, size_t len)
+{
+    if (child.fd >= 0 &&
+        leakgate_run__send(child.fd, child.bell, line, len) < 0)
+        child.fd = -1; /* leakgate run is gone: run the tests unobserved */
+}
+
 /* A record of short fields, built on the stack: no allocation, so it may
  * be sent while a window records. */
 static void
 send_fixed(const char *type, const char *const *fields, size_t n)
 {
-    char line[2048];
-    size_t len = 0;
+    char line[LINE_MAX_FIXED];
+    size_t len;
 
-    leakgate_run__put_field_fixed(line, sizeof line, &len, type);
-    for (size_t i = 0; i < n; i++) {
-        if (len + 3 >= sizeof line)
-            break; /* names this long: a short record, which is ignored */
-        line[len++] = '\t';
-        leakgate_run__put_field_fixed(line, sizeof line, &len, fields[i]);
-    }
-    line[len++] = '\n';
-    if (child.fd >= 0 &&
-        leakgate_run__send(child.fd, child.bell, line, len) < 0)
-        child.fd = -1; /* leakgate run is gone: run the tests unobserved */
+    (void)fixed_line(line, &len, type, fields, n);
+    send_line(line, len);
 }
 
 static void
@@ -285,7 +311,11 @@ put_verdict(struct leakgate_buf *b,
             const struct leakgate_run_pieces *p)
 {
     bool failed = v->status == LEAKGATE_STATUS_FAIL || v->nnotes > 0;
+    char seconds[LEAKGATE_RUN_SECONDS_MAX];
 
+    /* Exact, so the parent sums the same doubles report.c would (strtod
+     * reads it back). */
+    leakgate_run__seconds(seconds, v->seconds);
     leakgate_buf__puts(b, "V\t");
     leakgate_run__put_field(b, v->suite);
     leakgate_buf__puts(b, "\t");
@@ -293,14 +323,37 @@ put_verdict(struct leakgate_buf *b,
     leakgate_buf__puts(b, "\t");
     leakgate_buf__puts(b, leakgate_run__status_name(v->status));
     leakgate_buf__puts(b, failed ? "\t1\t" : "\t0\t");
-    /* %a: exact, so the parent sums the same doubles report.c would
-     * (strtod reads it back), and cheap to print (%.17g of a double is
-     * a few thousand instructions per test). */
-    leakgate_buf__printf(b, "%a\t", v->seconds > 0 ? v->seconds : 0.0);
-    leakgate_buf__puts(b, "\t"); /* field 6, unused (run_proto.h) */
+    leakgate_buf__puts(b, seconds);
+    leakgate_buf__puts(b, "\t\t"); /* field 6, unused (run_proto.h) */
     leakgate_run__put_field(b, p->junit_case ? p->junit_case : "");
     leakgate_buf__puts(b, "\t");
     leakgate_run__put_field(b, p->json_test ? p->json_test : "");
+}
+
+/* A verdict's record without pieces (the parent writes no JUnit or JSON),
+ * built on the stack as put_verdict() would build it; false when it does
+ * not fit there (nothing sent). */
+static bool
+send_verdict_fixed(const struct leakgate_verdict *v, bool revised)
+{
+    bool failed = v->status == LEAKGATE_STATUS_FAIL || v->nnotes > 0;
+    char seconds[LEAKGATE_RUN_SECONDS_MAX], line[LINE_MAX_FIXED];
+    const char *fields[9] = {v->suite,
+                             v->test,
+                             leakgate_run__status_name(v->status),
+                             failed ? "1" : "0",
+                             seconds,
+                             "",
+                             "",
+                             "",
+                             "r"};
+    size_t len;
+
+    leakgate_run__seconds(seconds, v->seconds);
+    if (!fixed_line(line, &len, "V", fields, revised ? 9 : 8))
+        return false;
+    send_line(line, len);
+    return true;
 }
 
 static void
@@ -313,6 +366,9 @@ send_record(const char *suite, const char *test, bool revised)
 
     if (!v)
         return; /* its window could not open: the run's error says why */
+    /* Most runs: no pieces, a record of a few short fields. */
+    if (!child.pieces && send_verdict_fixed(v, revised))
+        return;
     memset(&pieces, 0, sizeof pieces);
     if (child.pieces) {
         if (leakgate_run__pieces(&pieces, v, &child.gate->env) < 0)

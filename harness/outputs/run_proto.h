@@ -42,9 +42,9 @@
 
 /* Environment of the program (private to leakgate run). */
 #define LEAKGATE_RUN_ENV_FD "LEAKGATE_RUN_FD"
-/* The doorbell (an eventfd): rung by the program when the channel is full,
- * so that leakgate run sleeps through the sends that fit (see
- * leakgate_run__send()). */
+/* The doorbell (an eventfd): rung by the program every few records and
+ * when the channel is full, so that leakgate run sleeps through the sends
+ * between (see leakgate_run__send()). */
 #define LEAKGATE_RUN_ENV_BELL "LEAKGATE_RUN_BELL"
 #define LEAKGATE_RUN_ENV_LIST "LEAKGATE_RUN_LIST"
 #define LEAKGATE_RUN_ENV_COLOR "LEAKGATE_RUN_COLOR"
@@ -117,11 +117,19 @@ const char *leakgate_run__status_name(leakgate_status status);
 leakgate_status leakgate_run__status_parse(const char *field);
 
 /* Append s escaped to dst[*len], truncated to leave room for "\n" and the
- * NUL within cap; never allocates (for records sent while recording). */
-void leakgate_run__put_field_fixed(char *dst,
+ * NUL within cap; never allocates (for records sent while recording).
+ * False when s was cut short. */
+bool leakgate_run__put_field_fixed(char *dst,
                                    size_t cap,
                                    size_t *len,
                                    const char *s);
+
+/* A record's seconds field: s as a C99 hexadecimal floating constant
+ * ("0x1.8p-3"), exact, so that strtod() gives back the same double (0 for
+ * a negative, infinite or NaN s).  A few dozen instructions where printf's
+ * "%a" takes thousands, once per test.  Cannot fail. */
+#define LEAKGATE_RUN_SECONDS_MAX 32
+void leakgate_run__seconds(char out[LEAKGATE_RUN_SECONDS_MAX], double s);
 
 /* Split a record (no newline) into fields, unescaping in place.  Returns
  * the number of fields (at most max).  Cannot fail. */
@@ -131,9 +139,11 @@ size_t leakgate_run__split(char **fields, size_t max, char *line);
  * (bell >= 0) the sends do not block: leakgate run does not sleep on the
  * channel (a send would wake it: a context switch per record) but on the
  * doorbell, the program's end and a tick, and reads what the kernel holds
- * when one comes; a send that finds the channel full rings the doorbell,
- * then waits for room.  bell < 0: blocking sends.  Returns 0 or
- * LEAKGATE_EIO. */
+ * when one comes; every LEAKGATE_RUN_RING_EVERY sends ring the doorbell
+ * (the channel holds ~200 records), and a send that still finds the
+ * channel full rings it, then waits for room.  bell < 0: blocking sends.
+ * Returns 0 or LEAKGATE_EIO. */
+#define LEAKGATE_RUN_RING_EVERY 32
 int leakgate_run__send(int fd, int bell, const char *data, size_t len);
 
 /* Render v's pieces with report.c's per-window writers (v NULL: only the

@@ -4,7 +4,9 @@
  * `leakgate run`'s channel holds at once: the program fills it again and
  * again and rings the doorbell (run_proto.h).  The last test leaks 8
  * bytes; with argv[1] "crash" it then dies of SIGABRT.  Every record must
- * still reach leakgate run.
+ * still reach leakgate run.  With argv[1] "long" it has one test instead,
+ * named by 3000 letters (longer than a record built on the stack: its
+ * record takes the long way, run_proto.h), which leaks 8 bytes.
  */
 #include <CUnit/Basic.h>
 #include <CUnit/CUnit.h>
@@ -40,11 +42,20 @@ main(int argc, char **argv)
     static char names[MANY][8];
     CU_pSuite s;
 
+    static char long_name[MANY + 1];
+    int is_long = argc > 1 && strcmp(argv[1], "long") == 0;
+
     crash = argc > 1 && strcmp(argv[1], "crash") == 0;
     if (CU_initialize_registry() != CUE_SUCCESS)
         return 2;
     s = CU_add_suite("many", NULL, NULL);
-    for (unsigned int i = 0; s && i < MANY; i++) {
+    if (s && is_long) {
+        memset(long_name, 'L', MANY);
+        ran = MANY - 1; /* its one test is the last: it leaks */
+        if (!CU_add_test(s, long_name, test_each))
+            return 2;
+    }
+    for (unsigned int i = 0; s && !is_long && i < MANY; i++) {
         snprintf(names[i], sizeof names[i], "t%04u", i);
         if (!CU_add_test(s, names[i], test_each))
             return 2;

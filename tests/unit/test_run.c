@@ -49,12 +49,46 @@ test_run__fixed_field_truncates(void)
     size_t len = 0;
 
     memset(line, 'x', sizeof line);
-    leakgate_run__put_field_fixed(line, sizeof line, &len, "\t\t\t\t\t");
+    CU_ASSERT(
+        !leakgate_run__put_field_fixed(line, sizeof line, &len, "\t\t\t\t\t"));
     /* Room is kept for "\n" and the NUL; an escape pair is never cut. */
     CU_ASSERT(len + 2 <= sizeof line);
     CU_ASSERT_EQUAL(len % 2, 0);
     CU_ASSERT_EQUAL(line[len], '\0');
     CU_ASSERT_STRING_EQUAL(line, "\\t\\t\\t");
+    len = 0;
+    CU_ASSERT(leakgate_run__put_field_fixed(line, sizeof line, &len, "\t"));
+    CU_ASSERT_STRING_EQUAL(line, "\\t");
+}
+
+/* The seconds field reads back as the same double, and as "%a" would
+ * have written it for the values a verdict has. */
+static void
+test_run__seconds_exact(void)
+{
+    const double values[] = {
+        0.0,     1.0,     0.5,   0.1,     1e-9,
+        123.456, 3600.25, 1e300, 5e-324,  2.2250738585072009e-308,
+        1.0 / 3, 0.125,   7e-6,  86400.0, 4.9406564584124654e-320};
+    char out[LEAKGATE_RUN_SECONDS_MAX], want[64];
+
+    for (size_t i = 0; i < sizeof values / sizeof values[0]; i++) {
+        double back;
+
+        leakgate_run__seconds(out, values[i]);
+        back = strtod(out, NULL);
+        CU_ASSERT_EQUAL(memcmp(&back, &values[i], sizeof back), 0);
+        snprintf(want, sizeof want, "%a", values[i]);
+        if (values[i] >= 2.2250738585072014e-308 || values[i] == 0.0)
+            CU_ASSERT_STRING_EQUAL(out, want); /* normal: the same text */
+    }
+    /* Nothing a verdict's seconds can be besides: 0. */
+    leakgate_run__seconds(out, -1.5);
+    CU_ASSERT_STRING_EQUAL(out, "0x0p+0");
+    leakgate_run__seconds(out, 1.0 / 0.0);
+    CU_ASSERT_STRING_EQUAL(out, "0x0p+0");
+    leakgate_run__seconds(out, 0.0 / 0.0);
+    CU_ASSERT_STRING_EQUAL(out, "0x0p+0");
 }
 
 /* ---- pieces and documents ------------------------------------------------ */
@@ -381,6 +415,7 @@ const char *const unit_suite = "run";
 const struct unit_case unit_cases[] = {
     {"field_round_trip", test_run__field_round_trip},
     {"fixed_field_truncates", test_run__fixed_field_truncates},
+    {"seconds_exact", test_run__seconds_exact},
     {"results_match_report", test_run__results_match_report},
     {"results_without_records", test_run__results_without_records},
     {"outcome_from_verdicts", test_run__outcome_from_verdicts},
