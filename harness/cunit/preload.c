@@ -27,6 +27,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -52,7 +53,26 @@ static struct {
     bool replay;         /* this process is a replay (replay.h) */
     char *preload;       /* LD_PRELOAD that started this process */
     bool pieces;         /* records carry JUnit/JSON pieces */
-} child = {-1, -1, false, 0, NULL, NULL, false, -1, false, NULL, false};
+    /* The ring the claimed process writes its records to (run_proto.h);
+     * NULL: the channel. */
+    struct leakgate_run_ring *ring;
+} child = {-1, -1, false, 0, NULL, NULL, false, -1, false, NULL, false, NULL};
+
+/* Write a record where leakgate run reads it: the ring, else the channel.
+ * Once leakgate run is gone the tests run unobserved. */
+static void
+send_bytes(const char *data, size_t len)
+{
+    int rc;
+
+    if (child.fd < 0)
+        return;
+    rc = child.ring ? leakgate_run__ring_write(child.ring, child.fd, child.bell,
+                                               data, len)
+                    : leakgate_run__send(child.fd, child.bell, data, len);
+    if (rc < 0)
+        child.fd = -1;
+}
 
 /* Build a record of short fields in line (LINE_MAX_FIXED bytes, with its
  * newline): false when a field had to be cut short or left out. */
@@ -81,14 +101,6 @@ fixed_line(char *line,
     return whole;
 }
 
-static void
-send_line(const char *line, size_t len)
-{
-    if (child.fd >= 0 &&
-        leakgate_run__send(child.fd, child.bell, line, len) < 0)
-        child.fd = -1; /* leakgate run is gone: run the tests unobserved */
-}
-
 /* A record of short fields, built on the stack: no allocation, so it may
  * be sent while a window records. */
 static void
@@ -98,16 +110,15 @@ send_fixed(const char *type, const char *const *fields, size_t n)
     size_t len;
 
     (void)fixed_line(line, &len, type, fields, n);
-    send_line(line, len);
+    send_bytes(line, len);
 }
 
 static void
 send_buf(struct leakgate_buf *b)
 {
     leakgate_buf__puts(b, "\n");
-    if (!b->failed && child.fd >= 0 &&
-        leakgate_run__send(child.fd, child.bell, b->ptr, b->len) < 0)
-        child.fd = -1;
+    if (!b->failed)
+        send_bytes(b->ptr, b->len);
     leakgate_buf__dispose(b);
 }
 
@@ -194,6 +205,13 @@ arm_rescue(void)
     }
 }
 
+/* In a child this process forked: the ring is the parent's alone. */
+static void
+forked(void)
+{
+    child.ring = NULL;
+}
+
 static void
 claim(void)
 {
@@ -211,6 +229,12 @@ claim(void)
     fcntl(child.fd, F_SETFD, FD_CLOEXEC);
     if (child.bell >= 0)
         fcntl(child.bell, F_SETFD, FD_CLOEXEC);
+    /* The ring, when leakgate run made one: this process's records go
+     * there, a forked child's on the channel (forked()). */
+    child.ring =
+        leakgate_run__ring_map(leakgate_util__env_fd(LEAKGATE_RUN_ENV_RING));
+    if (child.ring)
+        pthread_atfork(NULL, NULL, forked);
     if (saved)
         setenv("LD_PRELOAD", saved, 1);
     else
@@ -218,6 +242,7 @@ claim(void)
     unsetenv(LEAKGATE_RUN_ENV_SAVED_PRELOAD);
     unsetenv(LEAKGATE_RUN_ENV_FD);
     unsetenv(LEAKGATE_RUN_ENV_BELL);
+    unsetenv(LEAKGATE_RUN_ENV_RING);
     unsetenv(LEAKGATE_RUN_ENV_LIST);
     unsetenv(LEAKGATE_RUN_ENV_COLOR);
     unsetenv(LEAKGATE_RUN_ENV_PIECES);
@@ -352,7 +377,7 @@ send_verdict_fixed(const struct leakgate_verdict *v, bool revised)
     leakgate_run__seconds(seconds, v->seconds);
     if (!fixed_line(line, &len, "V", fields, revised ? 9 : 8))
         return false;
-    send_line(line, len);
+    send_bytes(line, len);
     return true;
 }
 

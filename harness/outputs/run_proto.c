@@ -14,7 +14,9 @@
 #include <stdatomic.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "error.h"
@@ -139,7 +141,7 @@ leakgate_run__split(char **fields, size_t max, char *line)
 
 /* Wake leakgate run; false when the doorbell cannot be rung. */
 static bool
-ring(int bell)
+ring_bell(int bell)
 {
     uint64_t one = 1;
 
@@ -157,7 +159,7 @@ ring_and_wait(int fd, int bell)
 {
     struct pollfd p = {fd, POLLOUT, 0};
 
-    if (!ring(bell))
+    if (!ring_bell(bell))
         return false;
     /* Woken by room, or by leakgate run's end (the send then fails). */
     while (poll(&p, 1, -1) < 0 && errno == EINTR)
@@ -181,7 +183,7 @@ leakgate_run__send(int fd, int bell, const char *data, size_t len)
         atomic_fetch_add_explicit(&unrung, 1, memory_order_relaxed) + 1 >=
             LEAKGATE_RUN_RING_EVERY) {
         atomic_store_explicit(&unrung, 0, memory_order_relaxed);
-        (void)ring(bell);
+        (void)ring_bell(bell);
     }
     while (len > 0) {
         ssize_t w =
@@ -200,6 +202,150 @@ leakgate_run__send(int fd, int bell, const char *data, size_t len)
         data += w;
         len -= (size_t)w;
     }
+    return 0;
+}
+
+/* ---- the ring ------------------------------------------------------------ */
+
+bool
+leakgate_run__ring_new(struct leakgate_run_ring **ring, int *fd)
+{
+    struct leakgate_run_ring *r;
+    int d = memfd_create("leakgate-run", 0);
+
+    *ring = NULL;
+    *fd = -1;
+    if (d < 0)
+        return false;
+    if (ftruncate(d, (off_t)sizeof *r) != 0) {
+        close(d);
+        return false;
+    }
+    r = mmap(NULL, sizeof *r, PROT_READ | PROT_WRITE, MAP_SHARED, d, 0);
+    if (r == MAP_FAILED) {
+        close(d);
+        return false;
+    }
+    r->magic = LEAKGATE_RUN_RING_MAGIC;
+    r->bytes = (uint32_t)LEAKGATE_RUN_RING_BYTES;
+    *ring = r;
+    *fd = d;
+    return true;
+}
+
+struct leakgate_run_ring *
+leakgate_run__ring_map(int fd)
+{
+    struct leakgate_run_ring *r;
+    struct stat st;
+
+    if (fd < 0)
+        return NULL;
+    if (fstat(fd, &st) != 0 || (size_t)st.st_size != sizeof *r) {
+        close(fd);
+        return NULL;
+    }
+    r = mmap(NULL, sizeof *r, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    close(fd); /* the map stays */
+    if (r == MAP_FAILED)
+        return NULL;
+    {
+        uint32_t none = 0;
+
+        if (r->magic != LEAKGATE_RUN_RING_MAGIC ||
+            r->bytes != LEAKGATE_RUN_RING_BYTES ||
+            !atomic_compare_exchange_strong(&r->writer, &none,
+                                            (uint32_t)getpid())) {
+            munmap(r, sizeof *r);
+            return NULL;
+        }
+    }
+    return r;
+}
+
+void
+leakgate_run__ring_unmap(struct leakgate_run_ring *ring)
+{
+    if (ring)
+        munmap(ring, sizeof *ring);
+}
+
+/* The ring is full: wake leakgate run, then wait a moment.  false when it
+ * is gone (its end of the channel hung up). */
+static bool
+ring_full(int fd, int bell)
+{
+    struct pollfd p = {fd, 0, 0};
+
+    if (bell >= 0)
+        (void)ring_bell(bell);
+    /* POLLHUP and POLLERR come whatever the events asked for. */
+    while (poll(&p, 1, 1) < 0 && errno == EINTR)
+        ;
+    return !(p.revents & (POLLHUP | POLLERR | POLLNVAL));
+}
+
+int
+leakgate_run__ring_write(struct leakgate_run_ring *ring,
+                         int fd,
+                         int bell,
+                         const char *data,
+                         size_t len)
+{
+    uint64_t head = atomic_load_explicit(&ring->head, memory_order_relaxed);
+
+    if (bell >= 0 &&
+        atomic_fetch_add_explicit(&unrung, 1, memory_order_relaxed) + 1 >=
+            LEAKGATE_RUN_RING_EVERY) {
+        atomic_store_explicit(&unrung, 0, memory_order_relaxed);
+        (void)ring_bell(bell);
+    }
+    while (len > 0) {
+        uint64_t tail = atomic_load_explicit(&ring->tail, memory_order_acquire);
+        size_t room = LEAKGATE_RUN_RING_BYTES - (size_t)(head - tail);
+        size_t at = (size_t)(head % LEAKGATE_RUN_RING_BYTES), n, first;
+
+        if (room == 0) {
+            if (!ring_full(fd, bell))
+                return leakgate_error__set(LEAKGATE_EIO,
+                                           "leakgate run's ring: it is gone");
+            continue;
+        }
+        n = len < room ? len : room;
+        first =
+            LEAKGATE_RUN_RING_BYTES - at < n ? LEAKGATE_RUN_RING_BYTES - at : n;
+        memcpy(ring->data + at, data, first);
+        memcpy(ring->data, data + first, n - first);
+        head += n;
+        data += n;
+        len -= n;
+        /* The bytes before head: leakgate run may read them now. */
+        atomic_store_explicit(&ring->head, head, memory_order_release);
+    }
+    return 0;
+}
+
+int
+leakgate_run__ring_read(struct leakgate_run_ring *ring,
+                        uint64_t head,
+                        struct leakgate_buf *out)
+{
+    uint64_t tail = atomic_load_explicit(&ring->tail, memory_order_relaxed);
+    size_t n = (size_t)(head - tail),
+           at = (size_t)(tail % LEAKGATE_RUN_RING_BYTES), first;
+
+    if (n == 0)
+        return 0;
+    if (n > LEAKGATE_RUN_RING_BYTES) /* not a head the program wrote */
+        return leakgate_error__set(LEAKGATE_EIO, "leakgate run's ring: "
+                                                 "a head past its end");
+    first = LEAKGATE_RUN_RING_BYTES - at < n ? LEAKGATE_RUN_RING_BYTES - at : n;
+    leakgate_buf__put(out, (const char *)ring->data + at, first);
+    leakgate_buf__put(out, (const char *)ring->data, n - first);
+    if (out->failed)
+        return leakgate_error__set(LEAKGATE_ENOMEM, "records");
+    /* Read: the program may write over them. */
+    atomic_store_explicit(&ring->tail, head, memory_order_release);
     return 0;
 }
 

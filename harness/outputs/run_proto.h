@@ -5,7 +5,9 @@
  * record of what it heard.
  *
  * The channel is a stream socket inherited by the program; its number is
- * in $LEAKGATE_RUN_FD.  Each record is one line: a one-letter type and
+ * in $LEAKGATE_RUN_FD.  The process that runs the tests writes its records
+ * to the ring instead (struct leakgate_run_ring, $LEAKGATE_RUN_RING), the
+ * same lines in the same order.  Each record is one line: a one-letter type and
  * fields separated by tabs, every field escaped (backslash, tab and
  * newline as \\, \t, \n), so no record needs a parser beyond split():
  *
@@ -31,8 +33,10 @@
 #ifndef LEAKGATE_RUN_PROTO_H
 #define LEAKGATE_RUN_PROTO_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #include "leakgate/leakgate.h"
@@ -46,6 +50,9 @@
  * when the channel is full, so that leakgate run sleeps through the sends
  * between (see leakgate_run__send()). */
 #define LEAKGATE_RUN_ENV_BELL "LEAKGATE_RUN_BELL"
+/* The ring (a memfd both sides map): where the process that runs the
+ * tests writes its records (see struct leakgate_run_ring). */
+#define LEAKGATE_RUN_ENV_RING "LEAKGATE_RUN_RING"
 #define LEAKGATE_RUN_ENV_LIST "LEAKGATE_RUN_LIST"
 #define LEAKGATE_RUN_ENV_COLOR "LEAKGATE_RUN_COLOR"
 #define LEAKGATE_RUN_ENV_SAVED_PRELOAD "LEAKGATE_RUN_SAVED_PRELOAD"
@@ -146,6 +153,51 @@ size_t leakgate_run__split(char **fields, size_t max, char *line);
 #define LEAKGATE_RUN_RING_EVERY 32
 int leakgate_run__send(int fd, int bell, const char *data, size_t len);
 
+/*
+ * The ring: shared memory between leakgate run and the process that runs
+ * the tests (the one its interposer claimed), which writes its records
+ * there instead of sending them: a record costs a copy, no system call
+ * (two sends per window were most of what `leakgate run` added to a
+ * window), and a record written is leakgate run's even if the program is
+ * killed the next instant.  A byte stream like the channel: the program
+ * (one writer; a process it forks writes on the channel instead) copies
+ * at head and publishes head after the copy, leakgate run reads up to
+ * head and publishes tail.  The program rings the doorbell every
+ * LEAKGATE_RUN_RING_EVERY records and when the ring is full, then waits
+ * for room, giving up when leakgate run is gone (the channel hangs up).
+ */
+#define LEAKGATE_RUN_RING_BYTES ((size_t)1 << 16)
+#define LEAKGATE_RUN_RING_MAGIC 0x6c6b6772u /* "lkgr" */
+struct leakgate_run_ring {
+    uint32_t magic;
+    uint32_t bytes;          /* of data: LEAKGATE_RUN_RING_BYTES */
+    _Atomic uint32_t writer; /* the pid of the one process that writes */
+    _Alignas(64) _Atomic uint64_t head; /* bytes written, ever */
+    _Alignas(64) _Atomic uint64_t tail; /* bytes read, ever */
+    _Alignas(64) unsigned char data[LEAKGATE_RUN_RING_BYTES];
+};
+
+/* A new ring, mapped, and its descriptor (inherited by the program):
+ * false when the system has none to give (the records then go on the
+ * channel). */
+bool leakgate_run__ring_new(struct leakgate_run_ring **ring, int *fd);
+/* Map the ring whose descriptor is fd (and close it) as its writer: NULL
+ * when it is not one, or another process writes it. */
+struct leakgate_run_ring *leakgate_run__ring_map(int fd);
+void leakgate_run__ring_unmap(struct leakgate_run_ring *ring);
+/* Write len bytes; fd (the channel) and bell as for leakgate_run__send().
+ * Returns 0 or LEAKGATE_EIO (leakgate run is gone). */
+int leakgate_run__ring_write(struct leakgate_run_ring *ring,
+                             int fd,
+                             int bell,
+                             const char *data,
+                             size_t len);
+/* Append to out what was written up to head (read by the caller before,
+ * see run.c), and give the room back.  Returns 0 or LEAKGATE_ENOMEM. */
+int leakgate_run__ring_read(struct leakgate_run_ring *ring,
+                            uint64_t head,
+                            struct leakgate_buf *out);
+
 /* Render v's pieces with report.c's per-window writers (v NULL: only the
  * environment; env may be zeroed when only the testcase and test object
  * are wanted).  Returns 0 or LEAKGATE_ENOMEM. */
@@ -208,7 +260,8 @@ struct leakgate_run_envp {
 };
 
 /* This process's environment with LD_PRELOAD, the gate's LEAKGATE_*
- * twins and the channel (fd) and its doorbell (bell) set for the program.
+ * twins and the channel (fd), its doorbell (bell) and the ring (ring; -1:
+ * none) set for the program.
  * Returns 0, LEAKGATE_ENOTFOUND (a path LD_PRELOAD cannot carry) or
  * LEAKGATE_ENOMEM. */
 int leakgate_run__build_env(struct leakgate_run_envp *e,
@@ -216,7 +269,8 @@ int leakgate_run__build_env(struct leakgate_run_envp *e,
                             const char *preload,
                             const char *jemalloc,
                             int fd,
-                            int bell);
+                            int bell,
+                            int ring);
 
 void leakgate_run__env_free(struct leakgate_run_envp *e);
 

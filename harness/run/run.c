@@ -17,6 +17,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -174,6 +175,29 @@ open_pidfd(pid_t pid)
 #endif
 }
 
+/* Take what the channel and the ring hold now, in the order they were
+ * written: the ring's head first, then the channel (whatever the program
+ * sent before it wrote there is in the channel by then), then the ring up
+ * to that head. */
+static int
+drain_all(struct leakgate_run *r,
+          const int ch[3],
+          struct leakgate_run_ring *ring,
+          struct leakgate_buf in[2],
+          size_t scanned[2],
+          bool *open)
+{
+    uint64_t head =
+        ring ? atomic_load_explicit(&ring->head, memory_order_acquire) : 0;
+    int rc = *open ? drain(r, ch[0], &in[0], &scanned[0], open) : 0;
+
+    if (rc == 0 && ring)
+        rc = leakgate_run__ring_read(ring, head, &in[1]);
+    if (rc == 0 && in[1].len > scanned[1])
+        rc = take_lines(r, &in[1], &scanned[1]);
+    return rc;
+}
+
 /* Read records until the channel closes, or until the program has exited
  * and nothing more is waiting (a process it started may hold the socket
  * open).  *exited: the program was reaped into r->wait_status.  This
@@ -181,10 +205,14 @@ open_pidfd(pid_t pid)
  * full), the channel's close, the program's end and a 250 ms tick, not on
  * the channel's data: a record sent wakes nobody (run_proto.h). */
 static int
-pump(struct leakgate_run *r, const int ch[3], pid_t pid, bool *exited)
+pump(struct leakgate_run *r,
+     const int ch[3],
+     struct leakgate_run_ring *ring,
+     pid_t pid,
+     bool *exited)
 {
-    struct leakgate_buf in = LEAKGATE_BUF_INIT;
-    size_t scanned = 0;
+    struct leakgate_buf in[2] = {LEAKGATE_BUF_INIT, LEAKGATE_BUF_INIT};
+    size_t scanned[2] = {0, 0};
     int pidfd = open_pidfd(pid), rc = 0;
     bool open = true;
 
@@ -200,15 +228,20 @@ pump(struct leakgate_run *r, const int ch[3], pid_t pid, bool *exited)
             break;
         if (p[0].revents)
             ring_off(ch[2]);
-        rc = drain(r, ch[0], &in, &scanned, &open);
+        rc = drain_all(r, ch, ring, in, scanned, &open);
         if (*exited)
             break;
         if (n == 0 || p[2].revents)
             *exited = waitpid(pid, &r->wait_status, WNOHANG) == pid;
     }
+    /* The channel closed (every process holding it ended): what the ring
+     * holds is all there is. */
+    if (rc == 0)
+        rc = drain_all(r, ch, ring, in, scanned, &open);
     if (pidfd >= 0)
         close(pidfd);
-    leakgate_buf__dispose(&in);
+    leakgate_buf__dispose(&in[0]);
+    leakgate_buf__dispose(&in[1]);
     return rc;
 }
 
@@ -226,7 +259,9 @@ static int
 run_child(struct leakgate_run *r,
           char *const *argv,
           char *const *envp,
-          int ch[3])
+          int ch[3],
+          struct leakgate_run_ring *ring,
+          int *ring_fd)
 {
     struct saved_signals saved;
     bool exited = false;
@@ -237,9 +272,13 @@ run_child(struct leakgate_run *r,
     rc = spawn(&pid, r->program, argv, envp);
     close(ch[1]);
     ch[1] = -1;
+    if (*ring_fd >= 0) {
+        close(*ring_fd);
+        *ring_fd = -1;
+    }
     if (rc == 0) {
         forward_pid = pid;
-        rc = pump(r, ch, pid, &exited);
+        rc = pump(r, ch, ring, pid, &exited);
         /* Closed before waiting: a program still writing gets EPIPE. */
         close(ch[0]);
         ch[0] = -1;
@@ -272,7 +311,8 @@ leakgate_run_program(leakgate_run **out,
     struct leakgate_run *r;
     struct leakgate_run_envp env = {NULL, 0, 0, false};
     char *preload = NULL, *jemalloc = NULL;
-    int ch[3] = {-1, -1, -1}, rc;
+    int ch[3] = {-1, -1, -1}, ring_fd = -1, rc;
+    struct leakgate_run_ring *ring = NULL;
 
     *out = NULL;
     if (!argv || !argv[0])
@@ -308,17 +348,23 @@ leakgate_run_program(leakgate_run **out,
     }
     if (rc == 0)
         rc = channel(ch);
+    /* No ring (no memfd here): the records come on the channel. */
+    if (rc == 0)
+        (void)leakgate_run__ring_new(&ring, &ring_fd);
     if (rc == 0)
         rc = leakgate_run__build_env(&env, opts, preload, jemalloc, ch[1],
-                                     ch[2]);
+                                     ch[2], ring_fd);
     if (rc == 0)
-        rc = run_child(r, argv, env.v, ch);
+        rc = run_child(r, argv, env.v, ch, ring, &ring_fd);
     if (rc == 0)
         rc = leakgate_run__decide(r);
     for (int i = 0; i < 3; i++) {
         if (ch[i] >= 0)
             close(ch[i]);
     }
+    if (ring_fd >= 0)
+        close(ring_fd);
+    leakgate_run__ring_unmap(ring);
     leakgate_run__env_free(&env);
     leakgate_util__free(preload);
     leakgate_util__free(jemalloc);

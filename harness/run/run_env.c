@@ -252,7 +252,8 @@ static void
 env_gate(struct leakgate_run_envp *e,
          const struct leakgate_gate_options *o,
          int fd,
-         int bell)
+         int bell,
+         int ring)
 {
     char num[32];
 
@@ -260,6 +261,10 @@ env_gate(struct leakgate_run_envp *e,
     env_add(e, LEAKGATE_RUN_ENV_FD "=", num);
     snprintf(num, sizeof num, "%d", bell);
     env_add(e, LEAKGATE_RUN_ENV_BELL "=", num);
+    if (ring >= 0) {
+        snprintf(num, sizeof num, "%d", ring);
+        env_add(e, LEAKGATE_RUN_ENV_RING "=", num);
+    }
     env_add(e, "LEAKGATE_THRESHOLDS=", o->thresholds_path);
     env_add(e, "LEAKGATE_FILTER=", o->filter);
     env_add(e, "LEAKGATE_REPORT_DIR=", o->report_dir);
@@ -315,7 +320,8 @@ leakgate_run__build_env(struct leakgate_run_envp *e,
                         const char *preload,
                         const char *jemalloc,
                         int fd,
-                        int bell)
+                        int bell,
+                        int ring)
 {
     const char *user = getenv("LD_PRELOAD");
     struct leakgate_buf ld = LEAKGATE_BUF_INIT;
@@ -342,7 +348,7 @@ leakgate_run__build_env(struct leakgate_run_envp *e,
     env_add(e, "LD_PRELOAD=", ld.ptr ? ld.ptr : "");
     env_add(e, "LEAKGATE_JEMALLOC=", jemalloc);
     env_add(e, LEAKGATE_RUN_ENV_SAVED_PRELOAD "=", user);
-    env_gate(e, o, fd, bell);
+    env_gate(e, o, fd, bell, ring);
     e->failed |= ld.failed;
     leakgate_buf__dispose(&ld);
     if (e->failed) {

@@ -10,9 +10,12 @@
 #include "run_proto.h"
 
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include "unit.h"
 #include "util.h"
@@ -89,6 +92,54 @@ test_run__seconds_exact(void)
     CU_ASSERT_STRING_EQUAL(out, "0x0p+0");
     leakgate_run__seconds(out, 0.0 / 0.0);
     CU_ASSERT_STRING_EQUAL(out, "0x0p+0");
+}
+
+/* The ring: what the writer writes the reader reads, in order, across
+ * its end; one process writes it; a full ring whose reader is gone makes
+ * the write fail instead of waiting for ever. */
+static void
+test_run__ring(void)
+{
+    struct leakgate_run_ring *r, *w;
+    struct leakgate_buf out = LEAKGATE_BUF_INIT;
+    static char big[LEAKGATE_RUN_RING_BYTES];
+    int fd, sv[2];
+    size_t total = 0;
+
+    CU_ASSERT_FATAL(leakgate_run__ring_new(&r, &fd));
+    CU_ASSERT_FATAL(socketpair(AF_UNIX, SOCK_STREAM, 0, sv) == 0);
+    w = leakgate_run__ring_map(dup(fd));
+    CU_ASSERT_PTR_NOT_NULL_FATAL(w);
+    /* A second writer is refused. */
+    CU_ASSERT_PTR_NULL(leakgate_run__ring_map(dup(fd)));
+    CU_ASSERT_PTR_NULL(leakgate_run__ring_map(-1));
+    /* Records of 1,000 bytes, read every third: the ring's end is crossed
+     * several times. */
+    for (unsigned int i = 0; i < 200; i++) {
+        char rec[1000];
+
+        memset(rec, 'a' + (int)(i % 26), sizeof rec);
+        CU_ASSERT_EQUAL_FATAL(
+            leakgate_run__ring_write(w, sv[0], -1, rec, sizeof rec), 0);
+        total += sizeof rec;
+        if (i % 3 == 2 || i == 199)
+            CU_ASSERT_EQUAL_FATAL(
+                leakgate_run__ring_read(r, atomic_load(&r->head), &out), 0);
+    }
+    CU_ASSERT_EQUAL_FATAL(out.len, total);
+    for (unsigned int i = 0; i < 200; i++)
+        CU_ASSERT_EQUAL(out.ptr[i * 1000 + 999], 'a' + (int)(i % 26));
+    /* Full, and the reader's end of the channel closed: EIO. */
+    memset(big, 'x', sizeof big);
+    CU_ASSERT_EQUAL(leakgate_run__ring_write(w, sv[0], -1, big, sizeof big), 0);
+    close(sv[1]);
+    CU_ASSERT_EQUAL(leakgate_run__ring_write(w, sv[0], -1, "y", 1),
+                    LEAKGATE_EIO);
+    close(sv[0]);
+    leakgate_buf__dispose(&out);
+    leakgate_run__ring_unmap(w);
+    leakgate_run__ring_unmap(r);
+    close(fd);
 }
 
 /* ---- pieces and documents ------------------------------------------------ */
@@ -416,6 +467,7 @@ const struct unit_case unit_cases[] = {
     {"field_round_trip", test_run__field_round_trip},
     {"fixed_field_truncates", test_run__fixed_field_truncates},
     {"seconds_exact", test_run__seconds_exact},
+    {"ring", test_run__ring},
     {"results_match_report", test_run__results_match_report},
     {"results_without_records", test_run__results_without_records},
     {"outcome_from_verdicts", test_run__outcome_from_verdicts},
