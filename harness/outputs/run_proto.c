@@ -167,24 +167,30 @@ ring_and_wait(int fd, int bell)
     return true;
 }
 
-/* Records sent since the doorbell last rang (leakgate_run__send()). */
+/* Records sent since the doorbell last rang (ring_every()). */
 static atomic_uint unrung;
 
-int
-leakgate_run__send(int fd, int bell, const char *data, size_t len)
+/* Every LEAKGATE_RUN_RING_EVERY records the doorbell rings without
+ * waiting: leakgate run reads them while the program goes on, long before
+ * the channel (or the ring) is full.  A full channel lets the program
+ * send again only once three quarters of it were read (the kernel's rule
+ * for a Unix socket): waiting for that each time cost ~1 ms here, 14
+ * times in 2,000 tests. */
+static void
+ring_every(int bell)
 {
-    /* Every LEAKGATE_RUN_RING_EVERY records the doorbell rings without
-     * waiting: leakgate run reads them while the program goes on, long
-     * before the channel is full.  A full channel lets the program send
-     * again only once three quarters of it were read (the kernel's rule
-     * for a Unix socket): waiting for that each time cost ~1 ms here, 14
-     * times in 2,000 tests. */
     if (bell >= 0 &&
         atomic_fetch_add_explicit(&unrung, 1, memory_order_relaxed) + 1 >=
             LEAKGATE_RUN_RING_EVERY) {
         atomic_store_explicit(&unrung, 0, memory_order_relaxed);
         (void)ring_bell(bell);
     }
+}
+
+int
+leakgate_run__send(int fd, int bell, const char *data, size_t len)
+{
+    ring_every(bell);
     while (len > 0) {
         ssize_t w =
             send(fd, data, len, MSG_NOSIGNAL | (bell >= 0 ? MSG_DONTWAIT : 0));
@@ -294,12 +300,7 @@ leakgate_run__ring_write(struct leakgate_run_ring *ring,
 {
     uint64_t head = atomic_load_explicit(&ring->head, memory_order_relaxed);
 
-    if (bell >= 0 &&
-        atomic_fetch_add_explicit(&unrung, 1, memory_order_relaxed) + 1 >=
-            LEAKGATE_RUN_RING_EVERY) {
-        atomic_store_explicit(&unrung, 0, memory_order_relaxed);
-        (void)ring_bell(bell);
-    }
+    ring_every(bell);
     while (len > 0) {
         uint64_t tail = atomic_load_explicit(&ring->tail, memory_order_acquire);
         size_t room = LEAKGATE_RUN_RING_BYTES - (size_t)(head - tail);
