@@ -29,6 +29,7 @@
 #include <limits.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -58,8 +59,14 @@ static struct {
     struct leakgate_run_ring *ring;
 } child = {-1, -1, false, 0, NULL, NULL, false, -1, false, NULL, false, NULL};
 
+/* Held while a record is written to the ring (one writer at a time). */
+static atomic_flag ring_busy = ATOMIC_FLAG_INIT;
+
 /* Write a record where leakgate run reads it: the ring, else the channel.
- * Once leakgate run is gone the tests run unobserved. */
+ * A record written while the ring is busy (another thread's, or the rescue
+ * of a program dying inside a write) goes on the channel: one send, never
+ * mixed into the ring's record.  Once leakgate run is gone the tests run
+ * unobserved. */
 static void
 send_bytes(const char *data, size_t len)
 {
@@ -67,9 +74,13 @@ send_bytes(const char *data, size_t len)
 
     if (child.fd < 0)
         return;
-    rc = child.ring ? leakgate_run__ring_write(child.ring, child.fd, child.bell,
-                                               data, len)
-                    : leakgate_run__send(child.fd, child.bell, data, len);
+    if (child.ring && !atomic_flag_test_and_set(&ring_busy)) {
+        rc = leakgate_run__ring_write(child.ring, child.fd, child.bell, data,
+                                      len);
+        atomic_flag_clear(&ring_busy);
+    } else {
+        rc = leakgate_run__send(child.fd, child.bell, data, len);
+    }
     if (rc < 0)
         child.fd = -1;
 }
