@@ -140,59 +140,86 @@ arena_alloc(size_t n, size_t align)
     }
 }
 
-static const struct {
+struct lookup {
     size_t offset;
     const char *name;
-    bool jemalloc; /* jemalloc's API: only where sallocx is defined */
-} lookups[] = {
-    {offsetof(struct next_fns, malloc), "malloc", false},
-    {offsetof(struct next_fns, free), "free", false},
-    {offsetof(struct next_fns, calloc), "calloc", false},
-    {offsetof(struct next_fns, realloc), "realloc", false},
-    {offsetof(struct next_fns, posix_memalign), "posix_memalign", false},
-    {offsetof(struct next_fns, aligned_alloc), "aligned_alloc", false},
-    {offsetof(struct next_fns, memalign), "memalign", false},
-    {offsetof(struct next_fns, valloc), "valloc", false},
-    {offsetof(struct next_fns, pvalloc), "pvalloc", false},
-    {offsetof(struct next_fns, mallocx), "mallocx", true},
-    {offsetof(struct next_fns, rallocx), "rallocx", true},
-    {offsetof(struct next_fns, xallocx), "xallocx", true},
-    {offsetof(struct next_fns, sallocx), "sallocx", true},
-    {offsetof(struct next_fns, mallctl), "mallctl", true},
-    {offsetof(struct next_fns, dallocx), "dallocx", true},
-    {offsetof(struct next_fns, sdallocx), "sdallocx", true},
-    {offsetof(struct next_fns, pthread_create), "pthread_create", false},
-    {offsetof(struct next_fns, nw), "_Znwm", false},
-    {offsetof(struct next_fns, na), "_Znam", false},
-    {offsetof(struct next_fns, nw_nt), "_ZnwmRKSt9nothrow_t", false},
-    {offsetof(struct next_fns, na_nt), "_ZnamRKSt9nothrow_t", false},
-    {offsetof(struct next_fns, nw_al), "_ZnwmSt11align_val_t", false},
-    {offsetof(struct next_fns, na_al), "_ZnamSt11align_val_t", false},
-    {offsetof(struct next_fns, nw_al_nt), "_ZnwmSt11align_val_tRKSt9nothrow_t",
-     false},
-    {offsetof(struct next_fns, na_al_nt), "_ZnamSt11align_val_tRKSt9nothrow_t",
-     false},
-    {offsetof(struct next_fns, dl), "_ZdlPv", false},
-    {offsetof(struct next_fns, da), "_ZdaPv", false},
-    {offsetof(struct next_fns, dl_nt), "_ZdlPvRKSt9nothrow_t", false},
-    {offsetof(struct next_fns, da_nt), "_ZdaPvRKSt9nothrow_t", false},
-    {offsetof(struct next_fns, dl_sz), "_ZdlPvm", false},
-    {offsetof(struct next_fns, da_sz), "_ZdaPvm", false},
-    {offsetof(struct next_fns, dl_al), "_ZdlPvSt11align_val_t", false},
-    {offsetof(struct next_fns, da_al), "_ZdaPvSt11align_val_t", false},
-    {offsetof(struct next_fns, dl_al_nt), "_ZdlPvSt11align_val_tRKSt9nothrow_t",
-     false},
-    {offsetof(struct next_fns, da_al_nt), "_ZdaPvSt11align_val_tRKSt9nothrow_t",
-     false},
-    {offsetof(struct next_fns, dl_sz_al), "_ZdlPvmSt11align_val_t", false},
-    {offsetof(struct next_fns, da_sz_al), "_ZdaPvmSt11align_val_t", false},
 };
+
+/* The C library's (every process has them). */
+static const struct lookup c_lookups[] = {
+    {offsetof(struct next_fns, malloc), "malloc"},
+    {offsetof(struct next_fns, free), "free"},
+    {offsetof(struct next_fns, calloc), "calloc"},
+    {offsetof(struct next_fns, realloc), "realloc"},
+    {offsetof(struct next_fns, posix_memalign), "posix_memalign"},
+    {offsetof(struct next_fns, aligned_alloc), "aligned_alloc"},
+    {offsetof(struct next_fns, memalign), "memalign"},
+    {offsetof(struct next_fns, valloc), "valloc"},
+    {offsetof(struct next_fns, pvalloc), "pvalloc"},
+    {offsetof(struct next_fns, pthread_create), "pthread_create"},
+};
+
+/* jemalloc's API: looked up where sallocx is defined. */
+static const struct lookup jemalloc_lookups[] = {
+    {offsetof(struct next_fns, mallocx), "mallocx"},
+    {offsetof(struct next_fns, rallocx), "rallocx"},
+    {offsetof(struct next_fns, xallocx), "xallocx"},
+    {offsetof(struct next_fns, sallocx), "sallocx"},
+    {offsetof(struct next_fns, mallctl), "mallctl"},
+    {offsetof(struct next_fns, dallocx), "dallocx"},
+    {offsetof(struct next_fns, sdallocx), "sdallocx"},
+};
+
+/* C++'s operators: looked up where the first, operator new, is defined. */
+static const struct lookup cxx_lookups[] = {
+    {offsetof(struct next_fns, nw), "_Znwm"},
+    {offsetof(struct next_fns, na), "_Znam"},
+    {offsetof(struct next_fns, nw_nt), "_ZnwmRKSt9nothrow_t"},
+    {offsetof(struct next_fns, na_nt), "_ZnamRKSt9nothrow_t"},
+    {offsetof(struct next_fns, nw_al), "_ZnwmSt11align_val_t"},
+    {offsetof(struct next_fns, na_al), "_ZnamSt11align_val_t"},
+    {offsetof(struct next_fns, nw_al_nt), "_ZnwmSt11align_val_tRKSt9nothrow_t"},
+    {offsetof(struct next_fns, na_al_nt), "_ZnamSt11align_val_tRKSt9nothrow_t"},
+    {offsetof(struct next_fns, dl), "_ZdlPv"},
+    {offsetof(struct next_fns, da), "_ZdaPv"},
+    {offsetof(struct next_fns, dl_nt), "_ZdlPvRKSt9nothrow_t"},
+    {offsetof(struct next_fns, da_nt), "_ZdaPvRKSt9nothrow_t"},
+    {offsetof(struct next_fns, dl_sz), "_ZdlPvm"},
+    {offsetof(struct next_fns, da_sz), "_ZdaPvm"},
+    {offsetof(struct next_fns, dl_al), "_ZdlPvSt11align_val_t"},
+    {offsetof(struct next_fns, da_al), "_ZdaPvSt11align_val_t"},
+    {offsetof(struct next_fns, dl_al_nt),
+     "_ZdlPvSt11align_val_tRKSt9nothrow_t"},
+    {offsetof(struct next_fns, da_al_nt),
+     "_ZdaPvSt11align_val_tRKSt9nothrow_t"},
+    {offsetof(struct next_fns, dl_sz_al), "_ZdlPvmSt11align_val_t"},
+    {offsetof(struct next_fns, da_sz_al), "_ZdaPvmSt11align_val_t"},
+};
+
+/* Look up the next definitions of a table's n functions; none after its
+ * first when that one is not defined.  (A lookup that fails costs a search
+ * of every object and an error message, ~2,500 instructions: a C program
+ * without jemalloc made 27 of them at its first allocation.) */
+static void
+look_up(const struct lookup *t, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        void *sym = dlsym(RTLD_NEXT, t[i].name);
+
+        if (!sym && i == 0)
+            return; /* the table's entries stay NULL */
+        /* ISO C has no cast between object and function pointers; POSIX
+         * makes them the same size. */
+        memcpy((char *)&next + t[i].offset, &sym, sizeof sym);
+    }
+}
+
+#define LOOK_UP(table) look_up((table), sizeof(table) / sizeof(table)[0])
 
 static void
 resolve(void)
 {
     int expected = 0;
-    bool jemalloc, cxx = true, cxx_probed = false;
 
     if (atomic_load_explicit(&state, memory_order_acquire) == 2)
         return;
@@ -204,31 +231,14 @@ resolve(void)
     resolving = true;
     /* Known before any next definition is: a thread that sees one sees
      * which allocator it is. */
-    jemalloc = dlsym(RTLD_NEXT, "sallocx") != NULL;
-    if (!jemalloc) {
+    if (!dlsym(RTLD_NEXT, "sallocx")) {
         leakgate_jesize__set_lean();
         atomic_thread_fence(memory_order_seq_cst);
+    } else {
+        LOOK_UP(jemalloc_lookups);
     }
-    for (size_t i = 0; i < sizeof lookups / sizeof lookups[0]; i++) {
-        bool is_cxx = lookups[i].name[0] == '_';
-        void *sym = NULL;
-
-        /* A lookup that fails costs a search of every object and an
-         * error message (~2,500 instructions): a C program without
-         * jemalloc makes 27 of them at its first allocation.  jemalloc's
-         * API is looked up where sallocx is defined, C++'s operators
-         * where operator new (the first of them) is. */
-        if ((jemalloc || !lookups[i].jemalloc) && (cxx || !is_cxx))
-            sym = dlsym(RTLD_NEXT, lookups[i].name);
-        if (is_cxx && !cxx_probed) {
-            cxx_probed = true;
-            cxx = sym != NULL;
-        }
-
-        /* ISO C has no cast between object and function pointers; POSIX
-         * makes them the same size. */
-        memcpy((char *)&next + lookups[i].offset, &sym, sizeof sym);
-    }
+    LOOK_UP(c_lookups);
+    LOOK_UP(cxx_lookups);
     if (!leakgate_jesize__lean())
         leakgate_track__mallctl = next.mallctl;
     resolving = false;

@@ -341,55 +341,29 @@ on_started(const char *suite, const char *test, const char *phase, void *p)
     send_fixed("S", fields, 3);
 }
 
-static void
-put_verdict(struct leakgate_buf *b,
-            const struct leakgate_verdict *v,
-            const struct leakgate_run_pieces *p)
+/* A verdict's record (run_proto.h's V): its fields after the type, in
+ * f[], and how many.  seconds: room for the seconds field, exact so that
+ * the parent sums the same doubles report.c would (strtod reads it back). */
+static size_t
+verdict_fields(const char **f,
+               char seconds[LEAKGATE_RUN_SECONDS_MAX],
+               const struct leakgate_verdict *v,
+               const struct leakgate_run_pieces *p,
+               bool revised)
 {
     bool failed = v->status == LEAKGATE_STATUS_FAIL || v->nnotes > 0;
-    char seconds[LEAKGATE_RUN_SECONDS_MAX];
-
-    /* Exact, so the parent sums the same doubles report.c would (strtod
-     * reads it back). */
-    leakgate_run__seconds(seconds, v->seconds);
-    leakgate_buf__puts(b, "V\t");
-    leakgate_run__put_field(b, v->suite);
-    leakgate_buf__puts(b, "\t");
-    leakgate_run__put_field(b, v->test);
-    leakgate_buf__puts(b, "\t");
-    leakgate_buf__puts(b, leakgate_run__status_name(v->status));
-    leakgate_buf__puts(b, failed ? "\t1\t" : "\t0\t");
-    leakgate_buf__puts(b, seconds);
-    leakgate_buf__puts(b, "\t\t"); /* field 6, unused (run_proto.h) */
-    leakgate_run__put_field(b, p->junit_case ? p->junit_case : "");
-    leakgate_buf__puts(b, "\t");
-    leakgate_run__put_field(b, p->json_test ? p->json_test : "");
-}
-
-/* A verdict's record without pieces (the parent writes no JUnit or JSON),
- * built on the stack as put_verdict() would build it; false when it does
- * not fit there (nothing sent). */
-static bool
-send_verdict_fixed(const struct leakgate_verdict *v, bool revised)
-{
-    bool failed = v->status == LEAKGATE_STATUS_FAIL || v->nnotes > 0;
-    char seconds[LEAKGATE_RUN_SECONDS_MAX], line[LINE_MAX_FIXED];
-    const char *fields[9] = {v->suite,
-                             v->test,
-                             leakgate_run__status_name(v->status),
-                             failed ? "1" : "0",
-                             seconds,
-                             "",
-                             "",
-                             "",
-                             "r"};
-    size_t len;
 
     leakgate_run__seconds(seconds, v->seconds);
-    if (!fixed_line(line, &len, "V", fields, revised ? 9 : 8))
-        return false;
-    send_bytes(line, len);
-    return true;
+    f[0] = v->suite;
+    f[1] = v->test;
+    f[2] = leakgate_run__status_name(v->status);
+    f[3] = failed ? "1" : "0";
+    f[4] = seconds;
+    f[5] = ""; /* unused (run_proto.h) */
+    f[6] = p->junit_case ? p->junit_case : "";
+    f[7] = p->json_test ? p->json_test : "";
+    f[8] = "r";
+    return revised ? 9 : 8;
 }
 
 static void
@@ -398,26 +372,35 @@ send_record(const char *suite, const char *test, bool revised)
     const struct leakgate_verdict *v =
         leakgate_gate__find_verdict(child.gate, suite, test);
     struct leakgate_run_pieces pieces;
-    struct leakgate_buf b = LEAKGATE_BUF_INIT;
+    const char *f[9];
+    char seconds[LEAKGATE_RUN_SECONDS_MAX], line[LINE_MAX_FIXED];
+    size_t n, len;
 
     if (!v)
         return; /* its window could not open: the run's error says why */
-    /* Most runs: no pieces, a record of a few short fields. */
-    if (!child.pieces && send_verdict_fixed(v, revised))
-        return;
     memset(&pieces, 0, sizeof pieces);
     if (child.pieces) {
         if (leakgate_run__pieces(&pieces, v, &child.gate->env) < 0)
             fail(3, leakgate_error_last());
         send_env(&pieces);
     }
-    put_verdict(&b, v, &pieces);
-    if (revised)
-        leakgate_buf__puts(&b, "\tr");
+    n = verdict_fields(f, seconds, v, &pieces, revised);
+    /* Most records (no pieces): built on the stack, no allocation. */
+    if (fixed_line(line, &len, "V", f, n)) {
+        send_bytes(line, len);
+    } else {
+        struct leakgate_buf b = LEAKGATE_BUF_INIT;
+
+        leakgate_buf__puts(&b, "V");
+        for (size_t i = 0; i < n; i++) {
+            leakgate_buf__puts(&b, "\t");
+            leakgate_run__put_field(&b, f[i]);
+        }
+        if (b.failed)
+            fail(3, "out of memory while sending a record to leakgate run");
+        send_buf(&b);
+    }
     leakgate_run__pieces_dispose(&pieces);
-    if (b.failed)
-        fail(3, "out of memory while sending a record to leakgate run");
-    send_buf(&b);
 }
 
 static void

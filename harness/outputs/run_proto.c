@@ -233,7 +233,6 @@ leakgate_run__ring_new(struct leakgate_run_ring **ring, int *fd)
         return false;
     }
     r->magic = LEAKGATE_RUN_RING_MAGIC;
-    r->bytes = (uint32_t)LEAKGATE_RUN_RING_BYTES;
     *ring = r;
     *fd = d;
     return true;
@@ -258,8 +257,8 @@ leakgate_run__ring_map(int fd)
     {
         uint32_t none = 0;
 
+        /* Its size is this build's (fstat() above), its magic ours. */
         if (r->magic != LEAKGATE_RUN_RING_MAGIC ||
-            r->bytes != LEAKGATE_RUN_RING_BYTES ||
             !atomic_compare_exchange_strong(&r->writer, &none,
                                             (uint32_t)getpid())) {
             munmap(r, sizeof *r);
@@ -274,6 +273,17 @@ leakgate_run__ring_unmap(struct leakgate_run_ring *ring)
 {
     if (ring)
         munmap(ring, sizeof *ring);
+}
+
+/* Of n bytes at position pos of the ring, how many lie before its end
+ * (the rest wrap to its start). */
+static size_t
+till_end(uint64_t pos, size_t n)
+{
+    size_t left =
+        LEAKGATE_RUN_RING_BYTES - (size_t)(pos % LEAKGATE_RUN_RING_BYTES);
+
+    return n < left ? n : left;
 }
 
 /* The ring is full: wake leakgate run, then wait a moment.  false when it
@@ -313,8 +323,7 @@ leakgate_run__ring_write(struct leakgate_run_ring *ring,
             continue;
         }
         n = len < room ? len : room;
-        first =
-            LEAKGATE_RUN_RING_BYTES - at < n ? LEAKGATE_RUN_RING_BYTES - at : n;
+        first = till_end(head, n);
         memcpy(ring->data + at, data, first);
         memcpy(ring->data, data + first, n - first);
         head += n;
@@ -340,7 +349,7 @@ leakgate_run__ring_read(struct leakgate_run_ring *ring,
     if (n > LEAKGATE_RUN_RING_BYTES) /* not a head the program wrote */
         return leakgate_error__set(LEAKGATE_EIO, "leakgate run's ring: "
                                                  "a head past its end");
-    first = LEAKGATE_RUN_RING_BYTES - at < n ? LEAKGATE_RUN_RING_BYTES - at : n;
+    first = till_end(tail, n);
     leakgate_buf__put(out, (const char *)ring->data + at, first);
     leakgate_buf__put(out, (const char *)ring->data, n - first);
     if (out->failed)

@@ -169,8 +169,7 @@ int leakgate_run__send(int fd, int bell, const char *data, size_t len);
 #define LEAKGATE_RUN_RING_BYTES ((size_t)1 << 16)
 #define LEAKGATE_RUN_RING_MAGIC 0x6c6b6772u /* "lkgr" */
 struct leakgate_run_ring {
-    uint32_t magic;
-    uint32_t bytes;          /* of data: LEAKGATE_RUN_RING_BYTES */
+    uint32_t magic;          /* LEAKGATE_RUN_RING_MAGIC */
     _Atomic uint32_t writer; /* the pid of the one process that writes */
     _Alignas(64) _Atomic uint64_t head; /* bytes written, ever */
     _Alignas(64) _Atomic uint64_t tail; /* bytes read, ever */
