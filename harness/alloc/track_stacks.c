@@ -43,7 +43,7 @@
 #include "util.h"
 
 #define OBJ_SLOTS ((size_t)1 << 19)   /* at most half of them used */
-#define OBJ_FIRST ((size_t)1 << 12)   /* a window's table starts this small */
+#define OBJ_FIRST ((size_t)1 << 8)    /* a window's table starts this small */
 #define STACK_SLOTS ((size_t)1 << 15) /* at most half of them used */
 #define PC_WORDS ((size_t)1 << 21)    /* 16 MiB of return addresses */
 #define MAX_FRAMES 128                /* as jemalloc's profiler */
@@ -271,15 +271,17 @@ literal_run(const char *glob, char *out, size_t size)
  * a glob whose literal run starts with the pair (hashed; collisions only
  * add candidates) is a candidate.  Globs beyond 64, or without a literal
  * run of two characters, always are.  Scanning libc's 3,000 names costs
- * a few lookups per name instead of a strstr per glob. */
-#define PAIR_SLOTS 4096
+ * a few lookups per name instead of a strstr per glob.  One page: every
+ * name reads it. */
+#define PAIR_SLOTS 512
 static uint64_t pair_globs[PAIR_SLOTS] LEAKGATE_LARGE_TABLE;
 static uint64_t always_globs;
 
 static size_t
 pair_slot(unsigned char a, unsigned char b)
 {
-    return ((size_t)a * 31u + b) & (PAIR_SLOTS - 1);
+    return (size_t)(((uint32_t)a << 8 | b) * UINT32_C(0x9e3779b1) >> 23) &
+           (PAIR_SLOTS - 1);
 }
 
 static void
