@@ -41,6 +41,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "heap.h"
 #include "jesize.h"
 #include "track.h"
 #include "track_hot.h"
@@ -118,8 +119,7 @@ static atomic_size_t arena_used;
 static bool
 in_arena(const void *p)
 {
-    return (const unsigned char *)p >= arena &&
-           (const unsigned char *)p < arena + ARENA_SIZE;
+    return (uintptr_t)p - (uintptr_t)arena < ARENA_SIZE;
 }
 
 static void *
@@ -229,6 +229,9 @@ resolve(void)
         return;
     }
     resolving = true;
+    /* Before any class byte is noted (a lean process's wrappers): no
+     * object of leakgate's heap has one. */
+    leakgate_heap__reserve();
     /* Known before any next definition is: a thread that sees one sees
      * which allocator it is. */
     if (!dlsym(RTLD_NEXT, "sallocx")) {
@@ -335,7 +338,7 @@ lane_fill(uintptr_t a)
         h->index != index ||
         h->gen != atomic_load_explicit(&leakgate_track__window,
                                        memory_order_relaxed) ||
-        !h->classes || !leakgate_track__allocs_here ||
+        !h->classes ||
         leakgate_track__meter_mine !=
             atomic_load_explicit(&leakgate_track__meter.owner,
                                  memory_order_relaxed) ||
@@ -348,14 +351,10 @@ lane_fill(uintptr_t a)
     if (l->gen == gen &&
         (l->leaf[0].index == index || l->leaf[1].index == index))
         return;
-    if (l->gen != gen) {
+    if (l->gen != gen)
         l->leaf[1].index = UINTPTR_MAX;
-        l->sets = h->sets;
-        l->clears = h->clears;
-        l->allocs = leakgate_track__allocs_here;
-    } else {
+    else
         l->leaf[1] = l->leaf[0];
-    }
     l->leaf[0].index = index;
     l->leaf[0].used = h->used;
     l->leaf[0].classes = h->classes;
@@ -388,13 +387,13 @@ static HOT ALLOC_PATH bool
 lane_alloc(void *p, size_t n, uintptr_t caller)
 {
     uintptr_t a = (uintptr_t)p;
-    struct leakgate_track__lane_leaf *f;
+    struct leakgate_track__lane_leaf f;
     uint32_t c;
 
-    if (n > LEAKGATE_JESIZE__SMALL || !(f = leakgate_track__lane_for(a)))
+    if (n > LEAKGATE_JESIZE__SMALL || !leakgate_track__lane_for(a, &f))
         return false;
     c = leakgate_jesize__small_class[(n + 7) >> 3];
-    leakgate_track__lane_record(f, a, (unsigned char)c, c >> 8);
+    leakgate_track__lane_record(&f, a, (unsigned char)c, c >> 8);
     if (leakgate_track__stack_wanted(caller))
         leakgate_track__stack_note(a, caller);
     return true;
@@ -490,15 +489,15 @@ static HOT bool
 lane_free(void *p)
 {
     uintptr_t a = (uintptr_t)p;
-    struct leakgate_track__lane_leaf *f = leakgate_track__lane_for(a);
+    struct leakgate_track__lane_leaf f;
     unsigned char c;
 
-    if (!f)
+    if (!leakgate_track__lane_for(a, &f))
         return false;
-    c = __atomic_load_n(leakgate_track__lane_class(f, a), __ATOMIC_RELAXED);
+    c = __atomic_load_n(leakgate_track__lane_class(&f, a), __ATOMIC_RELAXED);
     if (!(c & LEAKGATE_JESIZE__CLASS)) /* unknown: the general path */
         return false;
-    lane_forget(f, a, c);
+    lane_forget(&f, a, c);
     return true;
 }
 
@@ -508,10 +507,21 @@ free(void *p)
     /* free(NULL) does nothing, here too: not even look up the C
      * library's free (the dynamic linker frees its NULL error strings
      * while resolve() runs). */
-    if (!p || in_arena(p))
+    if (!p)
         return;
-    if (!lane_free(p))
+    /* The early arena's objects and leakgate's own (a library, or the C
+     * library, freeing what leakgate gave it) have no class byte: never
+     * in the lane (leakgate's heap is reserved by resolve(), before any
+     * class byte is noted, and never unmapped). */
+    if (!lane_free(p)) {
+        if (in_arena(p))
+            return;
+        if (leakgate_heap__owns(p)) {
+            leakgate_heap__free(p);
+            return;
+        }
         forget(p);
+    }
     NEXT(free)(p);
 }
 
@@ -558,18 +568,18 @@ static HOT int
 lane_realloc(void *p, size_t n, void **out)
 {
     uintptr_t a = (uintptr_t)p;
-    struct leakgate_track__lane_leaf *f = leakgate_track__lane_for(a);
+    struct leakgate_track__lane_leaf f;
     unsigned char c;
 
-    if (!f)
+    if (!leakgate_track__lane_for(a, &f))
         return LANE_MISS;
-    c = __atomic_load_n(leakgate_track__lane_class(f, a), __ATOMIC_RELAXED);
+    c = __atomic_load_n(leakgate_track__lane_class(&f, a), __ATOMIC_RELAXED);
     if (!(c & LEAKGATE_JESIZE__CLASS))
         return LANE_MISS;
     *out = NEXT(realloc)(p, n);
     if (!*out)
         return LANE_DONE;
-    lane_forget(f, a, c);
+    lane_forget(&f, a, c);
     return LANE_NOTE;
 }
 
@@ -588,6 +598,13 @@ realloc(void *p, size_t n)
                         ? (size_t)(arena + ARENA_SIZE - (unsigned char *)p)
                         : n);
         return q;
+    }
+    if (leakgate_heap__owns(p)) { /* leakgate's own (getline's buffer...) */
+        if (n == 0) {
+            leakgate_heap__free(p);
+            return NULL;
+        }
+        return leakgate_heap__resize(p, n);
     }
     if (!p) { /* malloc's */
         void *q = NEXT(realloc)(p, n);

@@ -112,6 +112,15 @@ struct slot {
 static struct slot slots[MAX_SLOTS] LEAKGATE_LARGE_TABLE;
 static atomic_uint nslots;
 
+/* The lane's counters (track_hot.h): summed with the slots. */
+struct leakgate_track__lane_counts leakgate_track__lane_counts;
+
+static uint64_t
+lane_count(const uint64_t *c)
+{
+    return __atomic_load_n(c, __ATOMIC_RELAXED);
+}
+
 /* Per thread: its slot, and the last leaf it looked up and listed. */
 static __thread struct {
     struct slot *slot;
@@ -242,7 +251,7 @@ static uint64_t
 sum_allocs(void)
 {
     unsigned int n = used_slots();
-    uint64_t sum = 0;
+    uint64_t sum = lane_count(&leakgate_track__lane_counts.allocs);
 
     for (unsigned int i = 0; i < n; i++)
         sum += atomic_load_explicit(&slots[i].allocs, memory_order_relaxed);
@@ -648,7 +657,8 @@ sum_slots(uint64_t *sets, uint64_t *clears)
 {
     unsigned int n = used_slots();
 
-    *sets = *clears = 0;
+    *sets = lane_count(&leakgate_track__lane_counts.sets);
+    *clears = lane_count(&leakgate_track__lane_counts.clears);
     for (unsigned int i = 0; i < n; i++) {
         *sets += atomic_load_explicit(&slots[i].sets, memory_order_relaxed);
         *clears += atomic_load_explicit(&slots[i].clears, memory_order_relaxed);
@@ -766,6 +776,8 @@ leakgate_track__begin(void)
         atomic_store(&slots[i].sets, 0);
         atomic_store(&slots[i].clears, 0);
     }
+    __atomic_store_n(&leakgate_track__lane_counts.sets, 0, __ATOMIC_RELAXED);
+    __atomic_store_n(&leakgate_track__lane_counts.clears, 0, __ATOMIC_RELAXED);
     atomic_store(&leakgate_track__window, atomic_fetch_add(&track.gen, 1) + 1);
     atomic_store(&leakgate_track__thread_window, 0);
     atomic_store(&leakgate_track__foreign_allocs, 0);

@@ -351,7 +351,7 @@ leakgate_track__erase_here(uintptr_t a)
  * with no trigger and counts sizes itself (no jemalloc counters), frees
  * are not watched, stacks are wanted only for the C runtime's
  * allocations; and, for the thread, it owns the meter, is not a foreign
- * one, counts in a slot of its own, the process has one thread, and the
+ * one, the process has one thread, and the
  * object lies in the leaf of the bitmap (and of jesize.h's class map)
  * this thread last used in the window.  Then an allocation is one check
  * of leakgate_track__lane against the thread's copy, an address compare,
@@ -386,34 +386,53 @@ struct leakgate_track__lane_leaf {
 };
 
 /* A thread's lane: two leaves (a heap that crosses a leaf's edge has
- * both), and its slot's counters. */
+ * both). */
 struct leakgate_track__lane_state {
     unsigned int gen;
     struct leakgate_track__lane_leaf leaf[2];
-    _Atomic uint64_t *sets;
-    _Atomic uint64_t *clears;
-    _Atomic uint64_t *allocs;
 };
 extern __thread struct leakgate_track__lane_state leakgate_track__lane_here
     __attribute__((tls_model("initial-exec")));
 
-/* The leaf of this thread's lane that covers the object at a, or NULL
- * (see above). */
-static inline __attribute__((always_inline)) struct leakgate_track__lane_leaf *
-leakgate_track__lane_for(uintptr_t a)
+/*
+ * The lane's counters of bits set and cleared and of allocations, added
+ * to track.c's sums of the threads' slots.  One set for the process: the
+ * lane runs only while the process has one thread, so a plain add each
+ * (one instruction, no pointer to a slot), and no other thread can write
+ * them meanwhile; a thread started later never uses the lane and sees
+ * them as they were (pthread_create() orders the writes before it).
+ * Read by track.c with relaxed atomic loads.
+ */
+struct leakgate_track__lane_counts {
+    uint64_t sets;
+    uint64_t clears;
+    uint64_t allocs; /* never reset, as a slot's */
+};
+extern struct leakgate_track__lane_counts leakgate_track__lane_counts;
+
+/* The leaf of this thread's lane that covers the object at a, copied
+ * into *f (a copy: the caller's fields are loaded from the thread's lane
+ * directly, no address of it computed); false when none does (see
+ * above). */
+static inline __attribute__((always_inline)) bool
+leakgate_track__lane_for(uintptr_t a, struct leakgate_track__lane_leaf *f)
 {
-    struct leakgate_track__lane_state *l = &leakgate_track__lane_here;
+    const struct leakgate_track__lane_state *l = &leakgate_track__lane_here;
     uintptr_t index = a >> LEAKGATE_TRACK__LEAF_SHIFT;
 
     if (l->gen !=
             atomic_load_explicit(&leakgate_track__lane, memory_order_relaxed) ||
         !leakgate_track__alone())
-        return NULL;
-    if (l->leaf[0].index == index)
-        return &l->leaf[0];
-    if (l->leaf[1].index == index)
-        return &l->leaf[1];
-    return NULL;
+        return false;
+    if (l->leaf[0].index == index) {
+        *f = l->leaf[0];
+        return true;
+    }
+    if (l->leaf[1].index == index) {
+        *f = l->leaf[1];
+        return true;
+    }
+    return false;
 }
 
 /* The object at a's class byte in the lane's leaf f. */
@@ -434,7 +453,7 @@ leakgate_track__lane_record(const struct leakgate_track__lane_leaf *f,
                             unsigned char c,
                             size_t usize)
 {
-    const struct leakgate_track__lane_state *l = &leakgate_track__lane_here;
+    struct leakgate_track__lane_counts *n = &leakgate_track__lane_counts;
     struct leakgate_track__meter_state *m = &leakgate_track__meter;
     unsigned char *b = leakgate_track__lane_class(f, a);
     unsigned char old = __atomic_load_n(b, __ATOMIC_RELAXED);
@@ -447,15 +466,11 @@ leakgate_track__lane_record(const struct leakgate_track__lane_leaf *f,
     atomic_store_explicit(&m->own_live, own, memory_order_relaxed);
     if (own > atomic_load_explicit(&m->own_peak, memory_order_relaxed))
         atomic_store_explicit(&m->own_peak, own, memory_order_relaxed);
-    atomic_store_explicit(
-        l->allocs, atomic_load_explicit(l->allocs, memory_order_relaxed) + 1,
-        memory_order_relaxed);
+    n->allocs++;
     if (!(atomic_load_explicit(f->used, memory_order_relaxed) & page))
         atomic_fetch_or(f->used, page);
     if (!(old & LEAKGATE_JESIZE__MARK))
-        atomic_store_explicit(
-            l->sets, atomic_load_explicit(l->sets, memory_order_relaxed) + 1,
-            memory_order_relaxed);
+        n->sets++;
 }
 
 /* A free of the object at a, whose class byte is c, of usize bytes, in
@@ -467,7 +482,6 @@ leakgate_track__lane_erase(const struct leakgate_track__lane_leaf *f,
                            unsigned char c,
                            size_t usize)
 {
-    const struct leakgate_track__lane_state *l = &leakgate_track__lane_here;
     struct leakgate_track__meter_state *m = &leakgate_track__meter;
 
     atomic_store_explicit(
@@ -480,9 +494,7 @@ leakgate_track__lane_erase(const struct leakgate_track__lane_leaf *f,
     __atomic_store_n(leakgate_track__lane_class(f, a),
                      (unsigned char)(c & LEAKGATE_JESIZE__CLASS),
                      __ATOMIC_RELAXED);
-    atomic_store_explicit(
-        l->clears, atomic_load_explicit(l->clears, memory_order_relaxed) + 1,
-        memory_order_relaxed);
+    leakgate_track__lane_counts.clears++;
     return true;
 }
 

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include "heap.h"
 #include "leakgate/leakgate.h"
 
 /* Allocations left before injected failures start; SIZE_MAX = never. */
@@ -40,25 +41,25 @@ leakgate_util__fail_after(size_t n)
 void *
 leakgate_util__malloc(size_t size)
 {
-    return injected_failure() ? NULL : malloc(size ? size : 1);
+    return injected_failure() ? NULL : leakgate_heap__alloc(size);
 }
 
 void *
 leakgate_util__calloc(size_t n, size_t size)
 {
-    return injected_failure() ? NULL : calloc(n ? n : 1, size ? size : 1);
+    return injected_failure() ? NULL : leakgate_heap__zalloc(n, size);
 }
 
 void *
 leakgate_util__realloc(void *p, size_t size)
 {
-    return injected_failure() ? NULL : realloc(p, size ? size : 1);
+    return injected_failure() ? NULL : leakgate_heap__resize(p, size);
 }
 
 void
 leakgate_util__free(void *p)
 {
-    free(p);
+    leakgate_heap__free(p);
 }
 
 char *
@@ -239,7 +240,13 @@ leakgate_buf__take(struct leakgate_buf *b)
         leakgate_buf__dispose(b);
         return NULL;
     }
-    out = b->ptr ? b->ptr : leakgate_util__strdup("");
+    /* The text is kept (a verdict's name, a report): no room behind it
+     * (a failure to shrink keeps it as it is, and counts for no injected
+     * failure). */
+    out = b->ptr ? leakgate_heap__resize(b->ptr, b->len + 1)
+                 : leakgate_util__strdup("");
+    if (!out)
+        out = b->ptr;
     b->ptr = NULL;
     b->len = b->cap = 0;
     return out;

@@ -281,13 +281,15 @@ take_peak(struct leakgate_gate *gate,
 static int
 name_verdict(struct leakgate_verdict *v, const struct gate_scope *s)
 {
-    struct leakgate_buf name = LEAKGATE_BUF_INIT;
+    size_t ns = strlen(s->suite), nt = strlen(s->test);
 
-    /* Once per window: no format (the buffer is the size a printf gave). */
-    leakgate_buf__puts(&name, s->suite);
-    leakgate_buf__put(&name, "/", 1);
-    leakgate_buf__puts(&name, s->test);
-    v->name = leakgate_buf__take(&name);
+    /* Once per window, kept with the verdict: no format, no room left. */
+    v->name = leakgate_util__malloc(ns + nt + 2);
+    if (v->name) {
+        memcpy(v->name, s->suite, ns);
+        v->name[ns] = '/';
+        memcpy(v->name + ns + 1, s->test, nt + 1);
+    }
     v->suite = leakgate_util__strdup(s->suite);
     v->test = leakgate_util__strdup(s->test);
     if (!v->name || !v->suite || !v->test)

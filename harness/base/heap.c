@@ -1,0 +1,276 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * heap: leakgate's own heap (heap.h says why).
+ */
+#include "heap.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+struct leakgate_heap__span leakgate_heap__span;
+
+#ifndef LEAKGATE_NO_INTERCEPT
+
+/* Address space only (MAP_NORESERVE): a page costs memory once written.
+ * The smaller one where the larger cannot be had (an address-space limit,
+ * strict overcommit). */
+#define RESERVE_LARGE ((size_t)1 << 30)
+#define RESERVE_SMALL ((size_t)64 << 20)
+
+#define HEADER ((size_t)16) /* keeps objects aligned to 16 */
+#define SMALL_STEP_MAX 256  /* 16-byte steps up to here */
+#define CLASSES 65          /* 1..64; 0 unused */
+#define LARGEST ((size_t)1 << 20)
+#define MAGIC UINT32_C(0x4c4b4748) /* "LKGH" */
+
+struct header {
+    uint32_t cls;
+    uint32_t magic;
+    uint64_t unused;
+};
+_Static_assert(sizeof(struct header) == HEADER, "a header keeps alignment");
+
+static struct {
+    atomic_flag lock;
+    atomic_bool tried;
+    char *base;
+    size_t top; /* bytes carved */
+    size_t size;
+    void *free_list[CLASSES];
+} h = {.lock = ATOMIC_FLAG_INIT};
+
+/* The class of an n-byte request, 1 <= n <= LARGEST. */
+static unsigned
+class_of(size_t n)
+{
+    unsigned lg;
+
+    if (n <= SMALL_STEP_MAX)
+        return (unsigned)((n + 15) >> 4);
+    lg = 63u - (unsigned)__builtin_clzll((unsigned long long)(n - 1));
+    return 17u + (lg - 8u) * 4u + (unsigned)((n - 1) >> (lg - 2) & 3);
+}
+
+/* The bytes an object of class c has. */
+static size_t
+class_size(unsigned c)
+{
+    unsigned lg, q;
+
+    if (c <= 16)
+        return (size_t)c << 4;
+    lg = 8u + (c - 17u) / 4u;
+    q = (c - 17u) % 4u;
+    return (size_t)(5u + q) << (lg - 2u);
+}
+
+static void
+lock(void)
+{
+    while (atomic_flag_test_and_set_explicit(&h.lock, memory_order_acquire))
+        ;
+}
+
+static void
+unlock(void)
+{
+    atomic_flag_clear_explicit(&h.lock, memory_order_release);
+}
+
+/* A fork made while another thread held the lock leaves the child's copy
+ * held by nobody: it is taken before the fork and released on both
+ * sides. */
+static void
+atfork_unlock(void)
+{
+    unlock();
+}
+
+void
+leakgate_heap__reserve(void)
+{
+    bool expected = false;
+    void *p;
+    size_t size = RESERVE_LARGE;
+
+    if (!atomic_compare_exchange_strong(&h.tried, &expected, true))
+        return;
+    p = mmap(NULL, size, PROT_READ | PROT_WRITE,
+             MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (p == MAP_FAILED) {
+        size = RESERVE_SMALL;
+        p = mmap(NULL, size, PROT_READ | PROT_WRITE,
+                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    }
+    if (p == MAP_FAILED)
+        return; /* the C library's heap, as before */
+    if (pthread_atfork(lock, atfork_unlock, atfork_unlock) != 0) {
+        (void)munmap(p, size);
+        return;
+    }
+    h.base = p;
+    h.size = size;
+    leakgate_heap__span.start = (uintptr_t)p;
+    atomic_thread_fence(memory_order_release);
+    leakgate_heap__span.size = size;
+}
+
+/* An object of class c from its list or carved anew (*fresh: never used,
+ * zero); NULL when the reservation is used up.  With the lock held. */
+static void *
+take(unsigned c, bool *fresh)
+{
+    struct header *o;
+    size_t need = HEADER + class_size(c);
+
+    if (h.free_list[c]) {
+        void *p = h.free_list[c];
+
+        memcpy(&h.free_list[c], p, sizeof(void *));
+        *fresh = false;
+        return p;
+    }
+    if (need > h.size - h.top)
+        return NULL;
+    o = (struct header *)(void *)(h.base + h.top);
+    h.top += need;
+    o->cls = c;
+    o->magic = MAGIC;
+    *fresh = true;
+    return (char *)o + HEADER;
+}
+
+static void *
+alloc(size_t n, bool *fresh)
+{
+    void *p = NULL;
+
+    if (n == 0)
+        n = 1;
+    if (!atomic_load_explicit(&h.tried, memory_order_acquire))
+        leakgate_heap__reserve();
+    if (n <= LARGEST && h.base) {
+        lock();
+        p = take(class_of(n), fresh);
+        unlock();
+    }
+    if (!p) {
+        *fresh = false;
+        p = malloc(n);
+    }
+    return p;
+}
+
+static const struct header *
+header_of(const void *p)
+{
+    return (const struct header *)(const void *)((const char *)p - HEADER);
+}
+
+void *
+leakgate_heap__alloc(size_t n)
+{
+    bool fresh;
+
+    return alloc(n, &fresh);
+}
+
+void *
+leakgate_heap__zalloc(size_t k, size_t n)
+{
+    bool fresh;
+    void *p;
+
+    if (n && k > SIZE_MAX / n)
+        return NULL;
+    p = alloc(k * n, &fresh);
+    if (p && !fresh)
+        memset(p, 0, k * n);
+    return p;
+}
+
+void
+leakgate_heap__free(void *p)
+{
+    unsigned c;
+
+    if (!p)
+        return;
+    if (!leakgate_heap__owns(p)) {
+        free(p);
+        return;
+    }
+    c = header_of(p)->cls;
+    if (header_of(p)->magic != MAGIC || c == 0 || c >= CLASSES)
+        abort(); /* not an object of this heap: memory is corrupt */
+    lock();
+    memcpy(p, &h.free_list[c], sizeof(void *));
+    h.free_list[c] = p;
+    unlock();
+}
+
+void *
+leakgate_heap__resize(void *p, size_t n)
+{
+    size_t have;
+    void *q;
+
+    if (!p)
+        return leakgate_heap__alloc(n);
+    if (!leakgate_heap__owns(p))
+        return realloc(p, n ? n : 1);
+    have = class_size(header_of(p)->cls);
+    if (n == 0)
+        n = 1;
+    if (n <= have) {
+        /* Shrunk to half or less: a smaller object (a buffer's text that
+         * is kept); else, or when there is none, the same one. */
+        if (n > have / 2 || !(q = leakgate_heap__alloc(n)))
+            return p;
+        memcpy(q, p, n);
+        leakgate_heap__free(p);
+        return q;
+    }
+    q = leakgate_heap__alloc(n);
+    if (!q)
+        return NULL;
+    memcpy(q, p, have);
+    leakgate_heap__free(p);
+    return q;
+}
+
+#else /* sanitizers: the C library's heap, which they check */
+
+void
+leakgate_heap__reserve(void)
+{
+}
+
+void *
+leakgate_heap__alloc(size_t n)
+{
+    return malloc(n ? n : 1);
+}
+
+void *
+leakgate_heap__zalloc(size_t k, size_t n)
+{
+    return calloc(k ? k : 1, n ? n : 1);
+}
+
+void *
+leakgate_heap__resize(void *p, size_t n)
+{
+    return realloc(p, n ? n : 1);
+}
+
+void
+leakgate_heap__free(void *p)
+{
+    free(p);
+}
+
+#endif

@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * heap: leakgate's own heap.  What leakgate allocates for itself (its
+ * settings, names, verdicts, records, reports: util.c's allocator seam)
+ * comes from memory of its own, so that the program's heap holds the
+ * program's objects only: its layout, its growth and trimming, the pages
+ * it touches are those of a plain run (a test's allocations land where
+ * they would land without leakgate), and the allocation wrappers
+ * (intercept.c) never see leakgate's own objects.
+ *
+ * One reservation of address space, carved in size classes (16-byte
+ * steps up to 256 bytes, then four per power of two up to 1 MiB), each
+ * object after a 16-byte header that holds its class; a freed object
+ * goes on its class's list.  A request larger than the largest class, or
+ * made when the reservation is used up or could not be made, is the C
+ * library's (malloc): leakgate_heap__owns() tells which is which, and
+ * leakgate_heap__free()/__resize() pass the C library's objects on to
+ * free()/realloc().  One spin lock; fork() leaves it usable in the child.
+ *
+ * Not in builds with sanitizers (LEAKGATE_NO_INTERCEPT): their runtimes
+ * own malloc and check leakgate's objects there.
+ */
+#ifndef LEAKGATE_HEAP_H
+#define LEAKGATE_HEAP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* The reservation: [start, start + size); size 0 until the first
+ * allocation made it (or when it could not be made). */
+struct leakgate_heap__span {
+    uintptr_t start;
+    uintptr_t size;
+};
+extern struct leakgate_heap__span leakgate_heap__span;
+
+/* p is an object of leakgate's own heap (not the C library's). */
+static inline bool
+leakgate_heap__owns(const void *p)
+{
+    return (uintptr_t)p - leakgate_heap__span.start < leakgate_heap__span.size;
+}
+
+/* Reserve the heap's address space now (else the first allocation
+ * does); once per process, later calls do nothing.  The allocation
+ * wrappers call it before their first object, so that no address of the
+ * heap ever held one of the program's objects. */
+void leakgate_heap__reserve(void);
+
+/* n bytes (aligned to 16), or NULL.  n == 0 is one byte. */
+void *leakgate_heap__alloc(size_t n);
+
+/* Like leakgate_heap__alloc(), zeroed; NULL also when k * n overflows. */
+void *leakgate_heap__zalloc(size_t k, size_t n);
+
+/* Resize p (NULL: allocate) to n bytes, as realloc() does; on failure p
+ * is left as it was and NULL returned. */
+void *leakgate_heap__resize(void *p, size_t n);
+
+/* Free p (NULL: nothing). */
+void leakgate_heap__free(void *p);
+
+#endif
