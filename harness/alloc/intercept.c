@@ -394,7 +394,7 @@ lane_alloc(void *p, size_t n, uintptr_t caller)
         return false;
     c = leakgate_jesize__small_class[(n + 7) >> 3];
     leakgate_track__lane_record(&f, a, (unsigned char)c, c >> 8);
-    if (leakgate_track__stack_wanted(caller))
+    if (leakgate_track__stack_wanted_lane(caller))
         leakgate_track__stack_note(a, caller);
     return true;
 }

@@ -147,24 +147,43 @@ struct leakgate_track__sites_map {
 };
 extern struct leakgate_track__sites_map leakgate_track__sites;
 
-/* Whether an allocation from caller (the wrapper's return address) may
- * need its stack: leakgate_track__stack_note() is called only then. */
-static inline bool
-leakgate_track__stack_wanted(uintptr_t caller)
+/* What the C runtime's text says of caller (the wrapper's return
+ * address): -1 it is not in that text (or the text is not looked at), 0
+ * a plain site, 1 a site whose allocation may need its stack. */
+static inline int
+leakgate_track__runtime_site(uintptr_t caller)
 {
     const struct leakgate_track__sites_map *s = &leakgate_track__sites;
     uintptr_t off = caller - s->start;
 
-    if (off < atomic_load_explicit(&s->len, memory_order_acquire)) {
-        off >>= 4;
-        return !(
-            atomic_load_explicit(&s->plain[off >> 3], memory_order_relaxed) >>
-                (off & 7) &
-            1);
-    }
+    if (off >= atomic_load_explicit(&s->len, memory_order_acquire))
+        return -1;
+    off >>= 4;
+    return !(atomic_load_explicit(&s->plain[off >> 3], memory_order_relaxed) >>
+                 (off & 7) &
+             1);
+}
+
+/* Whether an allocation from caller may need its stack:
+ * leakgate_track__stack_note() is called only then. */
+static inline bool
+leakgate_track__stack_wanted(uintptr_t caller)
+{
+    int site = leakgate_track__runtime_site(caller);
+
+    if (site >= 0)
+        return site;
     return atomic_load_explicit(&leakgate_track__stacks_mode,
                                 memory_order_relaxed) ==
            LEAKGATE_TRACK__STACKS_ALL;
+}
+
+/* The same in the lane (below), whose windows never want every stack:
+ * only a caller inside the C runtime can need one. */
+static inline bool
+leakgate_track__stack_wanted_lane(uintptr_t caller)
+{
+    return leakgate_track__runtime_site(caller) > 0;
 }
 
 /*
@@ -350,13 +369,13 @@ leakgate_track__erase_here(uintptr_t a)
  * lean process gives it: a window is open and erasing, the meter runs
  * with no trigger and counts sizes itself (no jemalloc counters), frees
  * are not watched, stacks are wanted only for the C runtime's
- * allocations; and, for the thread, it owns the meter, is not a foreign
- * one, the process has one thread, and the
- * object lies in the leaf of the bitmap (and of jesize.h's class map)
- * this thread last used in the window.  Then an allocation is one check
- * of leakgate_track__lane against the thread's copy, an address compare,
- * and the stores the general path would make (class byte, meter, bit,
- * counters); a free likewise.  Any other case takes the general path.
+ * allocations or for none; and, for the thread, it owns the meter, is not a
+ * foreign one, the process has one thread, and the object lies in the leaf of
+ * the bitmap (and of jesize.h's class map) this thread last used in the window.
+ * Then an allocation is one check of leakgate_track__lane against the thread's
+ * copy, an address compare, and the stores the general path would make (class
+ * byte, meter, bit, counters); a free likewise.  Any other case takes the
+ * general path.
  *
  * leakgate_track__lane is 0 while the process-wide conditions do not
  * hold, else a number that changes whenever one of them may have
@@ -368,10 +387,12 @@ leakgate_track__erase_here(uintptr_t a)
 extern atomic_uint leakgate_track__lane;
 void leakgate_track__lane_refresh(void);
 
-/* A condition of the lane kept above the tracker (track_stacks.c): frees
- * are watched.  leakgate_track__lane_veto(why, true) shuts the lane while
- * it holds, (why, false) lets it open again. */
+/* The conditions of the lane kept above the tracker (track_stacks.c):
+ * frees are watched; the window wants every allocation's stack.
+ * leakgate_track__lane_veto(why, true) shuts the lane while it holds,
+ * (why, false) lets it open again. */
 #define LEAKGATE_TRACK__VETO_WATCH 1u
+#define LEAKGATE_TRACK__VETO_ALL_STACKS 2u
 void leakgate_track__lane_veto(unsigned int why, bool on);
 
 /* One leaf of the lane: the page marks of the tracker's leaf for the

@@ -501,6 +501,9 @@ leakgate_track__stacks(enum leakgate_track_stacks m)
                               ? plain_bytes << 7
                               : 0,
                           memory_order_release);
+    /* A window that wants every stack takes no lane (track_hot.h). */
+    leakgate_track__lane_veto(LEAKGATE_TRACK__VETO_ALL_STACKS,
+                              st.ready && m == LEAKGATE_TRACK_STACKS_ALL);
     return 0;
 }
 
