@@ -557,102 +557,32 @@ derive(uintptr_t target)
 /* ------------------------------------------------------------------ */
 /* The table                                                            */
 
-/* Two tables: a program's first rules in one page, the rest (a return
- * address whose probe sequence there is full) in 128 KiB.  Rules spread
- * over the whole table by their hash: a single table touched ~25 of its
- * 32 pages for the few dozen rules a small test binary needs (a page
- * fault each, ~10 us). */
-#define SLOTS_FIRST 256 /* a power of two; 4 KiB */
-#define SLOTS 8192      /* a power of two; 128 KiB, touched as it fills */
-#define PROBES 16
+/* The rules by address, in util.c's two-part table: a page for the
+ * rules a small program needs, 128 KiB for the rest. */
+#define SLOTS_FIRST 256 /* 4 KiB */
+#define SLOTS 8192      /* 128 KiB, touched as it fills */
 
-struct slot {
-    _Atomic uintptr_t key;
-    _Atomic uint64_t rule;
-};
+static struct leakgate_util__addr_slot
+    first_slots[SLOTS_FIRST] LEAKGATE_LARGE_TABLE;
+static struct leakgate_util__addr_slot more_slots[SLOTS] LEAKGATE_LARGE_TABLE;
+static const struct leakgate_util__addr_table rules = {first_slots, SLOTS_FIRST,
+                                                       more_slots, SLOTS};
 
-static struct slot first_table[SLOTS_FIRST] LEAKGATE_LARGE_TABLE;
-static struct slot table[SLOTS] LEAKGATE_LARGE_TABLE;
-
-static size_t
-slot_of(uintptr_t addr)
-{
-    return (size_t)((addr * UINT64_C(0x9e3779b97f4a7c15)) >> 51);
-}
-
-enum probe { P_FOUND, P_ABSENT, P_FULL };
-
-/* Look target up in table t of mask + 1 slots.  P_ABSENT: not there (an
- * empty slot ends its sequence, or its rule is being filled in or from
- * modules since unloaded); P_FULL: its sequence has no empty slot. */
-static enum probe
-probe(struct slot *t,
-      size_t mask,
-      uintptr_t target,
-      unsigned gen,
-      struct rule *out)
-{
-    size_t h = slot_of(target);
-
-    for (unsigned i = 0; i < PROBES; i++) {
-        struct slot *s = &t[(h + i) & mask];
-        uintptr_t k = atomic_load_explicit(&s->key, memory_order_acquire);
-
-        if (k == target) {
-            uint64_t w = atomic_load_explicit(&s->rule, memory_order_acquire);
-
-            if (w && packed_gen(w) == gen) {
-                *out = unpack(w);
-                return P_FOUND;
-            }
-            return P_ABSENT;
-        }
-        if (k == 0)
-            return P_ABSENT;
-    }
-    return P_FULL;
-}
-
-/* Keep r for target in table t; false when its sequence is full. */
-static bool
-keep(struct slot *t,
-     size_t mask,
-     uintptr_t target,
-     const struct rule *r,
-     unsigned gen)
-{
-    size_t h = slot_of(target);
-
-    for (unsigned i = 0; i < PROBES; i++) {
-        struct slot *s = &t[(h + i) & mask];
-        uintptr_t k = 0;
-
-        if (atomic_compare_exchange_strong(&s->key, &k, target) ||
-            k == target) {
-            if (k == 0)
-                count(&n_rules);
-            atomic_store_explicit(&s->rule, pack(r, gen), memory_order_release);
-            return true;
-        }
-    }
-    return false;
-}
-
-/* (Slots are never emptied: once a sequence of the first table is full,
- * its addresses are in the second one, or in neither.) */
 static struct rule
 rule_at(uintptr_t target, unsigned gen)
 {
-    enum probe p;
+    uint64_t w;
     struct rule r;
 
-    if ((p = probe(first_table, SLOTS_FIRST - 1, target, gen, &r)) == P_FOUND ||
-        (p == P_FULL && probe(table, SLOTS - 1, target, gen, &r) == P_FOUND))
-        return r;
+    /* 0: being filled in; another generation: from modules since
+     * unloaded. */
+    if (leakgate_util__addr_get(&rules, target, &w) && w &&
+        packed_gen(w) == gen)
+        return unpack(w);
     r = derive(target);
-    if (!keep(first_table, SLOTS_FIRST - 1, target, &r, gen))
-        (void)keep(table, SLOTS - 1, target, &r, gen);
-    return r; /* both full around here: derived again next time */
+    if (leakgate_util__addr_put(&rules, target, pack(&r, gen)) == 1)
+        count(&n_rules);
+    return r; /* no room around it: derived again next time */
 }
 
 /* ------------------------------------------------------------------ */

@@ -212,17 +212,20 @@ note_runtime(struct dl_phdr_info *info, size_t size, void *payload)
 
 /*
  * What the runtime call sites of the allocator were found to be, by their
- * return address: a lock-free table, filled as sites are first seen in a
- * window, emptied by leakgate_track__runtime_functions().
+ * return address: util.c's two-part table (a page, then 64 KiB), filled
+ * as sites are first seen in a window, emptied by
+ * leakgate_track__runtime_functions().
  */
 enum { SITE_UNKNOWN, SITE_PLAIN, SITE_IGNORED };
+#define SITE_SLOTS_FIRST 256
 #define SITE_SLOTS 4096
-#define SITE_PROBES 16
 
-static struct site {
-    _Atomic uintptr_t pc;
-    atomic_uchar kind;
-} sites[SITE_SLOTS] LEAKGATE_LARGE_TABLE;
+static struct leakgate_util__addr_slot
+    site_first[SITE_SLOTS_FIRST] LEAKGATE_LARGE_TABLE;
+static struct leakgate_util__addr_slot
+    site_more[SITE_SLOTS] LEAKGATE_LARGE_TABLE;
+static const struct leakgate_util__addr_table sites = {
+    site_first, SITE_SLOTS_FIRST, site_more, SITE_SLOTS};
 static atomic_bool sites_used; /* some site was noted */
 
 /* Remember that site pc (inside the runtime's text) needs no stack. */
@@ -443,7 +446,8 @@ leakgate_track__runtime_functions(const char *const *globs, size_t n)
     for (size_t i = 0; i < n && fits; i++)
         fits = strlen(globs[i]) < GLOB_CHARS;
     if (atomic_exchange(&sites_used, false)) {
-        memset(sites, 0, sizeof sites); /* untouched pages stay unmapped */
+        memset(site_first, 0, sizeof site_first);
+        memset(site_more, 0, sizeof site_more);
         /* The plain sites' bits too (track_hot.h): given back, read as
          * zeros. */
         leakgate_util__map_reset(plain_map, plain_bytes);
@@ -564,26 +568,13 @@ in_ignored(uintptr_t pc)
     return false;
 }
 
-static size_t
-site_home(uintptr_t pc)
-{
-    return (size_t)(pc * 0x9e3779b97f4a7c15ull >> 52) & (SITE_SLOTS - 1);
-}
-
 static int
 site_kind(uintptr_t pc)
 {
-    size_t i = site_home(pc);
+    uint64_t kind;
 
-    for (size_t k = 0; k < SITE_PROBES; k++, i = (i + 1) & (SITE_SLOTS - 1)) {
-        uintptr_t at = atomic_load_explicit(&sites[i].pc, memory_order_acquire);
-
-        if (at == pc)
-            return atomic_load_explicit(&sites[i].kind, memory_order_acquire);
-        if (at == 0)
-            break;
-    }
-    return SITE_UNKNOWN;
+    return leakgate_util__addr_get(&sites, pc, &kind) ? (int)kind
+                                                      : SITE_UNKNOWN;
 }
 
 /* Note what site pc is; false when the table is full (not noted, asked
@@ -591,20 +582,8 @@ site_kind(uintptr_t pc)
 static bool
 site_note(uintptr_t pc, int kind)
 {
-    size_t i = site_home(pc);
-
     atomic_store_explicit(&sites_used, true, memory_order_relaxed);
-    for (size_t k = 0; k < SITE_PROBES; k++, i = (i + 1) & (SITE_SLOTS - 1)) {
-        uintptr_t expected = 0;
-
-        if (atomic_compare_exchange_strong(&sites[i].pc, &expected, pc) ||
-            expected == pc) {
-            atomic_store_explicit(&sites[i].kind, (unsigned char)kind,
-                                  memory_order_release);
-            return true;
-        }
-    }
-    return false;
+    return leakgate_util__addr_put(&sites, pc, (uint64_t)kind) >= 0;
 }
 
 /*

@@ -12,14 +12,6 @@
 
 struct leakgate_heap__span leakgate_heap__span;
 
-#ifndef LEAKGATE_NO_INTERCEPT
-
-/* Address space only (MAP_NORESERVE): a page costs memory once written.
- * The smaller one where the larger cannot be had (an address-space limit,
- * strict overcommit). */
-#define RESERVE_LARGE ((size_t)1 << 30)
-#define RESERVE_SMALL ((size_t)64 << 20)
-
 #define HEADER ((size_t)16) /* keeps objects aligned to 16 */
 #define SMALL_STEP_MAX 256  /* 16-byte steps up to here */
 #define CLASSES 65          /* 1..64; 0 unused */
@@ -33,12 +25,11 @@ struct header {
 };
 _Static_assert(sizeof(struct header) == HEADER, "a header keeps alignment");
 
+/* The reservation is leakgate_heap__span (size 0: none). */
 static struct {
     atomic_flag lock;
     atomic_bool tried;
-    char *base;
     size_t top; /* bytes carved */
-    size_t size;
     void *free_list[CLASSES];
 } h = {.lock = ATOMIC_FLAG_INIT};
 
@@ -80,42 +71,40 @@ unlock(void)
     atomic_flag_clear_explicit(&h.lock, memory_order_release);
 }
 
-/* A fork made while another thread held the lock leaves the child's copy
- * held by nobody: it is taken before the fork and released on both
- * sides. */
-static void
-atfork_unlock(void)
-{
-    unlock();
-}
-
+/* Address space only (MAP_NORESERVE): a page costs memory once written.
+ * The smaller one where the larger cannot be had (an address-space limit,
+ * strict overcommit); with neither, the C library's heap.  None under the
+ * sanitizers (heap.h): every function below then passes on to the C
+ * library. */
 void
 leakgate_heap__reserve(void)
 {
     bool expected = false;
-    void *p;
-    size_t size = RESERVE_LARGE;
 
     if (!atomic_compare_exchange_strong(&h.tried, &expected, true))
         return;
-    p = mmap(NULL, size, PROT_READ | PROT_WRITE,
-             MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    if (p == MAP_FAILED) {
-        size = RESERVE_SMALL;
-        p = mmap(NULL, size, PROT_READ | PROT_WRITE,
-                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    }
-    if (p == MAP_FAILED)
-        return; /* the C library's heap, as before */
-    if (pthread_atfork(lock, atfork_unlock, atfork_unlock) != 0) {
-        (void)munmap(p, size);
+#ifndef LEAKGATE_NO_INTERCEPT
+    static const size_t sizes[] = {(size_t)1 << 30, (size_t)64 << 20};
+
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+        void *p = mmap(NULL, sizes[i], PROT_READ | PROT_WRITE,
+                       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+
+        if (p == MAP_FAILED)
+            continue;
+        /* A fork made while another thread held the lock would leave the
+         * child's copy held by nobody: it is taken before the fork and
+         * released on both sides. */
+        if (pthread_atfork(lock, unlock, unlock) != 0) {
+            (void)munmap(p, sizes[i]);
+            return;
+        }
+        leakgate_heap__span.start = (uintptr_t)p;
+        atomic_thread_fence(memory_order_release);
+        leakgate_heap__span.size = sizes[i];
         return;
     }
-    h.base = p;
-    h.size = size;
-    leakgate_heap__span.start = (uintptr_t)p;
-    atomic_thread_fence(memory_order_release);
-    leakgate_heap__span.size = size;
+#endif
 }
 
 /* An object of class c from its list or carved anew (*fresh: never used,
@@ -133,9 +122,9 @@ take(unsigned c, bool *fresh)
         *fresh = false;
         return p;
     }
-    if (need > h.size - h.top)
+    if (need > leakgate_heap__span.size - h.top)
         return NULL;
-    o = (struct header *)(void *)(h.base + h.top);
+    o = (struct header *)(void *)(leakgate_heap__span.start + h.top);
     h.top += need;
     o->cls = c;
     o->magic = MAGIC;
@@ -152,7 +141,7 @@ alloc(size_t n, bool *fresh)
         n = 1;
     if (!atomic_load_explicit(&h.tried, memory_order_acquire))
         leakgate_heap__reserve();
-    if (n <= LARGEST && h.base) {
+    if (n <= LARGEST && leakgate_heap__span.size) {
         lock();
         p = take(class_of(n), fresh);
         unlock();
@@ -225,54 +214,13 @@ leakgate_heap__resize(void *p, size_t n)
     have = class_size(header_of(p)->cls);
     if (n == 0)
         n = 1;
-    if (n <= have) {
-        /* Shrunk to half or less: a smaller object (a buffer's text that
-         * is kept); else, or when there is none, the same one. */
-        if (n > have / 2 || !(q = leakgate_heap__alloc(n)))
-            return p;
-        memcpy(q, p, n);
-        leakgate_heap__free(p);
-        return q;
-    }
-    q = leakgate_heap__alloc(n);
-    if (!q)
-        return NULL;
-    memcpy(q, p, have);
+    /* Grown past its class, or shrunk to half of it or less (a buffer's
+     * text that is kept): another object; else the same one. */
+    if (n <= have && n > have / 2)
+        return p;
+    if (!(q = leakgate_heap__alloc(n)))
+        return n <= have ? p : NULL;
+    memcpy(q, p, n < have ? n : have);
     leakgate_heap__free(p);
     return q;
 }
-
-#else /* sanitizers: the C library's heap, which they check */
-
-void
-leakgate_heap__reserve(void)
-{
-}
-
-void *
-leakgate_heap__alloc(size_t n)
-{
-    return malloc(n ? n : 1);
-}
-
-void *
-leakgate_heap__zalloc(size_t k, size_t n)
-{
-    if (n && k > SIZE_MAX / n)
-        return NULL; /* as the own heap's: no sanitizer report */
-    return calloc(k ? k : 1, n ? n : 1);
-}
-
-void *
-leakgate_heap__resize(void *p, size_t n)
-{
-    return realloc(p, n ? n : 1);
-}
-
-void
-leakgate_heap__free(void *p)
-{
-    free(p);
-}
-
-#endif

@@ -9,6 +9,7 @@
 #include <fcntl.h>
 #include <fnmatch.h>
 #include <limits.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -259,6 +260,80 @@ leakgate_buf__dispose(struct leakgate_buf *b)
     b->ptr = NULL;
     b->len = b->cap = 0;
     b->failed = false;
+}
+
+static size_t
+addr_home(uintptr_t key, size_t slots)
+{
+    return (size_t)((uint64_t)key * UINT64_C(0x9e3779b97f4a7c15) >> 32) &
+           (slots - 1);
+}
+
+enum addr_probe { ADDR_FOUND, ADDR_ABSENT, ADDR_FULL };
+
+static enum addr_probe
+addr_find(const struct leakgate_util__addr_slot *t,
+          size_t slots,
+          uintptr_t key,
+          uint64_t *value)
+{
+    size_t h = addr_home(key, slots);
+
+    for (unsigned i = 0; i < LEAKGATE_UTIL__ADDR_PROBES; i++) {
+        const struct leakgate_util__addr_slot *s = &t[(h + i) & (slots - 1)];
+        uintptr_t k = atomic_load_explicit(&s->key, memory_order_acquire);
+
+        if (k == key) {
+            *value = atomic_load_explicit(&s->value, memory_order_acquire);
+            return ADDR_FOUND;
+        }
+        if (k == 0)
+            return ADDR_ABSENT;
+    }
+    return ADDR_FULL;
+}
+
+static int
+addr_keep(struct leakgate_util__addr_slot *t,
+          size_t slots,
+          uintptr_t key,
+          uint64_t value)
+{
+    size_t h = addr_home(key, slots);
+
+    for (unsigned i = 0; i < LEAKGATE_UTIL__ADDR_PROBES; i++) {
+        struct leakgate_util__addr_slot *s = &t[(h + i) & (slots - 1)];
+        uintptr_t k = 0;
+
+        if (atomic_compare_exchange_strong(&s->key, &k, key) || k == key) {
+            atomic_store_explicit(&s->value, value, memory_order_release);
+            return k == 0;
+        }
+    }
+    return -1;
+}
+
+bool
+leakgate_util__addr_get(const struct leakgate_util__addr_table *t,
+                        uintptr_t key,
+                        uint64_t *value)
+{
+    switch (addr_find(t->first, t->first_slots, key, value)) {
+    case ADDR_FOUND: return true;
+    case ADDR_ABSENT: return false;
+    default:
+        return addr_find(t->second, t->second_slots, key, value) == ADDR_FOUND;
+    }
+}
+
+int
+leakgate_util__addr_put(const struct leakgate_util__addr_table *t,
+                        uintptr_t key,
+                        uint64_t value)
+{
+    int rc = addr_keep(t->first, t->first_slots, key, value);
+
+    return rc >= 0 ? rc : addr_keep(t->second, t->second_slots, key, value);
 }
 
 bool

@@ -9,6 +9,7 @@
 #define LEAKGATE_UTIL_H
 
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -91,6 +92,39 @@ void *leakgate_util__map_zeroed(size_t bytes, bool reserve_only);
 /* Give a map_zeroed() map's pages back: they read as zeros again (NULL
  * or 0 bytes: nothing). */
 void leakgate_util__map_reset(void *p, size_t bytes);
+
+/*
+ * A lock-free table from code addresses (return addresses, call sites) to
+ * 64-bit values, in two parts: a first one of a page or so, then, for an
+ * address whose probe sequence there is full, a larger one.  Addresses
+ * hash over a whole part, so a single large table touches most of its
+ * pages for a few dozen addresses (a page fault each); the first part
+ * holds what a small program needs.  Open addressing, PROBES slots per
+ * address; slots are never emptied (memset the parts to start again), so
+ * an address is in the first part, or in the second when its sequence in
+ * the first is full.  Both parts' sizes are powers of two.
+ */
+#define LEAKGATE_UTIL__ADDR_PROBES 16
+struct leakgate_util__addr_slot {
+    _Atomic uintptr_t key; /* 0: empty */
+    _Atomic uint64_t value;
+};
+struct leakgate_util__addr_table {
+    struct leakgate_util__addr_slot *first;
+    size_t first_slots;
+    struct leakgate_util__addr_slot *second;
+    size_t second_slots;
+};
+/* key's value into *value (0: being filled in); false when key is not
+ * there. */
+bool leakgate_util__addr_get(const struct leakgate_util__addr_table *t,
+                             uintptr_t key,
+                             uint64_t *value);
+/* Keep value for key (key != 0): 1 a new key, 0 its value replaced, -1
+ * no room around it in either part (asked again next time). */
+int leakgate_util__addr_put(const struct leakgate_util__addr_table *t,
+                            uintptr_t key,
+                            uint64_t value);
 
 /* True when pc lies in any of the n ranges.  Cannot fail. */
 bool leakgate_util__in_ranges(const struct leakgate_range *ranges,

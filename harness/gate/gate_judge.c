@@ -281,15 +281,12 @@ take_peak(struct leakgate_gate *gate,
 static int
 name_verdict(struct leakgate_verdict *v, const struct gate_scope *s)
 {
-    size_t ns = strlen(s->suite), nt = strlen(s->test);
+    size_t size = strlen(s->suite) + strlen(s->test) + 2;
 
     /* Once per window, kept with the verdict: no format, no room left. */
-    v->name = leakgate_util__malloc(ns + nt + 2);
-    if (v->name) {
-        memcpy(v->name, s->suite, ns);
-        v->name[ns] = '/';
-        memcpy(v->name + ns + 1, s->test, nt + 1);
-    }
+    v->name = leakgate_util__malloc(size);
+    if (v->name)
+        (void)leakgate_util__join_to(v->name, size, s->suite, '/', s->test);
     v->suite = leakgate_util__strdup(s->suite);
     v->test = leakgate_util__strdup(s->test);
     if (!v->name || !v->suite || !v->test)
