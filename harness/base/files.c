@@ -23,33 +23,39 @@
 #define MAX_SUFFIX 10000
 
 static int
-read_fd(struct leakgate_buf *out, int fd, const char *path, size_t max)
+read_fd(
+    struct leakgate_buf *out, int fd, const char *path, size_t max, size_t size)
 {
-    char chunk[65536];
     size_t start = out->len;
 
+    /* Read into the text itself, sized by fstat() (one byte more to see
+     * the end), growing only for a file that grew since: no copy, and no
+     * large buffer on the stack (its pages are a fault each). */
+    if (!leakgate_buf__reserve(out, size + 1))
+        return leakgate_error__set(LEAKGATE_ENOMEM, "%s: out of memory", path);
+    out->ptr[out->len] = '\0';
     for (;;) {
-        ssize_t n = read(fd, chunk, sizeof chunk);
+        ssize_t n;
 
+        if (out->cap - out->len == 1 && !leakgate_buf__reserve(out, 65536))
+            return leakgate_error__set(LEAKGATE_ENOMEM, "%s: out of memory",
+                                       path);
+        n = read(fd, out->ptr + out->len, out->cap - out->len - 1);
         if (n < 0 && errno == EINTR)
             continue;
         if (n < 0)
             return leakgate_error__set(LEAKGATE_EIO, "%s: %s", path,
                                        strerror(errno));
         if (n == 0)
-            break;
-        leakgate_buf__put(out, chunk, (size_t)n);
+            return 0;
+        out->len += (size_t)n;
+        out->ptr[out->len] = '\0';
         if (out->len - start > max)
             return leakgate_error__set(LEAKGATE_ETOOBIG,
                                        "%s: larger than the limit of %zu "
                                        "bytes",
                                        path, max);
     }
-    if (out->failed)
-        return leakgate_error__set(LEAKGATE_ENOMEM, "%s: out of memory", path);
-    if (!out->ptr)
-        leakgate_buf__put(out, "", 0);
-    return out->failed ? leakgate_error__set(LEAKGATE_ENOMEM, "%s", path) : 0;
 }
 
 /* Read the open fd (closed here): regular files only, so that a FIFO
@@ -88,7 +94,7 @@ read_open(struct leakgate_buf *out,
             leakgate_error__set(LEAKGATE_EIO, "%s: cannot clear O_NONBLOCK: %s",
                                 path, strerror(errno));
     else
-        rc = read_fd(out, fd, path, max);
+        rc = read_fd(out, fd, path, max, (size_t)st.st_size);
     close(fd);
     return rc;
 }

@@ -118,8 +118,8 @@ leakgate_util__env_fd(const char *name)
     return ok ? (int)fd : -1;
 }
 
-static bool
-buf_reserve(struct leakgate_buf *b, size_t extra)
+bool
+leakgate_buf__reserve(struct leakgate_buf *b, size_t extra)
 {
     size_t need, cap;
     char *p;
@@ -149,7 +149,7 @@ buf_reserve(struct leakgate_buf *b, size_t extra)
 void
 leakgate_buf__put(struct leakgate_buf *b, const char *s, size_t n)
 {
-    if (!buf_reserve(b, n))
+    if (!leakgate_buf__reserve(b, n))
         return;
     memcpy(b->ptr + b->len, s, n);
     b->len += n;
@@ -175,7 +175,7 @@ leakgate_buf__vprintf(struct leakgate_buf *b, const char *fmt, va_list ap)
         b->failed = true;
         return;
     }
-    if (!buf_reserve(b, (size_t)n))
+    if (!leakgate_buf__reserve(b, (size_t)n))
         return;
     vsnprintf(b->ptr + b->len, (size_t)n + 1, fmt, ap);
     b->len += (size_t)n;

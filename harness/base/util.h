@@ -63,6 +63,9 @@ struct leakgate_buf {
         NULL, 0, 0, false                                                      \
     }
 
+/* Room for extra more bytes and the NUL (b->cap - b->len > extra); false
+ * when b failed or fails now. */
+bool leakgate_buf__reserve(struct leakgate_buf *b, size_t extra);
 void leakgate_buf__put(struct leakgate_buf *b, const char *s, size_t n);
 void leakgate_buf__puts(struct leakgate_buf *b, const char *s);
 void leakgate_buf__printf(struct leakgate_buf *b, const char *fmt, ...)
