@@ -5,8 +5,8 @@
  *
  * The map: one byte per 16 bytes of address space (the C library's
  * objects are 16-byte aligned), in leaves of 1 MiB covering 16 MiB each,
- * mapped without backing on first use and found through a top-level array
- * of 2^23 pointers (64 MiB reserved, only touched pages cost memory).  A
+ * mapped without backing on first use and found through top-level
+ * entries (a small hashed table, then an array of 2^23: entry_for()).  A
  * byte's low 7 bits hold a class as (m >> 1) << 5 | (d - 2) for usize =
  * m * 2^d (m odd, at most 7; d from 3 to 33: up to 56 GiB); 0 is unknown.
  * Its high bit is the tracker's (LEAKGATE_JESIZE__MARK: allocated in the
@@ -70,16 +70,32 @@ leakgate_jesize__sa2u(size_t n, size_t align)
 typedef _Atomic(unsigned char *) leaf_slot;
 /* A top-level entry: the class leaf of its 2^LEAF_SHIFT bytes of
  * addresses, and the tracker's leaf of the same bytes (track.c, through
- * leakgate_jesize__tracker_slot()): one array, so that a process touches
- * one page of it, and one page-table page, for its heap, not two. */
+ * leakgate_jesize__tracker_slot()): one entry for both, so that a process
+ * touches one page of entries for its heap, not two. */
 struct top_entry {
     leaf_slot classes;
     _Atomic(void *) tracker;
 };
+
+/* The entries: first a small table in static memory, found by hashing a
+ * leaf's index (a process uses a few dozen leaves: one a 16 MiB of heap,
+ * one a region of mmap); then, for an index whose probe finds no free
+ * entry, the large array of 2^23, indexed directly (128 MiB reserved, only
+ * touched pages cost memory).  The large array alone costs every process a
+ * page of it, and a page-table page, far from everything else it touches.
+ * An entry is never given back, so an index is in the first table or in
+ * the large array, never both: it goes to the array only when its probe is
+ * full, and a full probe stays full. */
+#define FIRST_ENTRIES 128 /* a power of two */
+#define FIRST_PROBE 16
+static struct {
+    _Atomic uintptr_t index1; /* the leaf's index + 1; 0: free */
+    struct top_entry e;
+} first[FIRST_ENTRIES];
 static _Atomic(struct top_entry *) top;
 
-/* The top-level array, mapped when create (NULL when it is not, or
- * cannot be). */
+/* The large array, mapped when create (NULL when it is not, or cannot
+ * be). */
 static struct top_entry *
 top_array(bool create)
 {
@@ -98,14 +114,40 @@ top_array(bool create)
     return t;
 }
 
+/* The entry of leaf index i, made when create (NULL when it is not, or
+ * cannot be). */
+static struct top_entry *
+entry_for(uintptr_t i, bool create)
+{
+    size_t at = (size_t)((i * UINT64_C(0x9E3779B97F4A7C15)) >> 57);
+    struct top_entry *t;
+
+    for (size_t k = 0; k < FIRST_PROBE; k++) {
+        size_t j = (at + k) & (FIRST_ENTRIES - 1);
+        uintptr_t seen =
+            atomic_load_explicit(&first[j].index1, memory_order_acquire);
+
+        if (seen == 0) {
+            if (!create)
+                return NULL; /* would have been put here */
+            if (atomic_compare_exchange_strong(&first[j].index1, &seen, i + 1))
+                return &first[j].e;
+        }
+        if (seen == i + 1)
+            return &first[j].e;
+    }
+    t = top_array(create);
+    return t ? &t[i] : NULL;
+}
+
 _Atomic(void *) *
 leakgate_jesize__tracker_slot(uintptr_t a, bool create)
 {
-    struct top_entry *t;
+    struct top_entry *e;
 
-    if (a >> ADDR_BITS || !(t = top_array(create)))
+    if (a >> ADDR_BITS || !(e = entry_for(a >> LEAF_SHIFT, create)))
         return NULL;
-    return &t[a >> LEAF_SHIFT].tracker;
+    return &e->tracker;
 }
 atomic_bool leakgate_jesize__is_lean;
 
@@ -134,17 +176,17 @@ __thread struct leakgate_jesize__cache leakgate_jesize__here
     __attribute__((tls_model("initial-exec")));
 #define jc leakgate_jesize__here
 
-/* byte_for()'s lookup through the top-level array. */
+/* byte_for()'s lookup through the top-level entries. */
 static unsigned char *
 byte_slow(uintptr_t a, bool create)
 {
-    struct top_entry *t;
+    struct top_entry *e;
     leaf_slot *slot;
     unsigned char *leaf, *expected = NULL;
 
-    if (a >> ADDR_BITS || !(t = top_array(create)))
+    if (a >> ADDR_BITS || !(e = entry_for(a >> LEAF_SHIFT, create)))
         return NULL;
-    slot = &t[a >> LEAF_SHIFT].classes;
+    slot = &e->classes;
     leaf = atomic_load_explicit(slot, memory_order_acquire);
     if (!leaf && create) {
         leaf = leakgate_util__map_zeroed(LEAF_BYTES, true);

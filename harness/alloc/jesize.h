@@ -61,8 +61,8 @@ leakgate_jesize__lean(void)
 
 /* The tracker's slot for its leaf of a's 2^LEAKGATE_JESIZE__LEAF_SHIFT
  * bytes of addresses (track.c), beside the class leaf's in the map's
- * top-level array (mapped first when create); NULL when a is beyond the
- * map or the array is not (or could not be) mapped. */
+ * top-level entry (made first when create); NULL when a is beyond the map
+ * or the entry is not (or could not be) made. */
 _Atomic(void *) *leakgate_jesize__tracker_slot(uintptr_t a, bool create);
 
 /* The map's layout (jesize.c): a byte per 2^GRAIN_SHIFT bytes of address

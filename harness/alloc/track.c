@@ -31,13 +31,14 @@
  * The table: one bit per 8 bytes of address space (objects are at least
  * 8-byte aligned), set while the object at that address was allocated in
  * the window and is live.  Bits live in leaves of 256 KiB, each covering
- * 16 MiB of addresses, mapped on first use and found through a top-level
- * array of 2^23 pointers (64 MiB of address space reserved without
- * backing: only the pages touched cost memory).  A bit sits next to the
- * bits of the object's neighbours, so the table's accesses are as local as
- * the heap's own; setting and clearing are single atomic operations, no
- * lock.  Leaves touched in a window are listed, so that the end of a window
- * that grew can find its objects and the next window can clear them.
+ * 16 MiB of addresses, mapped on first use and found through the class
+ * map's top-level entries (jesize.c: a small hashed table, then an array
+ * of 2^23 reserved without backing: only the pages touched cost
+ * memory).  A bit sits next to the bits of the object's neighbours, so the
+ * table's accesses are as local as the heap's own; setting and clearing
+ * are single atomic operations, no lock.  Leaves touched in a window are
+ * listed, so that the end of a window that grew can find its objects and
+ * the next window can clear them.
  *
  * In a lean process the object's bit is the high bit of its class byte
  * (jesize.h, LEAKGATE_JESIZE__MARK), which the wrappers write anyway at
@@ -83,7 +84,7 @@ struct leaf {
 static _Atomic(struct leaf *) touched_list[MAX_TOUCHED] LEAKGATE_LARGE_TABLE;
 
 static struct {
-    /* The leaves are found through the class map's top-level array
+    /* The leaves are found through the class map's top-level entries
      * (leakgate_jesize__tracker_slot()), one entry per leaf of both. */
     atomic_size_t ntouched; /* of touched_list */
     atomic_uint gen;        /* windows begun: listing is per window */
@@ -631,8 +632,9 @@ int
 leakgate_track__install(void)
 {
     /* No table to map first: the leaves are mapped as the wrappers reach
-     * them, through the class map's top-level array (mapped on first use
-     * too); the list of the window's leaves is static. */
+     * them, through the class map's top-level entries (their large array
+     * mapped on first use too); the list of the window's leaves is
+     * static. */
     if (track.installed)
         return 0;
     if (!probe_wrappers())

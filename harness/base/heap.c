@@ -71,11 +71,28 @@ unlock(void)
     atomic_flag_clear_explicit(&h.lock, memory_order_release);
 }
 
+/* The reservation's layout: the tables' part below the heap, the two
+ * meeting at a point 1.5 MiB into a 2 MiB-aligned range.  The tables are
+ * carved downward from there and the heap upward, so that a process's
+ * first table pages (the class map's and the tracker's first leaves, 1.25
+ * MiB) and its heap's first objects share one range of addresses that one
+ * page-table page maps: each range more costs a process a page-table page
+ * and, where page tables are shadowed (a virtual machine), ~30-60 us at
+ * its first touch, as much as a dozen ordinary page faults. */
+#define RANGE ((size_t)2 << 20)
+#define MEET ((size_t)3 << 19) /* 1.5 MiB */
+
+static struct {
+    uintptr_t start; /* the tables' part: [start, end) */
+    uintptr_t end;
+    atomic_size_t used; /* carved, downward from end */
+} maps;
+
 /* Address space only (MAP_NORESERVE): a page costs memory once written.
  * The smaller one where the larger cannot be had (an address-space limit,
- * strict overcommit); with neither, the C library's heap.  None under the
- * sanitizers (heap.h): every function below then passes on to the C
- * library. */
+ * strict overcommit); with neither, the C library's heap and mmap.  None
+ * under the sanitizers (heap.h): every function below then passes on to
+ * the C library. */
 void
 leakgate_heap__reserve(void)
 {
@@ -84,11 +101,15 @@ leakgate_heap__reserve(void)
     if (!atomic_compare_exchange_strong(&h.tried, &expected, true))
         return;
 #ifndef LEAKGATE_NO_INTERCEPT
-    static const size_t sizes[] = {(size_t)1 << 30, (size_t)64 << 20};
+    /* {heap, tables} */
+    static const size_t sizes[][2] = {{(size_t)1 << 30, (size_t)512 << 20},
+                                      {(size_t)64 << 20, (size_t)64 << 20}};
 
     for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
-        void *p = mmap(NULL, sizes[i], PROT_READ | PROT_WRITE,
+        size_t all = sizes[i][1] + 2 * RANGE + sizes[i][0];
+        void *p = mmap(NULL, all, PROT_READ | PROT_WRITE,
                        MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+        uintptr_t meet;
 
         if (p == MAP_FAILED)
             continue;
@@ -96,15 +117,35 @@ leakgate_heap__reserve(void)
          * child's copy held by nobody: it is taken before the fork and
          * released on both sides. */
         if (pthread_atfork(lock, unlock, unlock) != 0) {
-            (void)munmap(p, sizes[i]);
+            (void)munmap(p, all);
             return;
         }
-        leakgate_heap__span.start = (uintptr_t)p;
+        meet = (((uintptr_t)p + sizes[i][1] + RANGE - 1) & ~(RANGE - 1)) + MEET;
+        maps.start = (uintptr_t)p;
+        maps.end = meet;
+        leakgate_heap__span.start = meet;
         atomic_thread_fence(memory_order_release);
-        leakgate_heap__span.size = sizes[i];
+        leakgate_heap__span.size = sizes[i][0];
         return;
     }
 #endif
+}
+
+void *
+leakgate_heap__map(size_t bytes)
+{
+    size_t used, n = (bytes + 4095) & ~(size_t)4095;
+
+    if (!atomic_load_explicit(&h.tried, memory_order_acquire))
+        leakgate_heap__reserve();
+    if (!leakgate_heap__span.size || n < bytes)
+        return NULL;
+    used = atomic_load_explicit(&maps.used, memory_order_relaxed);
+    do {
+        if (n > maps.end - maps.start - used)
+            return NULL;
+    } while (!atomic_compare_exchange_weak(&maps.used, &used, used + n));
+    return (void *)(maps.end - used - n); /* never written: zeros */
 }
 
 /* An object of class c from its list or carved anew (*fresh: never used,

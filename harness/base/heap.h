@@ -61,4 +61,10 @@ void *leakgate_heap__resize(void *p, size_t n);
 /* Free p (NULL: nothing). */
 void leakgate_heap__free(void *p);
 
+/* bytes (rounded up to pages) of zeroed memory for a table, carved from
+ * the reservation beside the heap (heap.c says why there), or NULL when
+ * there is none or no room left (then mmap).  munmap() may give a carved
+ * table back; its addresses are not carved again. */
+void *leakgate_heap__map(size_t bytes);
+
 #endif

@@ -800,11 +800,13 @@ leakgate_util__base_name(const char *path)
 void *
 leakgate_util__map_zeroed(size_t bytes, bool reserve_only)
 {
-    void *p =
-        mmap(NULL, bytes, PROT_READ | PROT_WRITE,
+    void *p = leakgate_heap__map(bytes);
+
+    if (p)
+        return p;
+    p = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
              MAP_PRIVATE | MAP_ANONYMOUS | (reserve_only ? MAP_NORESERVE : 0),
              -1, 0);
-
     return p == MAP_FAILED ? NULL : p;
 }
 

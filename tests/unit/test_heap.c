@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -180,6 +181,46 @@ test_heap__fork(void)
     leakgate_util__free(p);
 }
 
+/* Tables carved beside the heap: page-aligned, zeroed, writable, apart
+ * from each other and from the heap's objects, below them; a request
+ * larger than the room left is refused (NULL) and map_zeroed() then maps
+ * it with mmap.  Under the sanitizers there is no reservation: NULL. */
+static void
+test_heap__tables(void)
+{
+    bool own = own_heap();
+    unsigned char *a = leakgate_heap__map(10000);
+    unsigned char *b = leakgate_heap__map(1);
+    void *big;
+
+    if (!own) {
+        CU_ASSERT_PTR_NULL(a);
+        CU_ASSERT_PTR_NULL(b);
+        return;
+    }
+    CU_ASSERT_PTR_NOT_NULL_FATAL(a);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(b);
+    CU_ASSERT_EQUAL((uintptr_t)a % 4096, 0);
+    CU_ASSERT_EQUAL((uintptr_t)b % 4096, 0);
+    /* 10000 bytes are three pages, b is carved below them */
+    CU_ASSERT_TRUE(b + 4096 <= a);
+    CU_ASSERT_FALSE(leakgate_heap__owns(a));
+    CU_ASSERT_FALSE(leakgate_heap__owns(b));
+    CU_ASSERT_TRUE((uintptr_t)a + 3 * 4096 <= leakgate_heap__span.start);
+    for (size_t i = 0; i < 3 * 4096; i++)
+        CU_ASSERT_EQUAL_FATAL(a[i], 0);
+    memset(a, 0xa5, 3 * 4096);
+    CU_ASSERT_EQUAL(b[0], 0);
+    b[4095] = 1;
+    CU_ASSERT_EQUAL(a[0], 0xa5);
+    CU_ASSERT_PTR_NULL(leakgate_heap__map((size_t)4 << 30));
+    CU_ASSERT_PTR_NULL(leakgate_heap__map(SIZE_MAX - 100));
+    big = leakgate_util__map_zeroed((size_t)4 << 30, true);
+    CU_ASSERT_PTR_NOT_NULL(big);
+    if (big)
+        CU_ASSERT_EQUAL(munmap(big, (size_t)4 << 30), 0);
+}
+
 const char *const unit_suite = "heap";
 const struct unit_case unit_cases[] = {
     {"test_heap__sizes", test_heap__sizes},
@@ -188,5 +229,6 @@ const struct unit_case unit_cases[] = {
     {"test_heap__foreign_objects", test_heap__foreign_objects},
     {"test_heap__through_the_c_library", test_heap__through_the_c_library},
     {"test_heap__fork", test_heap__fork},
+    {"test_heap__tables", test_heap__tables},
     {NULL, NULL},
 };

@@ -7,6 +7,7 @@
 #include <jemalloc/jemalloc.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <sys/mman.h>
 
 #include "jesize.h"
 #include "unit.h"
@@ -100,9 +101,46 @@ test_jesize__map_round_trip(void)
     free(p);
 }
 
+/* More leaves than the top level's first table holds (jesize.c): the
+ * entries past it go to the large array, and every leaf keeps its own
+ * classes and tracker slot, whichever part holds its entry. */
+static void
+test_jesize__many_leaves(void)
+{
+    enum { LEAVES = 400 };
+    const size_t leaf = (size_t)1 << LEAKGATE_JESIZE__LEAF_SHIFT;
+    static const size_t classes[] = {16, 48, 160, 14336};
+    /* addresses only: the map never reads or writes them */
+    unsigned char *base =
+        mmap(NULL, LEAVES * leaf, PROT_NONE,
+             MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    _Atomic(void *) *slots[LEAVES];
+
+    CU_ASSERT_FATAL(base != MAP_FAILED);
+    leakgate_jesize__set_lean();
+    for (size_t i = 0; i < LEAVES; i++) {
+        unsigned char *a = base + i * leaf + (i % 7) * 64;
+
+        leakgate_jesize__note(a, classes[i % 4]);
+        slots[i] = leakgate_jesize__tracker_slot((uintptr_t)a, true);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(slots[i]);
+    }
+    for (size_t i = 0; i < LEAVES; i++) {
+        unsigned char *a = base + i * leaf + (i % 7) * 64;
+
+        CU_ASSERT_EQUAL(leakgate_jesize__usable(a), classes[i % 4]);
+        CU_ASSERT_PTR_EQUAL(
+            leakgate_jesize__tracker_slot((uintptr_t)a + 16, false), slots[i]);
+        if (i > 0)
+            CU_ASSERT_PTR_NOT_EQUAL(slots[i], slots[i - 1]);
+    }
+    CU_ASSERT_EQUAL(munmap(base, LEAVES * leaf), 0);
+}
+
 const char *const unit_suite = "jesize";
 const struct unit_case unit_cases[] = {
     {"s2u_is_jemallocs", test_jesize__s2u_is_jemallocs},
     {"sa2u_is_jemallocs", test_jesize__sa2u_is_jemallocs},
     {"map_round_trip", test_jesize__map_round_trip},
+    {"many_leaves", test_jesize__many_leaves},
     {NULL, NULL}};
