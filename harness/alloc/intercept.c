@@ -216,18 +216,27 @@ look_up(const struct lookup *t, size_t n)
 
 #define LOOK_UP(table) look_up((table), sizeof(table) / sizeof(table)[0])
 
-static void
-resolve(void)
+/* Run fn once per process: the first caller runs it, any other waits the
+ * moment it takes. */
+static inline void
+once(atomic_int *flag, void (*fn)(void))
 {
     int expected = 0;
 
-    if (atomic_load_explicit(&state, memory_order_acquire) == 2)
+    if (atomic_load_explicit(flag, memory_order_acquire) == 2)
         return;
-    if (!atomic_compare_exchange_strong(&state, &expected, 1)) {
-        while (atomic_load(&state) != 2)
-            ; /* another thread is looking them up: a moment */
+    if (!atomic_compare_exchange_strong(flag, &expected, 1)) {
+        while (atomic_load(flag) != 2)
+            ;
         return;
     }
+    fn();
+    atomic_store_explicit(flag, 2, memory_order_release);
+}
+
+static void
+look_up_c(void)
+{
     resolving = true;
     /* Before any class byte is noted (a lean process's wrappers): no
      * object of leakgate's heap has one. */
@@ -241,11 +250,34 @@ resolve(void)
         LOOK_UP(jemalloc_lookups);
     }
     LOOK_UP(c_lookups);
-    LOOK_UP(cxx_lookups);
     if (!leakgate_jesize__lean())
         leakgate_track__mallctl = next.mallctl;
     resolving = false;
-    atomic_store_explicit(&state, 2, memory_order_release);
+}
+
+static void
+resolve(void)
+{
+    once(&state, look_up_c);
+}
+
+/* The C++ operators' next definitions: looked up at the first call of
+ * one, so that a C program never makes the lookups, which fail there (a
+ * failing lookup costs a search of every object, and the dynamic
+ * linker's error message, allocated). */
+static atomic_int cxx_state;
+
+static void
+look_up_cxx(void)
+{
+    LOOK_UP(cxx_lookups);
+}
+
+static void
+resolve_cxx(void)
+{
+    resolve();
+    once(&cxx_state, look_up_cxx);
 }
 
 /* The next definition of a function, looked up on first use. */
@@ -771,7 +803,7 @@ lean_new(size_t n, size_t align, uintptr_t caller)
     {                                                                          \
         void *p;                                                               \
                                                                                \
-        resolve();                                                             \
+        resolve_cxx();                                                         \
         if (leakgate_jesize__lean() &&                                         \
             (p = lean_new(n, align, CALLER)) != NULL)                          \
             return p;                                                          \
@@ -784,7 +816,7 @@ lean_new(size_t n, size_t align, uintptr_t caller)
     WRAP void name params;                                                     \
     WRAP void name params                                                      \
     {                                                                          \
-        resolve();                                                             \
+        resolve_cxx();                                                         \
         if (leakgate_jesize__lean()) {                                         \
             free(p);                                                           \
             return;                                                            \
