@@ -69,8 +69,8 @@ struct names {
 static void
 names_free(struct names *x)
 {
-    free(x->name);
-    free(x->ordinal);
+    leakgate_util__free(x->name);
+    leakgate_util__free(x->ordinal);
     memset(x, 0, sizeof *x);
 }
 
@@ -78,7 +78,7 @@ names_free(struct names *x)
 static int
 names_rank(struct names *x)
 {
-    x->ordinal = malloc((x->n ? x->n : 1) * sizeof *x->ordinal);
+    x->ordinal = leakgate_util__malloc((x->n ? x->n : 1) * sizeof *x->ordinal);
     if (!x->ordinal ||
         leakgate_util__name_ordinals(x->name, x->n, x->ordinal) < 0) {
         names_free(x);
@@ -96,7 +96,7 @@ suite_ordinals(CU_pTestRegistry reg, struct names *x)
     memset(x, 0, sizeof *x);
     for (CU_pSuite s = reg->pSuite; s; s = s->pNext)
         n++;
-    x->name = malloc((n ? n : 1) * sizeof *x->name);
+    x->name = leakgate_util__malloc((n ? n : 1) * sizeof *x->name);
     if (!x->name)
         return LEAKGATE_ENOMEM;
     for (CU_pSuite s = reg->pSuite; s; s = s->pNext)
@@ -113,7 +113,7 @@ test_ordinals(CU_pSuite s, struct names *x)
     memset(x, 0, sizeof *x);
     for (CU_pTest t = s->pTest; t; t = t->pNext)
         n++;
-    x->name = malloc((n ? n : 1) * sizeof *x->name);
+    x->name = leakgate_util__malloc((n ? n : 1) * sizeof *x->name);
     if (!x->name)
         return LEAKGATE_ENOMEM;
     for (CU_pTest t = s->pTest; t; t = t->pNext)
@@ -134,7 +134,7 @@ window_name(const char *name,
     *out = name;
     if (ordinal <= 1)
         return 0;
-    *owned = malloc(size);
+    *owned = leakgate_util__malloc(size);
     if (!*owned)
         return LEAKGATE_ENOMEM;
     snprintf(*owned, size, "%s#%u", name, ordinal);
@@ -237,10 +237,11 @@ wrap_registry(void)
         return 0;
     run->nsuites = reg->uiNumberOfSuites;
     run->ntests = count_tests(reg);
-    run->suites = calloc(run->nsuites + 1, sizeof *run->suites);
-    run->tests = calloc(run->ntests + 1, sizeof *run->tests);
+    run->suites = leakgate_util__calloc(run->nsuites + 1, sizeof *run->suites);
+    run->tests = leakgate_util__calloc(run->ntests + 1, sizeof *run->tests);
     run->pending_cap = run->nsuites + run->ntests + 1;
-    run->pending = calloc(run->pending_cap, sizeof *run->pending);
+    run->pending =
+        leakgate_util__calloc(run->pending_cap, sizeof *run->pending);
     if (!run->suites || !run->tests || !run->pending ||
         suite_ordinals(reg, &suites) < 0)
         return LEAKGATE_ENOMEM;
@@ -261,7 +262,7 @@ unwrap_registry(void)
     /* A registry wrapped in part (no memory for a name) is restored as
      * far as it was wrapped. */
     for (size_t i = 0; run->tests && i < run->ntests; i++) {
-        free(run->tests[i].owned);
+        leakgate_util__free(run->tests[i].owned);
         if (!run->tests[i].test)
             continue;
         run->tests[i].test->pTestFunc = run->tests[i].fn;
@@ -270,7 +271,7 @@ unwrap_registry(void)
     for (size_t i = 0; run->suites && i < run->nsuites; i++) {
         struct wsuite *ws = &run->suites[i];
 
-        free(ws->owned);
+        leakgate_util__free(ws->owned);
         if (!ws->suite)
             continue;
         ws->suite->pInitializeFunc = ws->init;
@@ -279,9 +280,9 @@ unwrap_registry(void)
         ws->suite->pTearDownFunc = ws->teardown;
         ws->suite->fActive = ws->active;
     }
-    free(run->suites);
-    free(run->tests);
-    free(run->pending);
+    leakgate_util__free(run->suites);
+    leakgate_util__free(run->tests);
+    leakgate_util__free(run->pending);
     run->suites = NULL;
     run->tests = NULL;
     run->pending = NULL;
@@ -397,7 +398,7 @@ first_same(const char *const *names,
 
     if (n < 2)
         return false;
-    ord = n <= 64 ? small : malloc(n * sizeof *ord);
+    ord = n <= 64 ? small : leakgate_util__malloc(n * sizeof *ord);
     *nomem = !ord || leakgate_util__name_ordinals(names, n, ord) < 0;
     for (size_t i = 0; !*nomem && !found && i < n; i++) {
         if (ord[i] < 2)
@@ -412,7 +413,7 @@ first_same(const char *const *names,
         }
     }
     if (ord != small)
-        free(ord);
+        leakgate_util__free(ord);
     return found;
 }
 
@@ -433,8 +434,10 @@ refuse_same_names(void)
     for (size_t i = 0; i < run->ntests && n <= 64; i++)
         n += run->tests[i].selected && run->tests[i].active;
     if (n > 64) {
-        names = malloc((run->ntests + run->nsuites + 1) * sizeof *names);
-        index = malloc((run->ntests + run->nsuites + 1) * sizeof *index);
+        names = leakgate_util__malloc((run->ntests + run->nsuites + 1) *
+                                      sizeof *names);
+        index = leakgate_util__malloc((run->ntests + run->nsuites + 1) *
+                                      sizeof *index);
     }
     nomem = !names || !index;
 
@@ -487,8 +490,8 @@ refuse_same_names(void)
         rc = LEAKGATE_EUSAGE;
     }
     if (names != names_small) {
-        free(names);
-        free(index);
+        leakgate_util__free(names);
+        leakgate_util__free(index);
     }
     return nomem ? LEAKGATE_ENOMEM : rc;
 }

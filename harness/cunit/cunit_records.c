@@ -6,6 +6,7 @@
  * handed to the hooks.
  */
 #include "cunit_records.h"
+#include "util.h"
 
 #include <CUnit/CUnit.h>
 #include <stdlib.h>
@@ -50,12 +51,12 @@ leakgate_cunit__put_printed(FILE *f, const char *name)
     size_t n = leakgate_name_escape(small, sizeof small, name);
 
     if (n >= sizeof small) {
-        big = malloc(n + 1);
+        big = leakgate_util__malloc(n + 1);
         if (big)
             leakgate_name_escape(big, n + 1, name);
     }
     fputs(big ? big : small, f);
-    free(big);
+    leakgate_util__free(big);
 }
 
 struct wsuite *
