@@ -106,6 +106,7 @@ struct leakgate_gate {
     long long peak_dumped;         /* the level of the last such dump in
                                       this piece, 0: none */
     bool has_peak_opt;             /* --peak-limit */
+    bool filter_literal; /* --filter has no glob character, no backslash */
     uint64_t peak_opt;
     struct leakgate_range *strip; /* jemalloc's segments */
     size_t nstrip;
