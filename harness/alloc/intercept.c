@@ -234,6 +234,16 @@ once(atomic_int *flag, void (*fn)(void))
     atomic_store_explicit(flag, 2, memory_order_release);
 }
 
+/* The next malloc is the C library's (glibc's, which also exports it as
+ * __libc_malloc). */
+static bool
+c_library_malloc(void)
+{
+    void *m = dlsym(RTLD_NEXT, "malloc");
+
+    return m && m == dlsym(RTLD_NEXT, "__libc_malloc");
+}
+
 static void
 look_up_c(void)
 {
@@ -242,8 +252,10 @@ look_up_c(void)
      * object of leakgate's heap has one. */
     leakgate_heap__reserve();
     /* Known before any next definition is: a thread that sees one sees
-     * which allocator it is. */
-    if (!dlsym(RTLD_NEXT, "sallocx")) {
+     * which allocator it is.  The C library's malloc is asked first: it
+     * has no sallocx, and a lookup that fails costs the dynamic linker's
+     * error path (an error message, allocated) in every process. */
+    if (c_library_malloc() || !dlsym(RTLD_NEXT, "sallocx")) {
         leakgate_jesize__set_lean();
         atomic_thread_fence(memory_order_seq_cst);
     } else {

@@ -22,6 +22,7 @@
 
 #include "error.h"
 #include "intercept.h"
+#include "jesize.h"
 
 /*
  * Exact mode: every allocation sampled (lg_prof_sample:0), raw counts
@@ -49,6 +50,11 @@ find_mallctl(void)
     if (looked_up)
         return;
     looked_up = true;
+    /* A lean process (leakgate's allocation wrappers found the C
+     * library's malloc) has no jemalloc: no lookup, which would fail
+     * (the dynamic linker's error path, in every process). */
+    if (leakgate_jesize__lean())
+        return;
     f = dlsym(RTLD_DEFAULT, "mallctl");
     g = dlsym(RTLD_DEFAULT, "mallctlnametomib");
     if (!f || !g)
