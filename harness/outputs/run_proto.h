@@ -209,6 +209,9 @@ void leakgate_run__pieces_dispose(struct leakgate_run_pieces *p);
 /* Inspect the ELF file at path; a file that is not ELF (a script) gives
  * is_elf false.  Cannot fail. */
 void leakgate_run__inspect_elf(struct leakgate_run_elf *out, const char *path);
+/* The file at path is a native ELF shared object (ET_DYN: ld.so can
+ * preload it), from its first 64 bytes.  Cannot fail. */
+bool leakgate_run__elf_shared(const char *path);
 
 /* Take one record line (no newline, modified in place) into run.  Returns
  * 0 or LEAKGATE_ENOMEM; unknown or short records are ignored. */

@@ -52,8 +52,9 @@ find_mallctl(void)
     looked_up = true;
     /* A lean process (leakgate's allocation wrappers found the C
      * library's malloc) has no jemalloc: no lookup, which would fail
-     * (the dynamic linker's error path, in every process). */
-    if (leakgate_jesize__lean())
+     * (the dynamic linker's error path, in every process).  Asking for
+     * the wrappers' next malloc makes them look it up first. */
+    if (leakgate_intercept__next_malloc() && leakgate_jesize__lean())
         return;
     f = dlsym(RTLD_DEFAULT, "mallctl");
     g = dlsym(RTLD_DEFAULT, "mallctlnametomib");
@@ -93,8 +94,8 @@ read_bool(const char *name, bool *out)
 }
 
 /* The address of mallctl as an object pointer (ISO C has no direct cast). */
-static const void *
-mallctl_addr(void)
+const void *
+leakgate_profile__mallctl(void)
 {
     const void *p;
 
@@ -286,15 +287,15 @@ leakgate_profile__check(struct leakgate_profile_info *out)
     if (leakgate_wrapper(jemalloc_malloc, &ours) && ours)
         jemalloc_malloc = (void *)(uintptr_t)leakgate_intercept__next_malloc();
     foreign = leakgate_wrapper(jemalloc_malloc, &ours) && !ours;
-    if ((!foreign &&
-         strcmp(module_of(jemalloc_malloc), module_of(mallctl_addr())) != 0) ||
+    if ((!foreign && strcmp(module_of(jemalloc_malloc),
+                            module_of(leakgate_profile__mallctl())) != 0) ||
         !malloc_reaches_jemalloc())
         return leakgate_error__set(
             LEAKGATE_ENOPROF,
             "malloc in this process comes from %s, not from jemalloc (%s): "
             "link the test with leakgate (which links libjemalloc) and do "
             "not preload another allocator or build with a sanitizer",
-            module_of(jemalloc_malloc), module_of(mallctl_addr()));
+            module_of(jemalloc_malloc), module_of(leakgate_profile__mallctl()));
     if (read_bool("opt.prof", &prof) != 0 || !prof)
         return leakgate_error__set(
             LEAKGATE_ENOPROF,
@@ -615,5 +616,5 @@ int
 leakgate_profile__allocator_ranges(struct leakgate_range **out, size_t *n)
 {
     return leakgate_profile__module_ranges(out, n, "libjemalloc.",
-                                           mallctl_addr());
+                                           leakgate_profile__mallctl());
 }

@@ -26,6 +26,8 @@
 /* Is jemalloc in this process (its mallctl resolves)?  A lean process
  * (docs/architecture.md "Lean processes") has none.  Cannot fail. */
 bool leakgate_profile__jemalloc(void);
+/* Its mallctl (NULL: none), for the library it is defined in. */
+const void *leakgate_profile__mallctl(void);
 
 /* What jemalloc says about profiling in this process. */
 struct leakgate_profile_info {

@@ -102,13 +102,20 @@ scan_symbols(struct leakgate_run_elf *out,
     }
 }
 
+/* eh is a native 64-bit ELF header. */
+static bool
+native_elf(const Elf64_Ehdr *eh)
+{
+    return memcmp(eh->e_ident, ELFMAG, SELFMAG) == 0 &&
+           eh->e_ident[EI_CLASS] == ELFCLASS64;
+}
+
 static void
 inspect(struct leakgate_run_elf *out, const struct image *im)
 {
     const Elf64_Ehdr *eh = (const Elf64_Ehdr *)(const void *)im->base;
 
-    if (im->size < sizeof *eh || memcmp(eh->e_ident, ELFMAG, SELFMAG) != 0 ||
-        eh->e_ident[EI_CLASS] != ELFCLASS64)
+    if (im->size < sizeof *eh || !native_elf(eh))
         return;
     out->is_elf = true;
     out->is_shared = eh->e_type == ET_DYN;
@@ -143,4 +150,19 @@ leakgate_run__inspect_elf(struct leakgate_run_elf *out, const char *path)
         }
     }
     close(fd);
+}
+
+bool
+leakgate_run__elf_shared(const char *path)
+{
+    Elf64_Ehdr eh;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    bool shared;
+
+    if (fd < 0)
+        return false;
+    shared = pread(fd, &eh, sizeof eh, 0) == (ssize_t)sizeof eh &&
+             native_elf(&eh) && eh.e_type == ET_DYN;
+    close(fd);
+    return shared;
 }

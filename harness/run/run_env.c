@@ -161,9 +161,8 @@ int
 leakgate_run__find_jemalloc(char **out)
 {
     const char *env = getenv("LEAKGATE_JEMALLOC");
-    void *sym = dlsym(RTLD_DEFAULT, "mallctl");
+    const void *sym = leakgate_profile__mallctl();
     Dl_info info;
-    struct leakgate_run_elf elf;
     const char *path = env && *env ? env : NULL;
 
     *out = NULL;
@@ -180,8 +179,7 @@ leakgate_run__find_jemalloc(char **out)
                                    path, strerror(errno));
     /* ld.so preloads only a shared object: the replays would fail on
      * anything else. */
-    leakgate_run__inspect_elf(&elf, path);
-    if (!elf.is_shared)
+    if (!leakgate_run__elf_shared(path))
         return leakgate_error__set(LEAKGATE_ENOTFOUND,
                                    "cannot preload jemalloc: %s cannot be "
                                    "preloaded: it is not a shared library "
