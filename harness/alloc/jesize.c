@@ -77,21 +77,18 @@ struct top_entry {
     _Atomic(void *) tracker;
 };
 
-/* The entries: first a small table in static memory, found by hashing a
- * leaf's index (a process uses a few dozen leaves: one a 16 MiB of heap,
- * one a region of mmap); then, for an index whose probe finds no free
- * entry, the large array of 2^23, indexed directly (128 MiB reserved, only
- * touched pages cost memory).  The large array alone costs every process a
- * page of it, and a page-table page, far from everything else it touches.
- * An entry is never given back, so an index is in the first table or in
- * the large array, never both: it goes to the array only when its probe is
- * full, and a full probe stays full. */
+/* The entries: first a small table in static memory, found by a leaf's
+ * index through util.c's address slots (a process uses a few dozen
+ * leaves: one a 16 MiB of heap, one a region of mmap; the slots' values
+ * are unused, the entry at a slot's position is the leaf's); then, for an
+ * index whose probe finds no free slot, the large array of 2^23, indexed
+ * directly (128 MiB reserved, only touched pages cost memory).  The large
+ * array alone costs every process a page of it, and a page-table page,
+ * far from everything else it touches.  A slot is never emptied, so an
+ * index is in the first table or in the large array, never both. */
 #define FIRST_ENTRIES 128 /* a power of two */
-#define FIRST_PROBE 16
-static struct {
-    _Atomic uintptr_t index1; /* the leaf's index + 1; 0: free */
-    struct top_entry e;
-} first[FIRST_ENTRIES];
+static struct leakgate_util__addr_slot first_keys[FIRST_ENTRIES];
+static struct top_entry first[FIRST_ENTRIES];
 static _Atomic(struct top_entry *) top;
 
 /* The large array, mapped when create (NULL when it is not, or cannot
@@ -119,22 +116,15 @@ top_array(bool create)
 static struct top_entry *
 entry_for(uintptr_t i, bool create)
 {
-    size_t at = (size_t)((i * UINT64_C(0x9E3779B97F4A7C15)) >> 57);
     struct top_entry *t;
+    size_t at;
 
-    for (size_t k = 0; k < FIRST_PROBE; k++) {
-        size_t j = (at + k) & (FIRST_ENTRIES - 1);
-        uintptr_t seen =
-            atomic_load_explicit(&first[j].index1, memory_order_acquire);
-
-        if (seen == 0) {
-            if (!create)
-                return NULL; /* would have been put here */
-            if (atomic_compare_exchange_strong(&first[j].index1, &seen, i + 1))
-                return &first[j].e;
-        }
-        if (seen == i + 1)
-            return &first[j].e;
+    switch (leakgate_util__addr_slot(first_keys, FIRST_ENTRIES, i + 1, create,
+                                     &at)) {
+    case LEAKGATE_UTIL__ADDR_THERE:
+    case LEAKGATE_UTIL__ADDR_TAKEN: return &first[at];
+    case LEAKGATE_UTIL__ADDR_ABSENT: return NULL;
+    default: break; /* full: the large array */
     }
     t = top_array(create);
     return t ? &t[i] : NULL;

@@ -131,14 +131,21 @@ leakgate_heap__reserve(void)
 #endif
 }
 
+/* The reservation is made (reserved now if it was not tried yet). */
+static bool
+reserved(void)
+{
+    if (!atomic_load_explicit(&h.tried, memory_order_acquire))
+        leakgate_heap__reserve();
+    return leakgate_heap__span.size != 0;
+}
+
 void *
 leakgate_heap__map(size_t bytes)
 {
     size_t used, n = (bytes + 4095) & ~(size_t)4095;
 
-    if (!atomic_load_explicit(&h.tried, memory_order_acquire))
-        leakgate_heap__reserve();
-    if (!leakgate_heap__span.size || n < bytes)
+    if (n < bytes || !reserved())
         return NULL;
     used = atomic_load_explicit(&maps.used, memory_order_relaxed);
     do {
@@ -180,9 +187,7 @@ alloc(size_t n, bool *fresh)
 
     if (n == 0)
         n = 1;
-    if (!atomic_load_explicit(&h.tried, memory_order_acquire))
-        leakgate_heap__reserve();
-    if (n <= LARGEST && leakgate_heap__span.size) {
+    if (n <= LARGEST && reserved()) {
         lock();
         p = take(class_of(n), fresh);
         unlock();

@@ -269,48 +269,65 @@ addr_home(uintptr_t key, size_t slots)
            (slots - 1);
 }
 
-enum addr_probe { ADDR_FOUND, ADDR_ABSENT, ADDR_FULL };
-
-static enum addr_probe
-addr_find(const struct leakgate_util__addr_slot *t,
-          size_t slots,
-          uintptr_t key,
-          uint64_t *value)
+enum leakgate_util__addr_where
+leakgate_util__addr_slot(struct leakgate_util__addr_slot *t,
+                         size_t slots,
+                         uintptr_t key,
+                         bool claim,
+                         size_t *at)
 {
     size_t h = addr_home(key, slots);
 
     for (unsigned i = 0; i < LEAKGATE_UTIL__ADDR_PROBES; i++) {
-        const struct leakgate_util__addr_slot *s = &t[(h + i) & (slots - 1)];
+        struct leakgate_util__addr_slot *s = &t[(h + i) & (slots - 1)];
         uintptr_t k = atomic_load_explicit(&s->key, memory_order_acquire);
 
-        if (k == key) {
-            *value = atomic_load_explicit(&s->value, memory_order_acquire);
-            return ADDR_FOUND;
+        *at = (h + i) & (slots - 1);
+        if (k == key)
+            return LEAKGATE_UTIL__ADDR_THERE;
+        if (k == 0) {
+            if (!claim)
+                return LEAKGATE_UTIL__ADDR_ABSENT;
+            if (atomic_compare_exchange_strong(&s->key, &k, key))
+                return LEAKGATE_UTIL__ADDR_TAKEN;
+            if (k == key) /* another thread took it for key */
+                return LEAKGATE_UTIL__ADDR_THERE;
         }
-        if (k == 0)
-            return ADDR_ABSENT;
     }
-    return ADDR_FULL;
+    return LEAKGATE_UTIL__ADDR_FULL;
 }
 
+/* key's value in part t (found: ADDR_THERE). */
+static enum leakgate_util__addr_where
+addr_find(struct leakgate_util__addr_slot *t,
+          size_t slots,
+          uintptr_t key,
+          uint64_t *value)
+{
+    size_t at;
+    enum leakgate_util__addr_where w =
+        leakgate_util__addr_slot(t, slots, key, false, &at);
+
+    if (w == LEAKGATE_UTIL__ADDR_THERE)
+        *value = atomic_load_explicit(&t[at].value, memory_order_acquire);
+    return w;
+}
+
+/* Keep value for key in part t: 1 a new key, 0 replaced, -1 no room. */
 static int
 addr_keep(struct leakgate_util__addr_slot *t,
           size_t slots,
           uintptr_t key,
           uint64_t value)
 {
-    size_t h = addr_home(key, slots);
+    size_t at;
+    enum leakgate_util__addr_where w =
+        leakgate_util__addr_slot(t, slots, key, true, &at);
 
-    for (unsigned i = 0; i < LEAKGATE_UTIL__ADDR_PROBES; i++) {
-        struct leakgate_util__addr_slot *s = &t[(h + i) & (slots - 1)];
-        uintptr_t k = 0;
-
-        if (atomic_compare_exchange_strong(&s->key, &k, key) || k == key) {
-            atomic_store_explicit(&s->value, value, memory_order_release);
-            return k == 0;
-        }
-    }
-    return -1;
+    if (w == LEAKGATE_UTIL__ADDR_FULL)
+        return -1;
+    atomic_store_explicit(&t[at].value, value, memory_order_release);
+    return w == LEAKGATE_UTIL__ADDR_TAKEN;
 }
 
 bool
@@ -319,10 +336,11 @@ leakgate_util__addr_get(const struct leakgate_util__addr_table *t,
                         uint64_t *value)
 {
     switch (addr_find(t->first, t->first_slots, key, value)) {
-    case ADDR_FOUND: return true;
-    case ADDR_ABSENT: return false;
+    case LEAKGATE_UTIL__ADDR_THERE: return true;
+    case LEAKGATE_UTIL__ADDR_ABSENT: return false;
     default:
-        return addr_find(t->second, t->second_slots, key, value) == ADDR_FOUND;
+        return addr_find(t->second, t->second_slots, key, value) ==
+               LEAKGATE_UTIL__ADDR_THERE;
     }
 }
 
@@ -354,9 +372,24 @@ leakgate_util__glob_match(const char *pattern, const char *s)
     /* Without a special character a pattern matches only itself (and
      * fnmatch() costs ~500 instructions a call: every registered test
      * of a one-test process is matched against --filter). */
-    if (!strpbrk(pattern, "*?[\\"))
+    if (leakgate_util__glob_literal(pattern))
         return strcmp(pattern, s) == 0;
     return fnmatch(pattern, s, 0) == 0;
+}
+
+bool
+leakgate_util__glob_literal(const char *pattern)
+{
+    return !strpbrk(pattern, "*?[\\");
+}
+
+bool
+leakgate_util__name_is(const char *name, const char *suite, const char *test)
+{
+    size_t n = strlen(suite);
+
+    return strncmp(name, suite, n) == 0 && name[n] == '/' &&
+           strcmp(name + n + 1, test) == 0;
 }
 
 bool

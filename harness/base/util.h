@@ -118,6 +118,23 @@ struct leakgate_util__addr_table {
     struct leakgate_util__addr_slot *second;
     size_t second_slots;
 };
+/* Where key is in one part (t, of slots slots): ADDR_THERE found (*at its
+ * slot); else, when claim, ADDR_TAKEN: an empty slot taken for it (*at;
+ * its value is the caller's to set); else ADDR_ABSENT: it is in no slot
+ * and could be put here; ADDR_FULL: its probe sequence holds other keys
+ * (it can only be in a later part).  key != 0. */
+enum leakgate_util__addr_where {
+    LEAKGATE_UTIL__ADDR_THERE,
+    LEAKGATE_UTIL__ADDR_TAKEN,
+    LEAKGATE_UTIL__ADDR_ABSENT,
+    LEAKGATE_UTIL__ADDR_FULL
+};
+enum leakgate_util__addr_where
+leakgate_util__addr_slot(struct leakgate_util__addr_slot *t,
+                         size_t slots,
+                         uintptr_t key,
+                         bool claim,
+                         size_t *at);
 /* key's value into *value (0: being filled in); false when key is not
  * there. */
 bool leakgate_util__addr_get(const struct leakgate_util__addr_table *t,
@@ -139,6 +156,13 @@ bool leakgate_util__in_ranges(const struct leakgate_range *ranges,
  * matches '/'): '*', '?', '[...]' classes with '!' negation, '\' escapes.
  */
 bool leakgate_util__glob_match(const char *pattern, const char *s);
+/* pattern has no glob character ('*', '?', '[') and no backslash: it
+ * matches only the text it spells.  Cannot fail. */
+bool leakgate_util__glob_literal(const char *pattern);
+/* name spells "suite/test" (compared in place, nothing joined).  Cannot
+ * fail. */
+bool
+leakgate_util__name_is(const char *name, const char *suite, const char *test);
 /* True when pattern is a well-formed glob (non-empty, brackets closed, no
  * trailing backslash).  Cannot fail. */
 bool leakgate_util__glob_valid(const char *pattern);

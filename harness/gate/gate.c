@@ -218,7 +218,8 @@ leakgate_gate_new(leakgate_gate **out, const struct leakgate_gate_options *opts)
                                    opts->peak_limit);
     }
     gate->has_peak_opt = opts->peak_limit != NULL;
-    gate->filter_literal = opts->filter && !strpbrk(opts->filter, "*?[\\");
+    gate->filter_literal =
+        opts->filter && leakgate_util__glob_literal(opts->filter);
     gate->starters = leakgate_util__map_zeroed(
         GATE_STARTERS * sizeof *gate->starters, false);
     gate->color =
@@ -325,13 +326,8 @@ leakgate_gate_selected(const leakgate_gate *gate,
      * --list prints a name that is not plain) always has a backslash.
      * No join, no check of the names (every registered test of a
      * one-test process comes here). */
-    if (gate->filter_literal) {
-        const char *f = gate->opts.filter;
-        size_t n = strlen(suite);
-
-        return strncmp(f, suite, n) == 0 && f[n] == '/' &&
-               strcmp(f + n + 1, test) == 0;
-    }
+    if (gate->filter_literal)
+        return leakgate_util__name_is(gate->opts.filter, suite, test);
     plain = leakgate_util__name_plain(suite) && leakgate_util__name_plain(test);
     /* Called for every registered test of every process (ctest runs one
      * per test): no allocation, no printf for the usual short name. */

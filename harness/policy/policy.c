@@ -54,10 +54,7 @@ rank_test(const char *pattern, const char *suite, const char *test)
         memcpy(name + ls + 1, test, lt + 1);
         return rank(pattern, name);
     }
-    if (strncmp(pattern, suite, ls) == 0 && pattern[ls] == '/' &&
-        strcmp(pattern + ls + 1, test) == 0)
-        return SIZE_MAX;
-    return 0;
+    return leakgate_util__name_is(pattern, suite, test) ? SIZE_MAX : 0;
 }
 
 /* The most specific matching entry; ties go to the first written. */
