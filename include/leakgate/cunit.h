@@ -20,9 +20,10 @@ extern "C" {
 
 /**
  * Parse leakgate's options (SPEC §5), run every registered CUnit test under
- * the gate with CUnit's basic interface, write JUnit/JSON/artifacts, clean
- * up the registry and return the exit status.  A `main(void)` passes 0 and
- * NULL: the options are then read from the process's own command line
+ * the gate with CUnit's basic interface (in CU_BRM_VERBOSE mode, whatever
+ * mode the program set), write JUnit/JSON/artifacts, clean up the registry
+ * and return the exit status.  A `main(void)` passes 0 and NULL: the
+ * options are then read from the process's own command line
  * (/proc/self/cmdline) and the environment.
  *
  * @param[in] argc the program's argc, or 0
