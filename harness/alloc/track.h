@@ -118,6 +118,33 @@ enum leakgate_track_stacks {
 int leakgate_track__stacks(enum leakgate_track_stacks mode);
 
 /*
+ * Ordinals (a replay's two runs of one test from one state: gate_fork.c).
+ * Every allocation of a window that wants stacks is counted, from 0, in
+ * the order the wrappers see them: its ordinal.  A logging window records
+ * no stack, only the address of each allocation in that order
+ * (leakgate_track__stacks_log()); after it, leakgate_track__left_ordinals()
+ * names the ordinals of the objects it left.  A selecting window
+ * (leakgate_track__stacks_select()) records the stacks of the allocations
+ * with the given ordinals only: run from the same state, the same test
+ * allocates in the same order, so it records a stack for exactly the
+ * objects it leaves, at the cost of a counter per allocation
+ * (leakgate_track__left_groups() says ENOTFOUND when it did not).
+ * Both take every allocation off the lane, as LEAKGATE_TRACK_STACKS_ALL.
+ * Call before leakgate_track__begin().  Return 0, or LEAKGATE_ENOMEM.
+ */
+int leakgate_track__stacks_log(void);
+/* ords: n ordinals, ascending; copied. */
+int leakgate_track__stacks_select(const uint64_t *ords, size_t n);
+/*
+ * After a logging window's leakgate_track__end(): the ordinals of the
+ * objects it left, ascending (*out: leakgate_util__free()), *n_out of
+ * them.  Returns 0; LEAKGATE_ENOTFOUND when the log overflowed or an
+ * object left has no ordinal; LEAKGATE_ENOMEM; LEAKGATE_ESTATE (the last
+ * window did not log).
+ */
+int leakgate_track__left_ordinals(uint64_t **out, size_t *n_out);
+
+/*
  * The runtime functions of LEAKGATE_TRACK_STACKS_RUNTIME: the C library's
  * and the dynamic linker's exported functions whose names match one of
  * the n globs (the ignore lists' frames), resolved to address ranges now

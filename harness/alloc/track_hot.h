@@ -125,6 +125,10 @@ extern __thread unsigned long long leakgate_track__meter_mine
 /* Which allocations get a stack (track.h's enum leakgate_track_stacks). */
 #define LEAKGATE_TRACK__STACKS_RUNTIME 1
 #define LEAKGATE_TRACK__STACKS_ALL 2
+/* Every allocation is handed to leakgate_track__stack_note(), which logs
+ * it or records the stacks of chosen ordinals (track.h, "Ordinals"). */
+#define LEAKGATE_TRACK__STACKS_LOG 3
+#define LEAKGATE_TRACK__STACKS_SELECT 4
 extern atomic_int leakgate_track__stacks_mode;
 
 /*
@@ -174,7 +178,7 @@ leakgate_track__stack_wanted(uintptr_t caller)
     if (site >= 0)
         return site;
     return atomic_load_explicit(&leakgate_track__stacks_mode,
-                                memory_order_relaxed) ==
+                                memory_order_relaxed) >=
            LEAKGATE_TRACK__STACKS_ALL;
 }
 

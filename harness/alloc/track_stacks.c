@@ -477,14 +477,70 @@ leakgate_track__runtime_functions(const char *const *globs, size_t n)
     return 0;
 }
 
+/* Ordinals (track.h): the log of a logging window, the wanted ordinals
+ * of a selecting one.  LOG_MAX addresses at most (1 GiB reserved, pages
+ * touched as the log grows). */
+#define LOG_MAX ((size_t)1 << 27)
+static struct {
+    uintptr_t *log;     /* mapped on first use */
+    size_t nlog;        /* allocations seen: the next ordinal */
+    bool overflow;      /* more allocations than LOG_MAX */
+    uint64_t *want;     /* a selecting window's ordinals, ascending */
+    size_t nwant, next; /* ... and the next one to meet */
+    bool logged;        /* the last window logged */
+} ord;
+
+static int set_mode(int m);
+
 int
 leakgate_track__stacks(enum leakgate_track_stacks m)
+{
+    return set_mode((int)m);
+}
+
+int
+leakgate_track__stacks_log(void)
+{
+    if (!ord.log)
+        ord.log = leakgate_util__map_zeroed(LOG_MAX * sizeof *ord.log, true);
+    if (!ord.log)
+        return leakgate_error__set(LEAKGATE_ENOMEM,
+                                   "track: allocation log (mmap failed)");
+    return set_mode(LEAKGATE_TRACK__STACKS_LOG);
+}
+
+int
+leakgate_track__stacks_select(const uint64_t *ords, size_t n)
+{
+    uint64_t *want = leakgate_util__calloc(n ? n : 1, sizeof *want);
+
+    if (!want)
+        return leakgate_error__set(LEAKGATE_ENOMEM, "track: ordinals");
+    if (n)
+        memcpy(want, ords, n * sizeof *want);
+    leakgate_util__free(ord.want);
+    ord.want = want;
+    ord.nwant = n;
+    return set_mode(LEAKGATE_TRACK__STACKS_SELECT);
+}
+
+static int
+set_mode(int m)
 {
     if (m != LEAKGATE_TRACK_STACKS_NONE) {
         int rc = map_tables();
 
         if (rc < 0)
             return rc;
+    }
+    ord.nlog = 0;
+    ord.next = 0;
+    ord.overflow = false;
+    ord.logged = m == LEAKGATE_TRACK__STACKS_LOG;
+    if (m != LEAKGATE_TRACK__STACKS_SELECT) {
+        leakgate_util__free(ord.want);
+        ord.want = NULL;
+        ord.nwant = 0;
     }
     /* A new generation empties the tables; the window is not open yet. */
     lock_tables();
@@ -497,7 +553,7 @@ leakgate_track__stacks(enum leakgate_track_stacks m)
     atomic_store(&leakgate_track__noted_filter, 0);
     unlock_tables();
     atomic_store(&leakgate_track__stacks_mode,
-                 st.ready ? (int)m : LEAKGATE_TRACK_STACKS_NONE);
+                 st.ready ? m : LEAKGATE_TRACK_STACKS_NONE);
     /* The runtime's text is looked at in this mode only (track_hot.h). */
     atomic_store_explicit(&leakgate_track__sites.len,
                           st.ready && m == LEAKGATE_TRACK_STACKS_RUNTIME &&
@@ -507,7 +563,7 @@ leakgate_track__stacks(enum leakgate_track_stacks m)
                           memory_order_release);
     /* A window that wants every stack takes no lane (track_hot.h). */
     leakgate_track__lane_veto(LEAKGATE_TRACK__VETO_ALL_STACKS,
-                              st.ready && m == LEAKGATE_TRACK_STACKS_ALL);
+                              st.ready && m >= LEAKGATE_TRACK_STACKS_ALL);
     return 0;
 }
 
@@ -754,6 +810,28 @@ grow_objs(void)
     return true;
 }
 
+/* A logging or selecting window's allocation a, the next ordinal:
+ * logged (false), or wanted for its stack (true) when it is the next of
+ * the chosen ordinals.  The windows that log or select run while the
+ * process has one thread (gate_fork.c); the count is atomic all the same. */
+static ALLOC_PATH bool
+ordinal_wanted(int m, uintptr_t a)
+{
+    size_t i = __atomic_fetch_add(&ord.nlog, 1, __ATOMIC_RELAXED);
+
+    if (m == LEAKGATE_TRACK__STACKS_LOG) {
+        if (i < LOG_MAX)
+            ord.log[i] = a;
+        else
+            ord.overflow = true;
+        return false;
+    }
+    if (ord.next >= ord.nwant || ord.want[ord.next] != i)
+        return false;
+    ord.next++;
+    return true;
+}
+
 ALLOC_PATH void
 leakgate_track__stack_note(uintptr_t a, uintptr_t caller)
 {
@@ -767,6 +845,8 @@ leakgate_track__stack_note(uintptr_t a, uintptr_t caller)
     if (m == LEAKGATE_TRACK_STACKS_NONE ||
         (m == LEAKGATE_TRACK_STACKS_RUNTIME &&
          !runtime_needs_stack(caller, &u, &have)))
+        return;
+    if (m >= LEAKGATE_TRACK__STACKS_LOG && !ordinal_wanted(m, a))
         return;
     if (!have)
         unwind(&u);
@@ -896,6 +976,118 @@ each_group(const struct gather *g, leakgate_track_group_fn fn, void *payload)
             return rc;
     }
     return 0;
+}
+
+/* The ordinals of the objects left, being found: an open-addressing set
+ * of their addresses (each claimed once, by its last allocation). */
+struct ordinals {
+    uintptr_t *addrs; /* 0: empty; claimed ones have bit 0 set */
+    size_t mask;
+    uint64_t *out; /* the ordinals found */
+    size_t n;
+};
+
+static size_t
+ord_home(const struct ordinals *o, uintptr_t a)
+{
+    return (size_t)((a >> 4) * 0x9e3779b97f4a7c15ull >> 20) & o->mask;
+}
+
+static int
+ord_add(const void *ptr, size_t usable, void *payload)
+{
+    struct ordinals *o = payload;
+    uintptr_t a = (uintptr_t)ptr;
+    size_t i = ord_home(o, a);
+
+    (void)usable;
+    while (o->addrs[i] != 0 && o->addrs[i] != a)
+        i = (i + 1) & o->mask;
+    o->addrs[i] = a;
+    return 0;
+}
+
+/* The slot of a in the set, or NULL. */
+static uintptr_t *
+ord_find(const struct ordinals *o, uintptr_t a)
+{
+    for (size_t i = ord_home(o, a); o->addrs[i] != 0; i = (i + 1) & o->mask) {
+        if ((o->addrs[i] & ~(uintptr_t)1) == a)
+            return &o->addrs[i];
+    }
+    return NULL;
+}
+
+/* Count the objects left; stop (1) at one whose usable size is unknown
+ * (another allocator served it: its bytes would read as 0). */
+static int
+ord_count(const void *ptr, size_t usable, void *payload)
+{
+    (void)ptr;
+    ++*(size_t *)payload;
+    return usable == 0;
+}
+
+static int
+cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+    return (x > y) - (x < y);
+}
+
+int
+leakgate_track__left_ordinals(uint64_t **out, size_t *n_out)
+{
+    struct ordinals o = {0};
+    size_t left = 0, slots = 64, nlog = ord.nlog;
+    int rc = 0;
+
+    *out = NULL;
+    *n_out = 0;
+    if (!ord.logged)
+        return leakgate_error__set(LEAKGATE_ESTATE, "track: no log");
+    if (ord.overflow || nlog > LOG_MAX)
+        return leakgate_error__set(LEAKGATE_ENOTFOUND,
+                                   "track: the allocation log overflowed");
+    rc = leakgate_track__each(ord_count, &left);
+    if (rc == LEAKGATE_ESTATE)
+        return rc;
+    if (rc != 0)
+        return leakgate_error__set(LEAKGATE_ENOTFOUND,
+                                   "track: an object left has no known size");
+    while (slots < left * 2)
+        slots *= 2;
+    o.mask = slots - 1;
+    o.addrs = leakgate_util__calloc(slots, sizeof *o.addrs);
+    o.out = leakgate_util__calloc(left ? left : 1, sizeof *o.out);
+    if (!o.addrs || !o.out) {
+        rc = leakgate_error__set(LEAKGATE_ENOMEM, "track: ordinals");
+        goto done;
+    }
+    (void)leakgate_track__each(ord_add, &o);
+    /* The last allocation at an address is the object left there. */
+    for (size_t i = nlog; i-- > 0 && o.n < left;) {
+        uintptr_t *slot = ord_find(&o, ord.log[i]);
+
+        if (slot && !(*slot & 1)) {
+            *slot |= 1;
+            o.out[o.n++] = i;
+        }
+    }
+    if (o.n != left) {
+        rc = leakgate_error__set(LEAKGATE_ENOTFOUND,
+                                 "track: an object left has no ordinal");
+        goto done;
+    }
+    qsort(o.out, o.n, sizeof *o.out, cmp_u64);
+    *out = o.out;
+    *n_out = o.n;
+    o.out = NULL;
+done:
+    leakgate_util__free(o.addrs);
+    leakgate_util__free(o.out);
+    return rc;
 }
 
 int

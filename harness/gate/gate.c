@@ -410,6 +410,24 @@ leakgate_gate_begin_fast(leakgate_gate *gate,
                          const char *suite,
                          const char *test)
 {
+    if (gate->replay.child && !gate->broken[0]) {
+        int plan = leakgate_gate__fork_plan(gate, suite, test), rc;
+
+        if (plan < 0)
+            return plan;
+        if (plan != LEAKGATE_GATE__FORK_EXACT) {
+            rc = leakgate_gate__fast_open_preset(gate, suite, test);
+            if (rc < 0 && plan == LEAKGATE_GATE__FORK_LOGGING)
+                _exit(1); /* the copy: its replay measures exactly */
+            if (rc < 0)
+                return rc;
+            gate->cur.ordinals = plan == LEAKGATE_GATE__FORK_ORDINALS;
+            gate->cur.deferred = plan == LEAKGATE_GATE__FORK_DEFERRED;
+            gate->cur.logged = gate->replay.plan;
+            gate->cur.ledger_freed = gate->replay.plan_ledger;
+            return 0;
+        }
+    }
     if (!gate->fast || gate->broken[0])
         return leakgate_gate_begin(gate, suite, test);
     return leakgate_gate__fast_open(gate, suite, test, false);
@@ -726,6 +744,8 @@ leakgate_gate_end(leakgate_gate *gate, int judged, const leakgate_verdict **out)
         *out = NULL;
     if (!gate->cur.open)
         return leakgate_error__set(LEAKGATE_ESTATE, "end: no open scope");
+    if (gate->replay.log_fd)
+        leakgate_gate__fork_child_end(gate);
     if (gate->cur.lean) {
         rc = leakgate_gate__lean_end(gate, judged != 0);
         if (rc != 0) {
@@ -753,6 +773,12 @@ leakgate_gate_end(leakgate_gate *gate, int judged, const leakgate_verdict **out)
             leakgate_gate__scope_close(gate);
             return rc; /* LEAKGATE_GATE_RERUN, or an error */
         }
+        if (gate->cur.deferred) {
+            /* No verdict here: the exact replay gives it (gate_fork.c). */
+            rc = leakgate_gate__fork_defer(gate);
+            leakgate_gate__scope_close(gate);
+            return rc;
+        }
     } else if (!gate->cur.paused) {
         rc = note_broken(gate, leakgate_gate__piece_stop(gate));
     }
@@ -778,9 +804,15 @@ leakgate_gate_end(leakgate_gate *gate, int judged, const leakgate_verdict **out)
         rc = hint_shared_fixture(gate, v);
         /* The watch ends with the suite, or with leakgate_gate_suite_over()
          * when tests of the suite wait for it. */
-        if (!leakgate_gate__suite_waits(gate, v->suite))
+        if (!leakgate_gate__suite_waits(gate, v->suite) && !gate->replay.ledger)
             leakgate_track__watch_clear();
     }
+    /* A replay: what a measured window left may be freed by a later one
+     * (gate_fork.c's ledger). */
+    if (rc == 0 && gate->replay.child &&
+        leakgate_gate_measures(gate, v->suite, v->test) &&
+        (gate->cur.fast || gate->cur.watched))
+        leakgate_gate__fork_ledger(gate);
     if (rc == 0 && v->status == LEAKGATE_STATUS_FAIL && gate->opts.report_dir)
         rc = leakgate_gate__write_artifacts(gate, v);
     if (rc == 0)

@@ -68,6 +68,12 @@ struct gate_scope {
     uint32_t lean_owner;       /* what its pieces left is watched for it */
     uint64_t lean_freed_objs;  /* freed of an earlier piece's objects */
     uint64_t lean_freed_bytes; /* (the watch counts from its last start) */
+    /* A replay's window measured by ordinals (gate_fork.c): its stacks are
+     * the exact window's; what the logging run of it left, to compare. */
+    bool ordinals;
+    bool deferred; /* not measured here: the exact replay measures it */
+    struct leakgate_track_result logged;
+    uint64_t ledger_freed; /* ledger objects freed when it opened */
 };
 
 /* The last fast window that grew, until its exact re-run begins. */
@@ -152,6 +158,18 @@ struct leakgate_gate {
                                    order; NULL: unset): a replay runs
                                    what leakgate chose, whatever a test
                                    set since */
+        /* Windows measured by ordinals (gate_fork.c). */
+        struct leakgate_track_result plan; /* what the logging copy of
+                                              the next window left */
+        uint64_t plan_ledger; /* ledger objects freed when it opens */
+        bool all_exact;       /* $LEAKGATE_REPLAY_EXACT: every window exact */
+        int log_fd;           /* in the forked logging run: where its
+                                 ordinals go (+1; 0: not that run) */
+        bool by_ordinals;     /* some window of this replay was */
+        bool ledger;          /* what measured windows left is watched */
+        char *deferred_path;  /* names left to the exact replay */
+        size_t exact_pending; /* the first process: tests the replay left
+                                 to an exact one */
     } replay;
     /* The last GATE_STARTERS fast windows by tracker generation: which
      * test started a thread that allocates in a later window (gate_fast.c).
@@ -160,6 +178,47 @@ struct leakgate_gate {
      * not the 9 KiB calloc() would clear. */
     struct gate_starter *starters;
 };
+
+/* gate_fast.c: a fast window whose tracker stack mode the caller chose
+ * (gate_fork.c).  As leakgate_gate__fast_open(). */
+int leakgate_gate__fast_open_preset(struct leakgate_gate *gate,
+                                    const char *suite,
+                                    const char *test);
+/*
+ * gate_fork.c: how a replay measures the window of a listed test it is
+ * about to open (the tracker's stack mode is set for it):
+ *   LEAKGATE_GATE__FORK_ORDINALS  by ordinals: a forked copy of the replay
+ *       ran the test first, logging every allocation (track.h,
+ *       "Ordinals"), and named the ordinals of what it left; this window
+ *       records the stacks of those (gate->replay.plan: what the copy left)
+ *   LEAKGATE_GATE__FORK_LOGGING   this process is that copy: its window
+ *       logs, and its end is leakgate_gate__fork_child_end()
+ *   LEAKGATE_GATE__FORK_DEFERRED  not measured here: an exact replay of
+ *       the list measures it (the window is opened and closed, unjudged)
+ *   LEAKGATE_GATE__FORK_EXACT     an exact window, as before
+ * or a negative error.
+ */
+#define LEAKGATE_GATE__FORK_ORDINALS 0
+#define LEAKGATE_GATE__FORK_LOGGING 1
+#define LEAKGATE_GATE__FORK_DEFERRED 2
+#define LEAKGATE_GATE__FORK_EXACT 3
+int leakgate_gate__fork_plan(struct leakgate_gate *gate,
+                             const char *suite,
+                             const char *test);
+/* gate_fork.c: in the forked logging copy, its window's end: hand the
+ * ordinals over and end the process.  Never returns. */
+_Noreturn void leakgate_gate__fork_child_end(struct leakgate_gate *gate);
+/* gate_fork.c: the scope is deferred: its name goes to the exact replay's
+ * list, and the replay stops.  Returns 0 or LEAKGATE_EIO. */
+int leakgate_gate__fork_defer(struct leakgate_gate *gate);
+/* gate_fork.c: after a measured window of a replay: watch what it left
+ * (the ledger), when a later listed test may free it. */
+void leakgate_gate__fork_ledger(struct leakgate_gate *gate);
+/* The tracker's watch owner of that ledger (gate_fast.c's ids stop below
+ * it), and how many of its objects were freed so far (UINT64_MAX: some
+ * were not watched, unknown; 0 without a ledger). */
+#define LEAKGATE_GATE__LEDGER 4095u
+uint64_t leakgate_gate__ledger_freed(const struct leakgate_gate *gate);
 
 /* gate_fast.c: set up the tracker at leakgate_gate_new().  Cannot fail:
  * without it every window is exact (gate->fast_off says why). */

@@ -27,6 +27,7 @@
 #include "policy.h"
 #include "report.h"
 #include "track.h"
+#include "track_hot.h"
 #include "util.h"
 
 /* Hand the tracker the globs of every ignore entry that applies (the
@@ -105,6 +106,21 @@ accepts_growth(const struct leakgate_policy_settings *set)
 static int rewrite_report(struct leakgate_gate *gate,
                           struct leakgate_verdict *v);
 
+/* A replay's window by ordinals (gate_fork.c) left r: its stacks are the
+ * exact window's when it left what its logging copy left, no thread took
+ * part, and it freed nothing the ledger holds. */
+static bool
+faithful(const struct leakgate_gate *gate,
+         const struct leakgate_track_result *r)
+{
+    const struct gate_scope *s = &gate->cur;
+
+    return r->live_objs == s->logged.live_objs &&
+           r->live_bytes == s->logged.live_bytes && r->foreign_allocs == 0 &&
+           leakgate_track__alone() &&
+           leakgate_gate__ledger_freed(gate) == s->ledger_freed;
+}
+
 /* Remember which window the tracker's generation is (no allocation:
  * the window is open). */
 static void
@@ -150,11 +166,14 @@ foreign_hint(struct leakgate_gate *gate, struct leakgate_verdict *v)
     return rewrite_report(gate, v);
 }
 
-int
-leakgate_gate__fast_open(struct leakgate_gate *gate,
-                         const char *suite,
-                         const char *test,
-                         bool held)
+/* Open a fast window; preset: the tracker's stack mode is chosen
+ * already (gate_fork.c). */
+static int
+open_fast(struct leakgate_gate *gate,
+          const char *suite,
+          const char *test,
+          bool held,
+          bool preset)
 {
     struct gate_scope *s = &gate->cur;
     int rc = leakgate_gate__scope_open(gate, suite, test);
@@ -167,9 +186,10 @@ leakgate_gate__fast_open(struct leakgate_gate *gate,
      * held or its thresholds accept growth, else the C runtime's
      * (built-in ignore list); a window that keeps only such growth needs
      * no replay. */
-    (void)leakgate_track__stacks(held || accepts_growth(&s->settings)
-                                     ? LEAKGATE_TRACK_STACKS_ALL
-                                     : LEAKGATE_TRACK_STACKS_RUNTIME);
+    if (!preset)
+        (void)leakgate_track__stacks(held || accepts_growth(&s->settings)
+                                         ? LEAKGATE_TRACK_STACKS_ALL
+                                         : LEAKGATE_TRACK_STACKS_RUNTIME);
     leakgate_gate__clock_start(gate);
     rc = leakgate_track__begin();
     if (rc < 0) {
@@ -182,6 +202,23 @@ leakgate_gate__fast_open(struct leakgate_gate *gate,
     s->metered = true;
     s->open = true;
     return 0;
+}
+
+int
+leakgate_gate__fast_open(struct leakgate_gate *gate,
+                         const char *suite,
+                         const char *test,
+                         bool held)
+{
+    return open_fast(gate, suite, test, held, false);
+}
+
+int
+leakgate_gate__fast_open_preset(struct leakgate_gate *gate,
+                                const char *suite,
+                                const char *test)
+{
+    return open_fast(gate, suite, test, false, true);
 }
 
 void
@@ -212,9 +249,10 @@ leakgate_gate__grew_clear(struct leakgate_gate *gate)
 uint32_t
 leakgate_gate__watch_id(struct leakgate_gate *gate)
 {
-    uint32_t id = ++gate->watch_next % 4096;
+    /* 4095 is gate_fork.c's ledger. */
+    uint32_t id = ++gate->watch_next % 4095;
 
-    return id ? id : ++gate->watch_next % 4096;
+    return id ? id : ++gate->watch_next % 4095;
 }
 
 /* The window grew by *r: LEAKGATE_GATE_RERUN, gate->grew says how much.
@@ -264,6 +302,8 @@ leakgate_gate__fast_stop(struct leakgate_gate *gate)
         return rc;
     s->first = r;
     s->first_unknown = rc < 0;
+    if (s->deferred)
+        return 0; /* an exact replay measures it (gate_fork.c) */
     /* Over its peak limit: an exact measurement names the stacks that
      * held the peak (a replay, as for a leak).  A test of a `scope:
      * suite` suite that left objects is judged at its suite's end as
@@ -279,6 +319,21 @@ leakgate_gate__fast_stop(struct leakgate_gate *gate)
         snprintf(s->aborted_why, sizeof s->aborted_why,
                  "leakgate could not count what this test left (its table "
                  "could not grow)");
+    }
+    if (s->ordinals) {
+        /* A replay's window by ordinals: its stacks are the exact
+         * window's when it left what its logging run left
+         * (gate_fork.c); else an exact replay measures it. */
+        if (rc == 0 && faithful(gate, &r) &&
+            (r.live_objs == 0 || leakgate_diff__of_track_left(&stacks) == 0)) {
+            if (stacks) {
+                leakgate_diff__free(s->acc);
+                s->acc = stacks;
+            }
+            return 0;
+        }
+        s->deferred = true;
+        return 0;
     }
     if (s->aborted)
         return 0; /* NOT_JUDGED whatever it left, as in exact mode */
@@ -355,6 +410,14 @@ leakgate_gate__fast_annotate(struct leakgate_gate *gate,
     }
     if (s->lean) { /* a lean window that left nothing (gate_lean.c) */
         v->how = LEAKGATE_MEASURED_FAST;
+        return 0;
+    }
+    if (s->fast && s->ordinals) {
+        /* What it left, for the first process to compare with its fast
+         * first pass (replay.c), as an exact replayed window says. */
+        v->how = LEAKGATE_MEASURED_REPLAY;
+        v->first_bytes = s->first.live_bytes;
+        v->first_objs = s->first.live_objs;
         return 0;
     }
     if (s->fast) {

@@ -100,7 +100,9 @@ leakgate_replay__child_setup(struct leakgate_gate *gate)
     leakgate_buf__dispose(&text);
     leakgate_buf__printf(&out, "%s.json", list);
     gate->replay.json_path = leakgate_buf__take(&out);
-    if (rc == 0 && !gate->replay.json_path)
+    leakgate_buf__printf(&out, "%s.exact", list);
+    gate->replay.deferred_path = leakgate_buf__take(&out);
+    if (rc == 0 && (!gate->replay.json_path || !gate->replay.deferred_path))
         rc = leakgate_error__set(LEAKGATE_ENOMEM, "replay list");
     if (rc < 0)
         return rc;
@@ -110,9 +112,11 @@ leakgate_replay__child_setup(struct leakgate_gate *gate)
     (void)leakgate_track__install();
     /* A probe: the listed tests run once unmeasured first (warmup 1). */
     gate->replay.warmup = getenv(LEAKGATE_REPLAY_WARMUP_ENV) != NULL;
+    gate->replay.all_exact = getenv(LEAKGATE_REPLAY_EXACT_ENV) != NULL;
     /* Programs the tests start are not replays. */
     unsetenv(LEAKGATE_REPLAY_ENV);
     unsetenv(LEAKGATE_REPLAY_WARMUP_ENV);
+    unsetenv(LEAKGATE_REPLAY_EXACT_ENV);
     gate->opts.json_path = gate->replay.json_path;
     gate->opts.junit_path = NULL;
     gate->opts.update_thresholds = 0;
@@ -472,14 +476,25 @@ static int
 take_results(struct leakgate_gate *gate,
              const char *json,
              const char *log,
+             const char *exact,
              int status)
 {
     struct leakgate_results *r = NULL, **loaded;
     struct leakgate_buf name = LEAKGATE_BUF_INIT;
     size_t missing = 0, stopped = 0;
     const char *first = NULL;
-    int rc = leakgate_results_new(&r);
+    int rc;
 
+    /* A test the replay could not measure by ordinals (gate_fork.c): it
+     * stopped there, and an exact replay of the whole list measures
+     * every test, as the state it needs includes what the tests before
+     * it left, recorded. */
+    gate->replay.exact_pending = 0;
+    if (exact && access(exact, F_OK) == 0) {
+        gate->replay.exact_pending = leakgate_gate_replays_pending(gate);
+        return 0;
+    }
+    rc = leakgate_results_new(&r);
     /* Room to keep these results first: verdicts will point into them. */
     loaded = rc == 0 ? leakgate_util__realloc(gate->replay.loaded,
                                               (gate->replay.nloaded + 1) *
@@ -621,7 +636,7 @@ give_up(struct leakgate_gate *gate, const char *log)
 
 /* The files of one child run. */
 struct child_files {
-    struct leakgate_buf dir, list, json, log;
+    struct leakgate_buf dir, list, json, log, exact;
 };
 
 static int
@@ -635,7 +650,9 @@ child_files(struct child_files *f)
         leakgate_buf__printf(&f->list, "%s/list", f->dir.ptr);
         leakgate_buf__printf(&f->json, "%s/list.json", f->dir.ptr);
         leakgate_buf__printf(&f->log, "%s/replay.log", f->dir.ptr);
-        if (f->list.failed || f->json.failed || f->log.failed)
+        leakgate_buf__printf(&f->exact, "%s/list.exact", f->dir.ptr);
+        if (f->list.failed || f->json.failed || f->log.failed ||
+            f->exact.failed)
             rc = leakgate_error__set(LEAKGATE_ENOMEM, "replay");
     }
     return rc;
@@ -652,6 +669,8 @@ child_files_done(struct child_files *f, bool keep)
             unlink(f->json.ptr);
         if (f->log.ptr)
             unlink(f->log.ptr);
+        if (f->exact.ptr)
+            unlink(f->exact.ptr);
         if (f->dir.ptr)
             rmdir(f->dir.ptr);
     }
@@ -659,6 +678,7 @@ child_files_done(struct child_files *f, bool keep)
     leakgate_buf__dispose(&f->list);
     leakgate_buf__dispose(&f->json);
     leakgate_buf__dispose(&f->log);
+    leakgate_buf__dispose(&f->exact);
 }
 
 /* Start this program again for the verdicts `pick` chooses, and wait. */
@@ -697,9 +717,13 @@ leakgate_gate_replay(leakgate_gate *gate, const char *preload)
     if (leakgate_gate_replays_pending(gate) == 0)
         return 0;
     leakgate_gate__go_home(gate); /* relative paths mean what they did */
+    /* The tests the last replay left to an exact one (gate_fork.c). */
+    if (gate->replay.exact_pending > 0)
+        setenv(LEAKGATE_REPLAY_EXACT_ENV, "1", 1);
     rc = run_child(gate, &f, preload, waits, &status);
+    unsetenv(LEAKGATE_REPLAY_EXACT_ENV);
     if (rc == 0)
-        rc = take_results(gate, f.json.ptr, f.log.ptr, status);
+        rc = take_results(gate, f.json.ptr, f.log.ptr, f.exact.ptr, status);
     if (rc < 0)
         give_up(gate, f.log.ptr);
     child_files_done(&f, rc < 0);
@@ -774,6 +798,7 @@ leakgate_replay__dispose(struct leakgate_gate *gate)
         leakgate_util__free(gate->replay.names[i]);
     leakgate_util__free(gate->replay.names);
     leakgate_util__free(gate->replay.json_path);
+    leakgate_util__free(gate->replay.deferred_path);
     for (size_t i = 0; i < gate->replay.nloaded; i++)
         leakgate_results_free(gate->replay.loaded[i]);
     leakgate_util__free(gate->replay.loaded);

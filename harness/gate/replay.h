@@ -28,6 +28,11 @@
 #define LEAKGATE_REPLAY_ENV "LEAKGATE_REPLAY"
 /* ... and, set to 1, makes it a warm-up probe (leakgate_gate_probe_warmup). */
 #define LEAKGATE_REPLAY_WARMUP_ENV "LEAKGATE_REPLAY_WARMUP"
+/* ... and, set to 1, measures every listed test in an exact window (the
+ * tests a replay left to an exact one: gate_fork.c).  Without it a
+ * replay measures by ordinals where it can, and names the tests it could
+ * not in the list's ".exact" twin. */
+#define LEAKGATE_REPLAY_EXACT_ENV "LEAKGATE_REPLAY_EXACT"
 /* ... and the pipe (a file descriptor) it beats on as its tests run
  * (leakgate_gate_replay_beat()): the first process stops a replay that is
  * silent for the replay timeout. */

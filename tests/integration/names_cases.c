@@ -14,7 +14,8 @@
  *   collide  tests "dup", "dup" and "dup#2" (refused: two "dup#2")
  *   env    a test that sets LEAKGATE_FILTER in its own environment
  *   crash  a test that dies of SIGABRT on its second run (the replay's)
- *   deaf   a test that hangs on its second run, every signal blocked
+ *   deaf   a test that hangs on its second run (or the one $NAMES_DEAF_RUN
+ *          names), every signal blocked
  *   hang   a test that hangs on its second run, then one that leaks
  *
  * "Second run" is told by a marker file, $NAMES_MARKER: the first run
@@ -92,12 +93,36 @@ hang_second(void)
     leak();
 }
 
+/* Which run of the test this is (1: the first process's), counted in
+ * $NAMES_MARKER.runs; 0 without a marker. */
+static long
+run_number(void)
+{
+    const char *m = getenv("NAMES_MARKER");
+    char path[4096];
+    FILE *f;
+    long n = 0;
+
+    if (!m || !*m || snprintf(path, sizeof path, "%s.runs", m) >= 4096)
+        return 0;
+    f = fopen(path, "a");
+    if (!f)
+        return 0;
+    fputc('.', f);
+    n = ftell(f);
+    fclose(f);
+    return n;
+}
+
+/* Hangs, every signal blocked, on run $NAMES_DEAF_RUN (default 2: the
+ * replay's first run of it, its logging copy; 3: the replay's own). */
 static void
 deaf_hang_second(void)
 {
+    const char *at = getenv("NAMES_DEAF_RUN");
     sigset_t all;
 
-    if (second_run()) {
+    if (run_number() == (at && *at ? strtol(at, NULL, 10) : 2)) {
         sigfillset(&all);
         sigprocmask(SIG_BLOCK, &all, NULL);
         for (;;)

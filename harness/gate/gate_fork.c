@@ -1,0 +1,298 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * gate_fork: a replay measures its listed tests by ordinals, at about a
+ * plain run's cost, instead of in exact windows (every allocation
+ * profiled: 20-100 times a plain run for a test that allocates much).
+ *
+ * At a listed test's window the replay forks.  The copy runs the test in
+ * a logging window (track.h, "Ordinals"): the address of every
+ * allocation, in order, no stack; at its end it names the ordinals of the
+ * objects the test left, writes them to a pipe and ends.  The replay,
+ * still at the window's start (the copy changed nothing of it), then runs
+ * the test in a selecting window: the stacks of those ordinals only.
+ * From one state the test allocates in one order, so it leaves the same
+ * objects, now each with its stack: the groups of what it left are the
+ * exact window's growth per stack (exact mode's diff subtracts objects
+ * from before the window that it frees, and those are only ever objects
+ * left by an earlier measured window of the replay: the ledger, below,
+ * says whether the test freed one).
+ *
+ * What cannot be measured this way is measured in an exact window while
+ * no window of the replay was measured by ordinals; after one, the replay
+ * stops there and an exact replay of the whole list follows (replay.c
+ * runs it, and the glue says so: the state a test needs includes what the
+ * listed tests before it left, recorded by jemalloc).  That is: a
+ * process with threads (ordinals are one thread's order), settings that
+ * need the exact window (a peak limit: its stacks at the peak; repeat;
+ * settle; --report-dir: a failing window's artifacts are its two heap
+ * profiles), a copy that did not finish (it died, exit()ed, or its log
+ * overflowed), a test that freed what an earlier measured window left
+ * (the ledger: those windows' objects, watched), and a selecting run that
+ * did not leave what the logging run left.  Until the first window by
+ * ordinals, such a window is simply measured exactly, as before.
+ *
+ * The copy is the replay's child (it dies with it: PR_SET_PDEATHSIG) and
+ * runs the test once, as the replay does: effects outside the process (a
+ * file, a port) happen once more, as with any replay (docs/cli.md).  Its
+ * output goes where the replay's goes (replay.log, not shown).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "error.h"
+#include "files.h"
+#include "gate.h"
+#include "policy.h"
+#include "replay.h"
+#include "track.h"
+#include "track_hot.h"
+#include "util.h"
+
+/* What the logging copy hands over. */
+struct logged {
+    uint64_t magic;     /* LOGGED_MAGIC: a whole record */
+    uint64_t ok;        /* 1: the ordinals follow */
+    uint64_t live_objs; /* what it left (the tracker's counts) */
+    uint64_t live_bytes;
+    uint64_t ledger_freed; /* ledger objects freed, counted at its end */
+    uint64_t n;            /* ordinals */
+};
+#define LOGGED_MAGIC UINT64_C(0x6c67666f726b0001)
+
+uint64_t
+leakgate_gate__ledger_freed(const struct leakgate_gate *gate)
+{
+    uint64_t bytes = 0, objs = 0;
+    bool unwatched = false;
+
+    if (!gate->replay.ledger)
+        return 0;
+    leakgate_track__watch_freed(LEAKGATE_GATE__LEDGER, &bytes, &objs,
+                                &unwatched);
+    /* An object the watch had no room for might be freed unseen. */
+    return unwatched ? UINT64_MAX : objs;
+}
+
+/* Whether a window of this test can be measured by ordinals at all. */
+static bool
+eligible(const struct leakgate_gate *gate, const char *suite, const char *test)
+{
+    struct leakgate_policy_settings set;
+
+    /* The artifacts of a failing window are its two heap profiles: an
+     * exact window takes them. */
+    if (gate->replay.all_exact || gate->opts.report_dir ||
+        !leakgate_track__installed() || !leakgate_track__alone())
+        return false;
+    leakgate_gate__resolve_window(&set, gate, suite, test);
+    return !set.peak_limited && set.repeat <= 1 && set.settle_ms == 0 &&
+           !set.suite_scope;
+}
+
+static int
+write_all(int fd, const void *p, size_t n)
+{
+    const char *c = p;
+
+    while (n > 0) {
+        ssize_t w = write(fd, c, n);
+
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            return -1;
+        c += w;
+        n -= (size_t)w;
+    }
+    return 0;
+}
+
+static ssize_t
+read_all(int fd, void *p, size_t n)
+{
+    char *c = p;
+    size_t got = 0;
+
+    while (got < n) {
+        ssize_t r = read(fd, c + got, n - got);
+
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            break;
+        got += (size_t)r;
+    }
+    return (ssize_t)got;
+}
+
+_Noreturn void
+leakgate_gate__fork_child_end(struct leakgate_gate *gate)
+{
+    struct logged h = {LOGGED_MAGIC, 0, 0, 0, 0, 0};
+    struct leakgate_track_result r;
+    uint64_t *ords = NULL;
+    size_t n = 0;
+    int fd = gate->replay.log_fd - 1;
+
+    leakgate_gate__meter_stop(gate);
+    /* A thread the test started allocates in no fixed order, and exact
+     * windows say which thread allocated what: an exact replay. */
+    if (leakgate_track__end(&r) == 0 && r.foreign_allocs == 0 &&
+        leakgate_track__alone() &&
+        leakgate_track__left_ordinals(&ords, &n) == 0) {
+        h.ok = 1;
+        h.live_objs = r.live_objs;
+        h.live_bytes = r.live_bytes;
+        h.ledger_freed = leakgate_gate__ledger_freed(gate);
+        h.n = n;
+    }
+    if (write_all(fd, &h, sizeof h) == 0 && h.ok)
+        (void)write_all(fd, ords, n * sizeof *ords);
+    _exit(0);
+}
+
+/* The logging copy's answer: its record and ordinals (*ords_out:
+ * leakgate_util__free()), or false when it has none. */
+static bool
+take_logged(int fd, pid_t pid, struct logged *h, uint64_t **ords_out)
+{
+    uint64_t *ords = NULL;
+    int status = 0;
+    bool ok = read_all(fd, h, sizeof *h) == (ssize_t)sizeof *h &&
+              h->magic == LOGGED_MAGIC && h->ok == 1 && h->n == h->live_objs &&
+              h->n < ((size_t)1 << 40);
+
+    if (ok) {
+        ords = leakgate_util__calloc(h->n ? h->n : 1, sizeof *ords);
+        ok = ords && read_all(fd, ords, h->n * sizeof *ords) ==
+                         (ssize_t)(h->n * sizeof *ords);
+    }
+    close(fd);
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+        ;
+    if (!ok || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+        leakgate_util__free(ords);
+        return false;
+    }
+    *ords_out = ords;
+    return true;
+}
+
+/* In the copy: its window logs (the caller opens it). */
+static int
+plan_logging(struct leakgate_gate *gate, int fd)
+{
+    /* It must not outlive the replay, nor write the replay's results. */
+    (void)prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() == 1)
+        _exit(1);
+    gate->replay.log_fd = fd + 1;
+    if (leakgate_track__stacks_log() < 0)
+        _exit(1);
+    return LEAKGATE_GATE__FORK_LOGGING;
+}
+
+/* A window deferred to the exact replay: a tracker window with no
+ * stacks, so that the test's glue opens and closes it as any other. */
+static int
+plan_deferred(void)
+{
+    int rc = leakgate_track__stacks(LEAKGATE_TRACK_STACKS_NONE);
+
+    return rc < 0 ? rc : LEAKGATE_GATE__FORK_DEFERRED;
+}
+
+int
+leakgate_gate__fork_plan(struct leakgate_gate *gate,
+                         const char *suite,
+                         const char *test)
+{
+    struct logged h;
+    uint64_t *ords = NULL;
+    uint64_t freed0 = leakgate_gate__ledger_freed(gate);
+    int fds[2], rc;
+    pid_t pid;
+
+    if (!eligible(gate, suite, test) || freed0 == UINT64_MAX || pipe(fds) != 0)
+        goto not_here;
+    /* Nothing buffered is written twice. */
+    fflush(NULL);
+    pid = fork();
+    if (pid < 0) {
+        close(fds[0]);
+        close(fds[1]);
+        goto not_here;
+    }
+    if (pid == 0) {
+        close(fds[0]);
+        return plan_logging(gate, fds[1]);
+    }
+    close(fds[1]);
+    /* Nothing left (another allocator served the test: the tracker saw
+     * no size), or freed what an earlier measured window left (exact
+     * mode subtracts it from that window's stacks, this window cannot). */
+    if (!take_logged(fds[0], pid, &h, &ords) || h.live_objs == 0 ||
+        h.ledger_freed != freed0) {
+        leakgate_util__free(ords);
+        goto not_here;
+    }
+    rc = leakgate_track__stacks_select(ords, h.n);
+    leakgate_util__free(ords);
+    if (rc < 0)
+        return rc;
+    gate->replay.plan.live_objs = h.live_objs;
+    gate->replay.plan.live_bytes = h.live_bytes;
+    gate->replay.plan_ledger = freed0;
+    gate->replay.by_ordinals = true;
+    return LEAKGATE_GATE__FORK_ORDINALS;
+not_here:
+    /* Measured exactly, as before, until a window was measured by
+     * ordinals: the exact window could not subtract what it frees of
+     * theirs (jemalloc never recorded it). */
+    return gate->replay.by_ordinals ? plan_deferred()
+                                    : LEAKGATE_GATE__FORK_EXACT;
+}
+
+int
+leakgate_gate__fork_defer(struct leakgate_gate *gate)
+{
+    struct leakgate_buf b = LEAKGATE_BUF_INIT;
+    int fd, rc = 0;
+
+    /* The replay stops here (leakgate_gate_replay_done()): an exact one
+     * measures the whole list again. */
+    gate->replay.measured = gate->replay.n;
+    if (!gate->replay.deferred_path)
+        return leakgate_error__set(LEAKGATE_EIO, "replay: no deferred list");
+    leakgate_util__name_escape(&b, gate->cur.suite);
+    leakgate_buf__puts(&b, "\t");
+    leakgate_util__name_escape(&b, gate->cur.test);
+    leakgate_buf__puts(&b, "\n");
+    fd = open(gate->replay.deferred_path,
+              O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0600);
+    if (b.failed || fd < 0 || write_all(fd, b.ptr, b.len) != 0)
+        rc = leakgate_error__set(LEAKGATE_EIO, "replay: %s: %s",
+                                 gate->replay.deferred_path, strerror(errno));
+    if (fd >= 0)
+        close(fd);
+    leakgate_buf__dispose(&b);
+    return rc;
+}
+
+void
+leakgate_gate__fork_ledger(struct leakgate_gate *gate)
+{
+    /* The last listed test's objects matter to no later window. */
+    if (!gate->replay.child || gate->replay.all_exact ||
+        gate->replay.measured + 1 >= gate->replay.n)
+        return;
+    if (leakgate_track__watch_left(LEAKGATE_GATE__LEDGER) == 0)
+        gate->replay.ledger = true;
+}
