@@ -42,7 +42,7 @@
 #include "track_hot.h"
 #include "util.h"
 
-#define OBJ_SLOTS ((size_t)1 << 19)   /* at most half of them used */
+#define OBJ_SLOTS ((size_t)1 << 22)   /* at most half of them used */
 #define OBJ_FIRST ((size_t)1 << 8)    /* a window's table starts this small */
 #define STACK_SLOTS ((size_t)1 << 15) /* at most half of them used */
 #define PC_WORDS ((size_t)1 << 21)    /* 16 MiB of return addresses */

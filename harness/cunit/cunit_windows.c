@@ -25,6 +25,7 @@
 #include <CUnit/CUnit.h>
 #include <setjmp.h>
 #include <stdio.h>
+#include <unistd.h>
 
 #include "cunit_records.h"
 #include "cunit_replay.h"
@@ -65,16 +66,22 @@ leakgate_cunit_test(void)
         leakgate_cunit_run_protected(wt->fn);
 }
 
+/* One run of the test: setUp, the test, tearDown. */
+RUNNER static void
+leakgate_cunit_warmup_once(struct wtest *wt)
+{
+    if (wt->ws->setup)
+        wt->ws->setup();
+    leakgate_cunit_run_protected(wt->fn);
+    if (wt->ws->teardown)
+        wt->ws->teardown();
+}
+
 RUNNER static void
 leakgate_cunit_warmup(struct wtest *wt)
 {
-    for (unsigned int i = 0; i < wt->warmup; i++) {
-        if (wt->ws->setup)
-            wt->ws->setup();
-        leakgate_cunit_run_protected(wt->fn);
-        if (wt->ws->teardown)
-            wt->ws->teardown();
-    }
+    for (unsigned int i = 0; i < wt->warmup; i++)
+        leakgate_cunit_warmup_once(wt);
 }
 
 /*
@@ -163,6 +170,16 @@ close_test_window(struct wtest *wt)
     if (rc != LEAKGATE_GATE_RERUN) {
         leakgate_cunit__gate_error(rc, "closing a window");
         leakgate_cunit__take_verdict(wt, v);
+        /* A replay answers the warm-up probe's question here: a copy of
+         * it runs the test once more (leakgate_gate_probe_copy()). */
+        if (wt && rc == 0 && leakgate_gate_probe_copy(run->gate, v) == 1) {
+            run->test_open = true; /* a fatal assertion is marked */
+            leakgate_cunit_warmup_once(wt);
+            run->test_open = false;
+            (void)exclude_records(wt->test);
+            leakgate_gate_probe_copy_end(run->gate);
+            _exit(1);
+        }
     } else if (wt) {
         /* A test runs once per process, as in a plain run: what its fast
          * first pass left is measured exactly by a replay in a fresh

@@ -167,6 +167,9 @@ struct leakgate_gate {
                                  ordinals go (+1; 0: not that run) */
         bool by_ordinals;     /* some window of this replay was */
         bool ledger;          /* what measured windows left is watched */
+        int probe_fd;         /* in a probe copy: where its answer goes
+                                 (+1; 0: not one) */
+        char *probe_path;     /* the probes' answers (list ".probe") */
         char *deferred_path;  /* names left to the exact replay */
         size_t exact_pending; /* the first process: tests the replay left
                                  to an exact one */
@@ -214,9 +217,13 @@ int leakgate_gate__fork_defer(struct leakgate_gate *gate);
 /* gate_fork.c: after a measured window of a replay: watch what it left
  * (the ledger), when a later listed test may free it. */
 void leakgate_gate__fork_ledger(struct leakgate_gate *gate);
+/* gate_fork.c: in a probe copy (leakgate_gate_probe_copy()), hand its
+ * answer over (once: the second run passed) and end it.  Never returns. */
+_Noreturn void leakgate_gate__probe_answer(struct leakgate_gate *gate,
+                                           bool once);
 /* The tracker's watch owner of that ledger (gate_fast.c's ids stop below
- * it), and how many of its objects were freed so far (UINT64_MAX: some
- * were not watched, unknown; 0 without a ledger). */
+ * it), and (gate_fast.c) how many of its objects were freed so far
+ * (UINT64_MAX: some were not watched, unknown; 0 without a ledger). */
 #define LEAKGATE_GATE__LEDGER 4095u
 uint64_t leakgate_gate__ledger_freed(const struct leakgate_gate *gate);
 

@@ -106,6 +106,21 @@ accepts_growth(const struct leakgate_policy_settings *set)
 static int rewrite_report(struct leakgate_gate *gate,
                           struct leakgate_verdict *v);
 
+/* gate_fork.c's ledger (gate.h). */
+uint64_t
+leakgate_gate__ledger_freed(const struct leakgate_gate *gate)
+{
+    uint64_t bytes = 0, objs = 0;
+    bool unwatched = false;
+
+    if (!gate->replay.ledger)
+        return 0;
+    leakgate_track__watch_freed(LEAKGATE_GATE__LEDGER, &bytes, &objs,
+                                &unwatched);
+    /* An object the watch had no room for might be freed unseen. */
+    return unwatched ? UINT64_MAX : objs;
+}
+
 /* A replay's window by ordinals (gate_fork.c) left r: its stacks are the
  * exact window's when it left what its logging copy left, no thread took
  * part, and it freed nothing the ledger holds. */

@@ -66,20 +66,6 @@ struct logged {
 };
 #define LOGGED_MAGIC UINT64_C(0x6c67666f726b0001)
 
-uint64_t
-leakgate_gate__ledger_freed(const struct leakgate_gate *gate)
-{
-    uint64_t bytes = 0, objs = 0;
-    bool unwatched = false;
-
-    if (!gate->replay.ledger)
-        return 0;
-    leakgate_track__watch_freed(LEAKGATE_GATE__LEDGER, &bytes, &objs,
-                                &unwatched);
-    /* An object the watch had no room for might be freed unseen. */
-    return unwatched ? UINT64_MAX : objs;
-}
-
 /* Whether a window of this test can be measured by ordinals at all. */
 static bool
 eligible(const struct leakgate_gate *gate, const char *suite, const char *test)
@@ -295,4 +281,100 @@ leakgate_gate__fork_ledger(struct leakgate_gate *gate)
         return;
     if (leakgate_track__watch_left(LEAKGATE_GATE__LEDGER) == 0)
         gate->replay.ledger = true;
+}
+
+/* ---- The warm-up probe's question, answered by a copy ----
+ *
+ * Would one unmeasured run first make a failing test pass (its growth
+ * made once)?  The probe (replay.c) answers it in a replay of its own;
+ * here a copy of the replay, forked when the test's window has closed,
+ * runs the test once more from that state, in a fast window (the state
+ * the probe's measured run starts from: the test ran once).  It left
+ * nothing, or only stacks within its limits: made once.  The answer, one
+ * line "0|1\tSUITE\tTEST" per test, goes to the list's ".probe" twin,
+ * which the first process reads with the results (replay.c). */
+
+/* The probe's question applies (replay.c's may_warm_up() says the
+ * rest, in the first process). */
+static bool
+probe_wanted(const struct leakgate_gate *gate, const struct leakgate_verdict *v)
+{
+    return gate->replay.child && !gate->replay.warmup && !gate->replay.log_fd &&
+           !gate->replay.probe_fd && gate->replay.probe_path && v &&
+           v->status == LEAKGATE_STATUS_FAIL && v->nstacks > 0 &&
+           strcmp(v->test, "[suite]") != 0 && v->settings.warmup == 0 &&
+           v->settings.repeat <= 1 && !v->settings.suite_scope &&
+           !v->settings.peak_limited && leakgate_track__installed() &&
+           leakgate_track__alone();
+}
+
+/* Append the answer for suite/test to the ".probe" twin. */
+static void
+note_probe(const struct leakgate_gate *gate,
+           const struct leakgate_verdict *v,
+           bool once)
+{
+    struct leakgate_buf b = LEAKGATE_BUF_INIT;
+    int fd;
+
+    leakgate_buf__puts(&b, once ? "1\t" : "0\t");
+    leakgate_util__name_escape(&b, v->suite);
+    leakgate_buf__puts(&b, "\t");
+    leakgate_util__name_escape(&b, v->test);
+    leakgate_buf__puts(&b, "\n");
+    fd = open(gate->replay.probe_path,
+              O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0600);
+    if (fd >= 0 && !b.failed)
+        (void)write_all(fd, b.ptr, b.len);
+    if (fd >= 0)
+        close(fd);
+    leakgate_buf__dispose(&b);
+}
+
+int
+leakgate_gate_probe_copy(leakgate_gate *gate, const leakgate_verdict *v)
+{
+    int fds[2], rc;
+    char answer = 0;
+    pid_t pid;
+
+    if (!probe_wanted(gate, v) || pipe(fds) != 0)
+        return 0;
+    fflush(NULL);
+    pid = fork();
+    if (pid < 0) {
+        close(fds[0]);
+        close(fds[1]);
+        return 0;
+    }
+    if (pid == 0) {
+        close(fds[0]);
+        (void)prctl(PR_SET_PDEATHSIG, SIGKILL);
+        if (getppid() == 1)
+            _exit(1);
+        gate->replay.probe_fd = fds[1] + 1;
+        rc = leakgate_gate__fast_open(gate, v->suite, v->test, false);
+        if (rc < 0)
+            _exit(1);
+        return 1;
+    }
+    close(fds[1]);
+    rc = read_all(fds[0], &answer, 1) == 1;
+    close(fds[0]);
+    while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+        ;
+    /* No answer (the copy died): the first process probes. */
+    if (rc)
+        note_probe(gate, v, answer == '1');
+    return 0;
+}
+
+_Noreturn void
+leakgate_gate__probe_answer(struct leakgate_gate *gate, bool once)
+{
+    char answer = once ? '1' : '0';
+
+    if (gate->replay.probe_fd > 0)
+        (void)write_all(gate->replay.probe_fd - 1, &answer, 1);
+    _exit(0);
 }

@@ -102,7 +102,10 @@ leakgate_replay__child_setup(struct leakgate_gate *gate)
     gate->replay.json_path = leakgate_buf__take(&out);
     leakgate_buf__printf(&out, "%s.exact", list);
     gate->replay.deferred_path = leakgate_buf__take(&out);
-    if (rc == 0 && (!gate->replay.json_path || !gate->replay.deferred_path))
+    leakgate_buf__printf(&out, "%s.probe", list);
+    gate->replay.probe_path = leakgate_buf__take(&out);
+    if (rc == 0 && (!gate->replay.json_path || !gate->replay.deferred_path ||
+                    !gate->replay.probe_path))
         rc = leakgate_error__set(LEAKGATE_ENOMEM, "replay list");
     if (rc < 0)
         return rc;
@@ -636,7 +639,7 @@ give_up(struct leakgate_gate *gate, const char *log)
 
 /* The files of one child run. */
 struct child_files {
-    struct leakgate_buf dir, list, json, log, exact;
+    struct leakgate_buf dir, list, json, log, exact, probe;
 };
 
 static int
@@ -651,8 +654,9 @@ child_files(struct child_files *f)
         leakgate_buf__printf(&f->json, "%s/list.json", f->dir.ptr);
         leakgate_buf__printf(&f->log, "%s/replay.log", f->dir.ptr);
         leakgate_buf__printf(&f->exact, "%s/list.exact", f->dir.ptr);
+        leakgate_buf__printf(&f->probe, "%s/list.probe", f->dir.ptr);
         if (f->list.failed || f->json.failed || f->log.failed ||
-            f->exact.failed)
+            f->exact.failed || f->probe.failed)
             rc = leakgate_error__set(LEAKGATE_ENOMEM, "replay");
     }
     return rc;
@@ -671,6 +675,8 @@ child_files_done(struct child_files *f, bool keep)
             unlink(f->log.ptr);
         if (f->exact.ptr)
             unlink(f->exact.ptr);
+        if (f->probe.ptr)
+            unlink(f->probe.ptr);
         if (f->dir.ptr)
             rmdir(f->dir.ptr);
     }
@@ -679,6 +685,44 @@ child_files_done(struct child_files *f, bool keep)
     leakgate_buf__dispose(&f->json);
     leakgate_buf__dispose(&f->log);
     leakgate_buf__dispose(&f->exact);
+    leakgate_buf__dispose(&f->probe);
+}
+
+/* The warm-up probe's answers the replay found (gate_fork.c): lines
+ * "0|1\tSUITE\tTEST" in its list's ".probe" twin, each name printed as
+ * write_list() prints it.  A verdict named there is probe_known; none is
+ * when the file cannot be read (the probe then runs as it would). */
+static void
+take_probes(struct leakgate_gate *gate, const char *path)
+{
+    struct leakgate_buf text = LEAKGATE_BUF_INIT, line = LEAKGATE_BUF_INIT;
+
+    if (!path || access(path, F_OK) != 0)
+        return;
+    leakgate_buf__puts(&text, "\n");
+    if (leakgate_files__read(&text, path, LIST_MAX, "replay probes") < 0) {
+        leakgate_error__clear();
+        leakgate_buf__dispose(&text);
+        return;
+    }
+    for (size_t i = 0; !text.failed && i < gate->nverdicts; i++) {
+        struct leakgate_verdict *v = gate->verdicts[i];
+
+        for (int once = 0; once < 2; once++) {
+            line.len = 0;
+            leakgate_buf__puts(&line, once ? "\n1\t" : "\n0\t");
+            leakgate_util__name_escape(&line, v->suite);
+            leakgate_buf__puts(&line, "\t");
+            leakgate_util__name_escape(&line, v->test);
+            leakgate_buf__puts(&line, "\n");
+            if (!line.failed && strstr(text.ptr, line.ptr)) {
+                v->probe_known = true;
+                v->made_once = once == 1;
+            }
+        }
+    }
+    leakgate_buf__dispose(&line);
+    leakgate_buf__dispose(&text);
 }
 
 /* Start this program again for the verdicts `pick` chooses, and wait. */
@@ -724,6 +768,8 @@ leakgate_gate_replay(leakgate_gate *gate, const char *preload)
     unsetenv(LEAKGATE_REPLAY_EXACT_ENV);
     if (rc == 0)
         rc = take_results(gate, f.json.ptr, f.log.ptr, f.exact.ptr, status);
+    if (rc == 0)
+        take_probes(gate, f.probe.ptr);
     if (rc < 0)
         give_up(gate, f.log.ptr);
     child_files_done(&f, rc < 0);
@@ -760,15 +806,24 @@ leakgate_gate_probe_warmup(leakgate_gate *gate,
     struct leakgate_results *r = NULL;
     struct child_files f;
     size_t n = 0;
-    int status = 0, rc;
+    int status = 0, rc = 0;
 
     *hinted_out = 0;
     if (gate->replay.child)
         return 0;
     for (size_t i = 0; i < gate->nverdicts; i++)
-        n += may_warm_up(gate->verdicts[i]);
+        n += may_warm_up(gate->verdicts[i]) && !gate->verdicts[i]->probe_known;
+    /* The replay answered for every one (gate_fork.c): no probe runs. */
+    for (size_t i = 0; n == 0 && rc == 0 && i < gate->nverdicts; i++) {
+        struct leakgate_verdict *v = gate->verdicts[i];
+
+        if (may_warm_up(v) && v->made_once) {
+            rc = warmup_hint(gate, v);
+            (*hinted_out)++;
+        }
+    }
     if (n == 0)
-        return 0;
+        return rc;
     rc = run_child(gate, &f, preload, may_warm_up, &status);
     if (rc == 0)
         rc = leakgate_results_new(&r);
@@ -799,6 +854,7 @@ leakgate_replay__dispose(struct leakgate_gate *gate)
     leakgate_util__free(gate->replay.names);
     leakgate_util__free(gate->replay.json_path);
     leakgate_util__free(gate->replay.deferred_path);
+    leakgate_util__free(gate->replay.probe_path);
     for (size_t i = 0; i < gate->replay.nloaded; i++)
         leakgate_results_free(gate->replay.loaded[i]);
     leakgate_util__free(gate->replay.loaded);

@@ -390,6 +390,28 @@ LEAKGATE_API int leakgate_gate_probe_warmup(leakgate_gate *gate,
                                             const char *preload,
                                             size_t *hinted_out);
 
+/**
+ * In a replay (leakgate_gate_in_replay()), right after the scope of a
+ * test closed with verdict @p v: when @p v failed and may be growth made
+ * once, the warm-up probe's question (would one run first make it pass?)
+ * is answered here instead of by leakgate_gate_probe_warmup()'s fresh
+ * process: a forked copy of this process runs the test once more in a
+ * fast scope.  Returns 1 in that copy, with the scope open: run the
+ * test's code again (setUp, the test, tearDown), then call
+ * leakgate_gate_probe_copy_end().  Returns 0 in the calling process
+ * (after the copy answered, or when no probe is needed or possible).
+ * Never fails: without an answer, leakgate_gate_probe_warmup() probes.
+ */
+LEAKGATE_API int leakgate_gate_probe_copy(leakgate_gate *gate,
+                                          const leakgate_verdict *v);
+
+/**
+ * In the copy leakgate_gate_probe_copy() returned 1 in: close its scope,
+ * hand the answer to the process it was copied from and end the copy.
+ * Never returns.
+ */
+LEAKGATE_API void leakgate_gate_probe_copy_end(leakgate_gate *gate);
+
 /** @return the advice found after judging @p v (a shared fixture, growth
  *          made once), or NULL. */
 LEAKGATE_API const char *leakgate_verdict_hint(const leakgate_verdict *v);
