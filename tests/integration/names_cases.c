@@ -17,6 +17,7 @@
  *   deaf   a test that hangs on its second run (or the one $NAMES_DEAF_RUN
  *          names), every signal blocked
  *   hang   a test that hangs on its second run, then one that leaks
+ *   counted  a leak that counts its runs in $NAMES_MARKER.runs
  *
  * "Second run" is told by a marker file, $NAMES_MARKER: the first run
  * creates it.  Every case also has "plainleak", an ordinary leak, first.
@@ -94,7 +95,7 @@ hang_second(void)
 }
 
 /* Which run of the test this is (1: the first process's), counted in
- * $NAMES_MARKER.runs; 0 without a marker. */
+ * $NAMES_MARKER.runs, a line "PID PARENT" per run; 0 without a marker. */
 static long
 run_number(void)
 {
@@ -102,14 +103,18 @@ run_number(void)
     char path[4096];
     FILE *f;
     long n = 0;
+    int c;
 
     if (!m || !*m || snprintf(path, sizeof path, "%s.runs", m) >= 4096)
         return 0;
-    f = fopen(path, "a");
+    f = fopen(path, "a+");
     if (!f)
         return 0;
-    fputc('.', f);
-    n = ftell(f);
+    fprintf(f, "%ld %ld\n", (long)getpid(), (long)getppid());
+    fflush(f);
+    rewind(f);
+    while ((c = fgetc(f)) != EOF)
+        n += c == '\n';
     fclose(f);
     return n;
 }
@@ -128,6 +133,15 @@ deaf_hang_second(void)
         for (;;)
             pause();
     }
+    leak();
+}
+
+/* A leak that counts its runs ($NAMES_MARKER.runs): how many times the
+ * gate ran it (replay_ordinals.sh). */
+static void
+counted(void)
+{
+    (void)run_number();
     leak();
 }
 
@@ -168,6 +182,8 @@ main(int argc, char **argv)
         CU_add_test(s, "crash", crash_second);
     if (wanted(which, "deaf"))
         CU_add_test(s, "deaf", deaf_hang_second);
+    if (wanted(which, "counted"))
+        CU_add_test(s, "counted", counted);
     if (wanted(which, "hang")) {
         CU_add_test(s, "hang", hang_second);
         CU_add_test(s, "after_hang", leak);

@@ -21,6 +21,7 @@
 #include "error.h"
 #include "track_every.h"
 #include "unit.h"
+#include "util.h"
 
 #define THREADS 4
 #define THREAD_CHURN 50000
@@ -658,6 +659,119 @@ test_track__forget(void)
     free(other);
 }
 
+/* The same work twice, as a replay's logging copy and the replay run one
+ * test from one state: 6 allocations, the 2nd and the 5th kept. */
+static void *volatile kept[2];
+
+static __attribute__((noinline)) void
+ordinal_work(void)
+{
+    void *a = malloc(24), *c, *e;
+
+    kept[0] = malloc(40); /* ordinal 1 */
+    c = calloc(1, 100);
+    free(a);
+    a = malloc(8);
+    kept[1] = realloc(c, 300); /* ordinal 4 (the resize) */
+    e = malloc(16);
+    free(a);
+    free(e);
+}
+
+/* Ordinals (track.h): a logging window names the ordinals of what it
+ * left; a selecting window given them records a stack for exactly those
+ * objects, and groups them as the stacks of ALL mode would. */
+static void
+test_track__ordinals_select_what_was_left(void)
+{
+    struct leakgate_track_result r;
+    struct leakgate_diff *d = NULL;
+    uint64_t *ords = NULL;
+    size_t n = 0;
+    int rc, grc;
+
+    must_install();
+    CU_ASSERT_EQUAL_FATAL(leakgate_track__stacks_log(), 0);
+    CU_ASSERT_EQUAL_FATAL(leakgate_track__begin(), 0);
+    ordinal_work();
+    CU_ASSERT_EQUAL(leakgate_track__end(&r), 0);
+    rc = leakgate_track__left_ordinals(&ords, &n);
+    CU_ASSERT_EQUAL(rc, 0);
+    CU_ASSERT_EQUAL(r.live_objs, 2);
+    CU_ASSERT_EQUAL_FATAL(n, 2);
+    CU_ASSERT_EQUAL(ords[0], 1);
+    CU_ASSERT_EQUAL(ords[1], 4);
+    /* A logging window records no stack. */
+    CU_ASSERT_EQUAL(leakgate_diff__of_track_left(&d), LEAKGATE_ENOTFOUND);
+    leakgate_diff__free(d);
+    d = NULL;
+    free(kept[0]);
+    free(kept[1]);
+
+    CU_ASSERT_EQUAL_FATAL(leakgate_track__stacks_select(ords, n), 0);
+    CU_ASSERT_EQUAL_FATAL(leakgate_track__begin(), 0);
+    ordinal_work();
+    CU_ASSERT_EQUAL(leakgate_track__end(&r), 0);
+    grc = leakgate_diff__of_track_left(&d);
+    CU_ASSERT_EQUAL(grc, 0);
+    CU_ASSERT_EQUAL(r.live_objs, 2);
+    CU_ASSERT_EQUAL(r.live_bytes, 48 + 320); /* jemalloc's classes */
+    CU_ASSERT_TRUE(d && d->nentries == 2);
+    leakgate_diff__free(d);
+    free(kept[0]);
+    free(kept[1]);
+    leakgate_util__free(ords);
+    (void)leakgate_track__stacks(LEAKGATE_TRACK_STACKS_NONE);
+}
+
+/* A selecting window whose run left an object it was not told of (the
+ * run allocated in another order) says so: no stack for it, ENOTFOUND,
+ * never a group that misses it. */
+static void
+test_track__ordinals_other_order_found_out(void)
+{
+    static const uint64_t wrong[] = {0, 2};
+    struct leakgate_track_result r;
+    struct leakgate_diff *d = NULL;
+    int grc;
+
+    must_install();
+    CU_ASSERT_EQUAL_FATAL(leakgate_track__stacks_select(wrong, 2), 0);
+    CU_ASSERT_EQUAL_FATAL(leakgate_track__begin(), 0);
+    ordinal_work();
+    CU_ASSERT_EQUAL(leakgate_track__end(&r), 0);
+    grc = leakgate_diff__of_track_left(&d);
+    CU_ASSERT_EQUAL(r.live_objs, 2);
+    CU_ASSERT_EQUAL(grc, LEAKGATE_ENOTFOUND);
+    CU_ASSERT_PTR_NULL(d);
+    free(kept[0]);
+    free(kept[1]);
+    (void)leakgate_track__stacks(LEAKGATE_TRACK_STACKS_NONE);
+}
+
+/* Nothing left: no ordinal; and without a logging window, no answer. */
+static void
+test_track__ordinals_none_left(void)
+{
+    struct leakgate_track_result r;
+    uint64_t *ords = NULL;
+    size_t n = 7;
+    void *p;
+
+    must_install();
+    CU_ASSERT_EQUAL_FATAL(leakgate_track__stacks_log(), 0);
+    CU_ASSERT_EQUAL_FATAL(leakgate_track__begin(), 0);
+    p = malloc(64);
+    free(p);
+    CU_ASSERT_EQUAL(leakgate_track__end(&r), 0);
+    CU_ASSERT_EQUAL(leakgate_track__left_ordinals(&ords, &n), 0);
+    CU_ASSERT_EQUAL(n, 0);
+    leakgate_util__free(ords);
+    CU_ASSERT_EQUAL_FATAL(leakgate_track__stacks(LEAKGATE_TRACK_STACKS_NONE),
+                          0);
+    CU_ASSERT_EQUAL(leakgate_track__left_ordinals(&ords, &n), LEAKGATE_ESTATE);
+}
+
 const char *const unit_suite = "track";
 const struct unit_case unit_cases[] = {
     {"install_twice", test_track__install_twice},
@@ -680,4 +794,9 @@ const struct unit_case unit_cases[] = {
     {"meter", test_track__meter},
     {"meter_threads", test_track__meter_threads},
     {"meter_other_thread", test_track__meter_other_thread},
+    {"ordinals_select_what_was_left",
+     test_track__ordinals_select_what_was_left},
+    {"ordinals_other_order_found_out",
+     test_track__ordinals_other_order_found_out},
+    {"ordinals_none_left", test_track__ordinals_none_left},
     {NULL, NULL}};
