@@ -163,6 +163,8 @@ struct leakgate_gate {
                                               the next window left */
         uint64_t plan_ledger; /* ledger objects freed when it opens */
         bool all_exact;       /* $LEAKGATE_REPLAY_EXACT: every window exact */
+        bool lean_ok;         /* $LEAKGATE_REPLAY_LEAN: may run without
+                                 jemalloc (no exact window then) */
         int log_fd;           /* in the forked logging run: where its
                                  ordinals go (+1; 0: not that run) */
         bool by_ordinals;     /* some window of this replay was */

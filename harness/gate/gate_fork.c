@@ -241,9 +241,10 @@ leakgate_gate__fork_plan(struct leakgate_gate *gate,
 not_here:
     /* Measured exactly, as before, until a window was measured by
      * ordinals: the exact window could not subtract what it frees of
-     * theirs (jemalloc never recorded it). */
-    return gate->replay.by_ordinals ? plan_deferred()
-                                    : LEAKGATE_GATE__FORK_EXACT;
+     * theirs (jemalloc never recorded it).  A lean replay has no exact
+     * window. */
+    return gate->replay.by_ordinals || gate->lean ? plan_deferred()
+                                                  : LEAKGATE_GATE__FORK_EXACT;
 }
 
 int

@@ -175,15 +175,16 @@ leakgate_gate__lean_init(struct leakgate_gate *gate)
             "process; build the tests without the sanitizer and preload no "
             "other allocator");
     /* A replay must measure exactly: never a restart, which would lose
-     * its list and run as a first run. */
-    if (gate->replay.child)
+     * its list and run as a first run.  A lean replay (replay.c) measures
+     * by allocation order: it needs no jemalloc. */
+    if (gate->replay.child && !gate->replay.lean_ok)
         return leakgate_error__set(
             LEAKGATE_ENOPROF,
             "this replay has no jemalloc: LD_PRELOAD=%s did not load it "
             "(leakgate::cunit preloads the jemalloc it was built with, "
             "or $LEAKGATE_JEMALLOC)",
             jemalloc_path());
-    if (gate->opts.exact)
+    if (gate->opts.exact && !gate->replay.child)
         return restart_with_jemalloc(gate, "--exact");
     snprintf(gate->sampling, sizeof gate->sampling,
              "exact (a lean process: its fast first pass counts every "

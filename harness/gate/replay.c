@@ -116,10 +116,12 @@ leakgate_replay__child_setup(struct leakgate_gate *gate)
     /* A probe: the listed tests run once unmeasured first (warmup 1). */
     gate->replay.warmup = getenv(LEAKGATE_REPLAY_WARMUP_ENV) != NULL;
     gate->replay.all_exact = getenv(LEAKGATE_REPLAY_EXACT_ENV) != NULL;
+    gate->replay.lean_ok = getenv(LEAKGATE_REPLAY_LEAN_ENV) != NULL;
     /* Programs the tests start are not replays. */
     unsetenv(LEAKGATE_REPLAY_ENV);
     unsetenv(LEAKGATE_REPLAY_WARMUP_ENV);
     unsetenv(LEAKGATE_REPLAY_EXACT_ENV);
+    unsetenv(LEAKGATE_REPLAY_LEAN_ENV);
     gate->opts.json_path = gate->replay.json_path;
     gate->opts.junit_path = NULL;
     gate->opts.update_thresholds = 0;
@@ -725,6 +727,32 @@ take_probes(struct leakgate_gate *gate, const char *path)
     leakgate_buf__dispose(&text);
 }
 
+/*
+ * A lean process's replay can itself be lean (no jemalloc preloaded: the
+ * program runs as its first run did, its libraries loaded alike) when
+ * every test it measures can be measured by allocation order
+ * (gate_fork.c): no suite window, no peak stacks, no settings that need
+ * an exact window, no heap profiles to keep (--report-dir).  What such a
+ * replay still cannot measure goes to an exact replay, with jemalloc.
+ */
+static bool
+replay_lean(const struct leakgate_gate *gate,
+            bool (*pick)(const struct leakgate_verdict *))
+{
+    if (!gate->lean || gate->opts.report_dir || gate->replay.exact_pending)
+        return false;
+    for (size_t i = 0; i < gate->nverdicts; i++) {
+        const struct leakgate_verdict *v = gate->verdicts[i];
+        const struct leakgate_policy_settings *set = &v->settings;
+
+        if (pick(v) && (v->peak_replay || strcmp(v->test, "[suite]") == 0 ||
+                        set->peak_limited || set->repeat > 1 ||
+                        set->settle_ms || set->suite_scope))
+            return false;
+    }
+    return true;
+}
+
 /* Start this program again for the verdicts `pick` chooses, and wait. */
 static int
 run_child(struct leakgate_gate *gate,
@@ -733,6 +761,7 @@ run_child(struct leakgate_gate *gate,
           bool (*pick)(const struct leakgate_verdict *),
           int *status)
 {
+    bool lean = replay_lean(gate, pick);
     char *const *argv = NULL;
     int argc = 0;
     int rc = child_files(f);
@@ -743,12 +772,16 @@ run_child(struct leakgate_gate *gate,
         rc = leakgate_options__own_argv(&argc, &argv);
     if (rc == 0 && argc == 0)
         rc = leakgate_error__set(LEAKGATE_EIO, "/proc/self/cmdline is empty");
+    /* A lean process's replay runs with jemalloc (gate_lean.c), unless
+     * it measures by allocation order alone. */
+    if (rc == 0 && lean && setenv(LEAKGATE_REPLAY_LEAN_ENV, "1", 1) != 0)
+        rc = leakgate_error__set(LEAKGATE_ENOMEM, "environment");
     if (rc == 0)
-        /* A lean process's replay runs with jemalloc (gate_lean.c). */
         rc = leakgate_replay__start_and_wait(
             gate, argv, f->list.ptr, f->log.ptr,
-            leakgate_gate__lean_preload(gate, preload), pick == may_warm_up,
-            status);
+            lean ? preload : leakgate_gate__lean_preload(gate, preload),
+            pick == may_warm_up, status);
+    unsetenv(LEAKGATE_REPLAY_LEAN_ENV);
     return rc;
 }
 

@@ -33,6 +33,9 @@
  * replay measures by ordinals where it can, and names the tests it could
  * not in the list's ".exact" twin. */
 #define LEAKGATE_REPLAY_EXACT_ENV "LEAKGATE_REPLAY_EXACT"
+/* ... and, set to 1, lets the replay of a lean process run lean, without
+ * jemalloc: it measures by allocation order alone (replay.c). */
+#define LEAKGATE_REPLAY_LEAN_ENV "LEAKGATE_REPLAY_LEAN"
 /* ... and the pipe (a file descriptor) it beats on as its tests run
  * (leakgate_gate_replay_beat()): the first process stops a replay that is
  * silent for the replay timeout. */
