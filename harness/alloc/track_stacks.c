@@ -79,6 +79,7 @@ static struct {
     size_t npcs;
     bool failed;             /* a table was full: some object has no stack */
     uintptr_t runtime[4][2]; /* text of libc and ld.so: [start, end) */
+    uintptr_t rtld[2];       /* ld.so's text alone */
     size_t nruntime;
     struct runtime_syms {
         uintptr_t base;         /* load bias */
@@ -125,13 +126,21 @@ unlock_tables(void)
 }
 
 static bool
+is_rtld(const char *path)
+{
+    const char *base = strrchr(path, '/');
+
+    base = base ? base + 1 : path;
+    return strncmp(base, "ld-linux", 8) == 0 || strncmp(base, "ld.so", 5) == 0;
+}
+
+static bool
 is_runtime(const char *path)
 {
     const char *base = strrchr(path, '/');
 
     base = base ? base + 1 : path;
-    return strncmp(base, "libc.so", 7) == 0 ||
-           strncmp(base, "ld-linux", 8) == 0 || strncmp(base, "ld.so", 5) == 0;
+    return strncmp(base, "libc.so", 7) == 0 || is_rtld(path);
 }
 
 /* The number of symbols of a GNU hash table (the highest index a bucket
@@ -205,6 +214,10 @@ note_runtime(struct dl_phdr_info *info, size_t size, void *payload)
         st.runtime[st.nruntime][0] = info->dlpi_addr + ph->p_vaddr;
         st.runtime[st.nruntime][1] =
             info->dlpi_addr + ph->p_vaddr + ph->p_memsz;
+        if (is_rtld(info->dlpi_name)) {
+            st.rtld[0] = st.runtime[st.nruntime][0];
+            st.rtld[1] = st.runtime[st.nruntime][1];
+        }
         st.nruntime++;
     }
     return 0;
@@ -683,6 +696,15 @@ runtime_needs_stack(uintptr_t caller, struct unwound *u, bool *have)
         plain_cached(caller);
     if (kind != SITE_UNKNOWN)
         return kind == SITE_IGNORED;
+    /* The dynamic linker allocates only for itself (link maps, scopes,
+     * TLS, the table of loaded objects it grows as libraries load): its
+     * own bookkeeping, which the built-in list names by its internal
+     * functions, never exported; so every allocation it makes gets a
+     * stack.  They are few, made by dlopen and thread creation. */
+    if (caller >= st.rtld[0] && caller < st.rtld[1]) {
+        (void)site_note(caller, SITE_IGNORED);
+        return true;
+    }
     if (!ranges_ready())
         return false; /* another thread is resolving: no stack, a replay */
     named = in_ignored(caller);
