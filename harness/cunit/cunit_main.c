@@ -157,18 +157,19 @@ update_thresholds(leakgate_gate *gate,
     return status;
 }
 
-/* The run's last count: windows over the limits, and those leakgate could
- * not judge (never a pass). */
+/* The run's last count: the windows judged, those over the limits, and
+ * those leakgate could not judge (never a pass). */
 static void
 summary(leakgate_gate *gate, size_t failures)
 {
+    size_t judged = leakgate_gate_judged(gate);
     size_t unjudged = leakgate_gate_unjudged(gate, NULL);
 
-    fprintf(stderr, "leakgate: %zu window%s over the limits", failures,
-            failures == 1 ? "" : "s");
-    if (unjudged > 0)
-        fprintf(stderr, ", %zu not judged (not a pass)", unjudged);
-    fputs("\n", stderr);
+    fprintf(stderr,
+            "leakgate: %zu window%s judged, %zu over the limits, %zu not "
+            "judged%s\n",
+            judged, judged == 1 ? "" : "s", failures, unjudged,
+            unjudged > 0 ? " (not a pass)" : "");
 }
 
 static int
@@ -209,6 +210,15 @@ finish(leakgate_gate *gate)
     if (status == 0 && (CU_get_number_of_failures() > 0 ||
                         CU_get_number_of_failure_records() > 0 || failures > 0))
         status = 1;
+    /* Exit 0 means measured and within the limits: a run that judged no
+     * window measured nothing (no test ran, or none was measured). */
+    if (status == 0 && leakgate_gate_judged(gate) == 0 &&
+        !leakgate_gate_in_replay(gate)) {
+        fprintf(stderr, "leakgate: the gate could not measure: no window "
+                        "was judged (the program's CUnit run ran no test "
+                        "under the gate): not a pass\n");
+        status = 3;
+    }
     return status;
 }
 

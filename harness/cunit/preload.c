@@ -359,7 +359,7 @@ verdict_fields(const char **f,
     f[2] = leakgate_run__status_name(v->status);
     f[3] = failed ? "1" : "0";
     f[4] = seconds;
-    f[5] = ""; /* unused (run_proto.h) */
+    f[5] = leakgate_verdict__skipped(v) ? "s" : ""; /* run_proto.h */
     f[6] = p->junit_case ? p->junit_case : "";
     f[7] = p->json_test ? p->json_test : "";
     f[8] = "r";

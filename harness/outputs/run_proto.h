@@ -15,10 +15,10 @@
  *   B function                   a CUnit run began (outermost run call)
  *   S suite test phase           a test / suite init / cleanup starts
  *   N junit_env json_env         the report environment (rendered)
- *   V suite test status failed seconds - junit_case json_test [r]
+ *   V suite test status failed seconds skipped junit_case json_test [r]
  *                                a finished record, rendered by report.c
- *                                (field 6 is empty: it was the suite's
- *                                JUnit tag, which nothing reads now);
+ *                                (skipped: "s" for a window not judged
+ *                                on purpose, measured only; else empty);
  *                                with "r", it replaces the earlier record
  *                                of suite/test (a verdict a replay made)
  *   L                            --list printed the tests
@@ -76,7 +76,8 @@ struct leakgate_run_case {
     char *suite;
     char *test;
     leakgate_status status;
-    bool failed; /* the gate failed it or it carries notes */
+    bool failed;  /* the gate failed it or it carries notes */
+    bool skipped; /* not judged on purpose (measured only: --filter) */
     double seconds;
     struct leakgate_run_pieces pieces;
 };

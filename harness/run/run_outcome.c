@@ -58,6 +58,7 @@ fill_case(struct leakgate_run_case *c, char **f)
     memset(c, 0, sizeof *c);
     c->status = leakgate_run__status_parse(f[3]);
     c->failed = strcmp(f[4], "1") == 0;
+    c->skipped = strcmp(f[6], "s") == 0;
     c->seconds = strtod(f[5], NULL);
     if (replace(&c->suite, f[1]) < 0 || replace(&c->test, f[2]) < 0 ||
         replace(&c->pieces.junit_case, f[7]) < 0 ||
@@ -298,6 +299,30 @@ any_failed(const struct leakgate_run *r)
     return r->failure_records > 0;
 }
 
+/* The windows judged: a verdict that passed or failed. */
+static size_t
+judged(const struct leakgate_run *r)
+{
+    size_t n = 0;
+
+    for (size_t i = 0; i < r->ncases; i++)
+        n += r->cases[i].status == LEAKGATE_STATUS_PASS ||
+             r->cases[i].status == LEAKGATE_STATUS_FAIL;
+    return n;
+}
+
+/* Those leakgate could not judge (never a pass). */
+static size_t
+unjudged(const struct leakgate_run *r)
+{
+    size_t n = 0;
+
+    for (size_t i = 0; i < r->ncases; i++)
+        n += r->cases[i].status == LEAKGATE_STATUS_NOT_JUDGED &&
+             !r->cases[i].skipped;
+    return n;
+}
+
 size_t
 leakgate_run_failures(const leakgate_run *run)
 {
@@ -333,7 +358,14 @@ leakgate_run__decide(struct leakgate_run *r)
         rc = say(r, "the program's CUnit run had no test to run (an empty "
                     "registry, or --filter matched nothing)");
     if (rc == 0 && r->began)
-        rc = say(r, "%zu window%s over the limits", failures,
-                 failures == 1 ? "" : "s");
+        rc = say(r, "%zu window%s judged, %zu over the limits, %zu not judged%s",
+                 judged(r), judged(r) == 1 ? "" : "s", failures, unjudged(r),
+                 unjudged(r) > 0 ? " (not a pass)" : "");
+    /* Exit 0 means measured and within the limits. */
+    if (rc == 0 && r->status == 0 && judged(r) == 0) {
+        r->status = 3;
+        rc = say(r, "the gate could not measure: no window was judged: not "
+                    "a pass");
+    }
     return rc;
 }

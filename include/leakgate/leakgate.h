@@ -632,6 +632,12 @@ LEAKGATE_API int leakgate_gate_outputs_finished(leakgate_gate *gate,
 /** @return the number of verdicts with status LEAKGATE_STATUS_FAIL. */
 LEAKGATE_API size_t leakgate_gate_failures(const leakgate_gate *gate);
 
+/** @return the number of windows judged: verdicts with status
+ *          LEAKGATE_STATUS_PASS or LEAKGATE_STATUS_FAIL.  A run that
+ *          judged none measured nothing: never a pass (the CUnit glue
+ *          ends it with exit status 3). */
+LEAKGATE_API size_t leakgate_gate_judged(const leakgate_gate *gate);
+
 /**
  * A test or suite name as leakgate prints it (`--list`, reports, the
  * replay's list): '\\' as "\\\\", newline, tab and carriage return as

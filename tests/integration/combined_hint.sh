@@ -40,7 +40,7 @@ cd "$work/a"
 n=$(yaml_windows err.txt leakgate\\.yaml)
 grep -q "^leakgate: $n windows above printed YAML.*create leakgate.yaml with:\$" err.txt ||
     { cat err.txt; fail "A: no combined hint"; }
-sed -n '/windows above printed YAML/,/windows over the limits/p' err.txt |
+sed -n '/windows above printed YAML/,/over the limits, /p' err.txt |
     sed -n '2,$p' | grep '^  ' | sed 's/^  //' >leakgate.yaml
 [ "$(grep -c '^version:' leakgate.yaml)" -eq 1 ] &&
     [ "$(grep -c '^tests:' leakgate.yaml)" -eq 1 ] &&
@@ -70,7 +70,7 @@ grep -q "^leakgate: $n windows above printed YAML.*add to t.yaml:\$" err.txt &&
 # "add to t.yaml:" goes at the end, "add under `tests:`" after tests:.
 sed -n '/windows above printed YAML/,/^and add under/p' err.txt |
     sed -n '2,$p' | grep '^  ' | sed 's/^  //' >end.yaml
-sed -n '/^and add under `tests:`/,/windows over the limits/p' err.txt |
+sed -n '/^and add under `tests:`/,/over the limits, /p' err.txt |
     sed -n '2,$p' | grep '^  ' | sed 's/^  //' >under.yaml
 [ -s end.yaml ] && [ -s under.yaml ] || fail "B: empty blocks"
 sed '/^tests:$/r under.yaml' t.yaml >t2.yaml
@@ -96,7 +96,7 @@ cd "$work/c"
 n=$(yaml_windows err.txt leakgate\\.yaml)
 grep -q "^leakgate: $n windows above printed YAML.*create leakgate.yaml with:\$" err.txt ||
     { cat err.txt; fail "C: no combined hint under leakgate run"; }
-sed -n '/windows above printed YAML/,/windows over the limits/p' err.txt |
+sed -n '/windows above printed YAML/,/over the limits, /p' err.txt |
     sed -n '2,$p' | grep '^  ' | sed 's/^  //' >leakgate.yaml
 "$leakgate" run --filter '[hl]*' -- "$plain" >out2.txt 2>err2.txt ||
     { cat leakgate.yaml err2.txt; fail "C: the run still fails with the snippet applied"; }

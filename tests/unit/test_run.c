@@ -329,18 +329,25 @@ test_run__outcome_from_verdicts(void)
     const char *fail[] = {"H\t1", "B\tCU_run_all_tests", V_PASS, V_FAIL, "D\t1",
                           NULL};
     const char *assertion[] = {"B\tCU_run_all_tests", V_PASS, "D\t2", NULL};
+    const char *none[] = {"H\t1", "B\tCU_basic_run_tests", "D\t0", NULL};
     struct leakgate_run *r;
 
     /* The program's own exit status never counts. */
     r = run_with(pass, "/nonexistent", W_EXITCODE(1, 0));
     CU_ASSERT_EQUAL(leakgate_run_status(r), 0);
-    CU_ASSERT(said(r, "0 windows over the limits"));
+    CU_ASSERT(said(r, "1 window judged, 0 over the limits, 0 not judged"));
     CU_ASSERT_EQUAL(r->ncases, 1);
     leakgate_run_free(r);
     r = run_with(fail, "/nonexistent", W_EXITCODE(0, 0));
     CU_ASSERT_EQUAL(leakgate_run_status(r), 1);
     CU_ASSERT_EQUAL(leakgate_run_failures(r), 1);
-    CU_ASSERT(said(r, "1 window over the limits"));
+    CU_ASSERT(said(r, "2 windows judged, 1 over the limits, 0 not judged"));
+    leakgate_run_free(r);
+    /* A run that judged no window measured nothing: never exit 0. */
+    r = run_with(none, "/nonexistent", W_EXITCODE(0, 0));
+    CU_ASSERT_EQUAL(leakgate_run_status(r), 3);
+    CU_ASSERT(said(r, "0 windows judged, 0 over the limits, 0 not judged"));
+    CU_ASSERT(said(r, "no window was judged"));
     leakgate_run_free(r);
     /* CUnit failure records that reached no record still fail the run. */
     r = run_with(assertion, "/nonexistent", W_EXITCODE(0, 0));
