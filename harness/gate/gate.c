@@ -196,6 +196,31 @@ prepare_lean(struct leakgate_gate *gate)
     return rc;
 }
 
+/* A sanitizer's allocator serves this program: nothing can be measured,
+ * say so before the first test (exit 3), never a silent pass or a crash
+ * inside the sanitizer.  leakgate's own sanitizer builds of its tests
+ * (LEAKGATE_NO_INTERCEPT) gate no program. */
+static int
+refuse_sanitizer(void)
+{
+#ifdef LEAKGATE_NO_INTERCEPT
+    return 0;
+#else
+    const char *which = leakgate_profile__sanitizer();
+
+    if (!which)
+        return 0;
+    return leakgate_error__set(
+        LEAKGATE_ENOPROF,
+        "this program is built with %s, whose allocator replaces malloc: "
+        "leakgate cannot measure what a test keeps under it.  Build the "
+        "gated tests without the sanitizer, and run the sanitizer build "
+        "as it is, without leakgate (UBSan alone, -fsanitize=undefined, "
+        "can stay)",
+        which);
+#endif
+}
+
 int
 leakgate_gate_new(leakgate_gate **out, const struct leakgate_gate_options *opts)
 {
@@ -224,7 +249,9 @@ leakgate_gate_new(leakgate_gate **out, const struct leakgate_gate_options *opts)
         GATE_STARTERS * sizeof *gate->starters, false);
     gate->color =
         opts->color > 0 || (opts->color < 0 && isatty(STDERR_FILENO) == 1);
-    rc = resolve_outputs(gate);
+    rc = refuse_sanitizer();
+    if (rc == 0)
+        rc = resolve_outputs(gate);
     if (rc == 0)
         rc = load_config(gate);
     if (rc == 0)

@@ -89,6 +89,8 @@ struct leakgate_run_elf {
     bool is_shared;         /* a shared object (ET_DYN): ld.so can preload it */
     bool needs_cunit;       /* a DT_NEEDED entry names libcunit */
     bool has_cunit_symbols; /* its symbol table defines CU_* functions */
+    const char *sanitizer;  /* built with a sanitizer whose allocator
+                               replaces malloc (its name and flag), or NULL */
 };
 
 struct leakgate_run {

@@ -64,6 +64,27 @@ find_mallctl(void)
     memcpy(&ctl_fn, &f, sizeof f);
 }
 
+const char *
+leakgate_profile__sanitizer(void)
+{
+    /* Each runtime's initialiser, defined whether it is linked
+     * statically (clang) or as a shared library (gcc). */
+    static const char *const runtimes[][2] = {
+        {"__asan_init", "AddressSanitizer (-fsanitize=address)"},
+        {"__hwasan_init", "HWAddressSanitizer (-fsanitize=hwaddress)"},
+        {"__msan_init", "MemorySanitizer (-fsanitize=memory)"},
+        {"__tsan_init", "ThreadSanitizer (-fsanitize=thread)"},
+        {"__lsan_do_leak_check", "LeakSanitizer (-fsanitize=leak)"},
+    };
+
+    for (size_t i = 0; i < sizeof runtimes / sizeof runtimes[0]; i++) {
+        if (dlsym(RTLD_DEFAULT, runtimes[i][0]))
+            return runtimes[i][1];
+    }
+    leakgate_error__clear(); /* dlsym's failures are not ours to report */
+    return NULL;
+}
+
 bool
 leakgate_profile__jemalloc(void)
 {

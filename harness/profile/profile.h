@@ -26,6 +26,15 @@
 /* Is jemalloc in this process (its mallctl resolves)?  A lean process
  * (docs/architecture.md "Lean processes") has none.  Cannot fail. */
 bool leakgate_profile__jemalloc(void);
+
+/*
+ * A sanitizer that replaces the allocator is in this process: its name
+ * and flag ("AddressSanitizer (-fsanitize=address)"), or NULL.  Such a
+ * sanitizer's malloc serves the program, and neither jemalloc's profiling
+ * nor leakgate's wrappers can measure what a test keeps under it; UBSan
+ * alone keeps the C library's malloc (NULL).  Cannot fail.
+ */
+const char *leakgate_profile__sanitizer(void);
 /* Its mallctl (NULL: none), for the library it is defined in. */
 const void *leakgate_profile__mallctl(void);
 

@@ -303,6 +303,25 @@ channel(int ch[3])
     return 0;
 }
 
+/* A program built with a sanitizer that replaces malloc cannot be gated:
+ * said before it runs (exit 3), not after a crash inside the sanitizer. */
+static int
+refuse_sanitizer(const char *program)
+{
+    struct leakgate_run_elf elf;
+
+    leakgate_run__inspect_elf(&elf, program);
+    if (!elf.sanitizer)
+        return 0;
+    return leakgate_error__set(
+        LEAKGATE_ENOPROF,
+        "%s is built with %s, whose allocator replaces malloc: leakgate "
+        "cannot measure what a test keeps under it.  Build the gated tests "
+        "without the sanitizer, and run the sanitizer build as it is, "
+        "without leakgate (UBSan alone, -fsanitize=undefined, can stay)",
+        program, elf.sanitizer);
+}
+
 int
 leakgate_run_program(leakgate_run **out,
                      const struct leakgate_gate_options *opts,
@@ -331,6 +350,8 @@ leakgate_run_program(leakgate_run **out,
         return leakgate_error__set(LEAKGATE_ENOMEM, "run");
     r->opts = *opts;
     rc = leakgate_run__find_program(&r->program, argv[0]);
+    if (rc == 0)
+        rc = refuse_sanitizer(r->program);
     if (rc == 0)
         rc = leakgate_run__find_preload(&preload);
     if (rc == 0)

@@ -52,6 +52,40 @@ string_at(const struct image *im, const Elf64_Shdr *strtab, uint64_t name)
     return memchr(s, '\0', strtab->sh_size - name) ? s : NULL;
 }
 
+/* The sanitizers whose runtime replaces malloc: the library gcc links
+ * (DT_NEEDED) and the initialiser clang's static runtime defines. */
+static const struct {
+    const char *library;
+    const char *symbol;
+    const char *name;
+} sanitizers[] = {
+    {"libasan.so", "__asan_init", "AddressSanitizer (-fsanitize=address)"},
+    {"libhwasan.so", "__hwasan_init",
+     "HWAddressSanitizer (-fsanitize=hwaddress)"},
+    {"libtsan.so", "__tsan_init", "ThreadSanitizer (-fsanitize=thread)"},
+    {"", "__msan_init", "MemorySanitizer (-fsanitize=memory)"},
+    {"liblsan.so", "__lsan_do_leak_check", "LeakSanitizer (-fsanitize=leak)"},
+};
+
+/* The first of the table's sanitizers that name matches wins (ASan's
+ * runtime defines LeakSanitizer's entry points too). */
+static void
+note_sanitizer(struct leakgate_run_elf *out, const char *name, bool library)
+{
+    size_t n = sizeof sanitizers / sizeof sanitizers[0];
+
+    for (size_t i = 0; i < n && out->sanitizer != sanitizers[i].name; i++) {
+        const char *key =
+            library ? sanitizers[i].library : sanitizers[i].symbol;
+
+        if (*key && (library ? strncmp(name, key, strlen(key)) == 0
+                             : strcmp(name, key) == 0)) {
+            out->sanitizer = sanitizers[i].name;
+            return;
+        }
+    }
+}
+
 static void
 scan_dynamic(struct leakgate_run_elf *out,
              const struct image *im,
@@ -74,6 +108,8 @@ scan_dynamic(struct leakgate_run_elf *out,
         name = string_at(im, strtab, d->d_un.d_val);
         if (name && strncmp(name, "libcunit", 8) == 0)
             out->needs_cunit = true;
+        if (name)
+            note_sanitizer(out, name, true);
     }
 }
 
@@ -88,7 +124,7 @@ scan_symbols(struct leakgate_run_elf *out,
 
     if (!in_image(im, sh->sh_offset, sh->sh_size))
         return;
-    for (size_t i = 0; i < n && !out->has_cunit_symbols; i++) {
+    for (size_t i = 0; i < n; i++) {
         const Elf64_Sym *s =
             (const Elf64_Sym *)(const void *)(im->base + sh->sh_offset) + i;
         const char *name;
@@ -99,6 +135,8 @@ scan_symbols(struct leakgate_run_elf *out,
         if (name && (strcmp(name, "CU_initialize_registry") == 0 ||
                      strcmp(name, "CU_run_all_tests") == 0))
             out->has_cunit_symbols = true;
+        if (name && name[0] == '_' && name[1] == '_')
+            note_sanitizer(out, name, false);
     }
 }
 

@@ -358,9 +358,10 @@ leakgate_run__decide(struct leakgate_run *r)
         rc = say(r, "the program's CUnit run had no test to run (an empty "
                     "registry, or --filter matched nothing)");
     if (rc == 0 && r->began)
-        rc = say(r, "%zu window%s judged, %zu over the limits, %zu not judged%s",
-                 judged(r), judged(r) == 1 ? "" : "s", failures, unjudged(r),
-                 unjudged(r) > 0 ? " (not a pass)" : "");
+        rc =
+            say(r, "%zu window%s judged, %zu over the limits, %zu not judged%s",
+                judged(r), judged(r) == 1 ? "" : "s", failures, unjudged(r),
+                unjudged(r) > 0 ? " (not a pass)" : "");
     /* Exit 0 means measured and within the limits. */
     if (rc == 0 && r->status == 0 && judged(r) == 0) {
         r->status = 3;
