@@ -61,7 +61,7 @@ sarif() { # MODULES FILE N [RULE URI LINE]...
             local src=${line#@} text
             text=${src#*:}
             src=${src%%:*}
-            line=$(grep -nF -- "$text" "$src" | head -n 1 | cut -d: -f1)
+            line=$(grep -m 1 -nF -- "$text" "$src" | cut -d: -f1)
             [ -n "$line" ] || fail "$src has no line holding '$text'"
         fi
         node -e '

@@ -68,7 +68,7 @@ gate_run() { # DIR -- CMD...
     rc=$?
     cat "$dir.log"
     [ "$rc" -eq 1 ] || fail "exit status $rc, expected 1 (a test leaks)"
-    base=$(find "$dir" -name '*.after.heap' | head -n1)
+    base=$(find "$dir" -name '*.after.heap' | sed -n 1p)
     [ -n "$base" ] || fail "no heap pair under $dir"
     base=${base%.after.heap}
     for f in before.heap after.heap dot json txt svg pdf; do
@@ -97,7 +97,7 @@ check_pdf() { # FILE [WORD...]: a whole PDF whose text holds each WORD
     local file=$1 pdftotext text word
     shift
     [ "$(head -c 5 "$file")" = "%PDF-" ] || fail "$file does not start with %PDF-"
-    tail -c 32 "$file" | grep -q '%%EOF' || fail "$file has no %%EOF trailer"
+    grep -q '%%EOF' <<<"$(tail -c 32 "$file")" || fail "$file has no %%EOF trailer"
     if [ $# -gt 0 ]; then
         pdftotext=$(need pdftotext) || exit
         text=$("$pdftotext" "$file" -) || fail "pdftotext cannot read $file"
@@ -163,7 +163,7 @@ no_dot() { # DIR -- CMD...
 check_pie() { # BIN
     local readelf
     readelf=$(need readelf) || exit
-    "$readelf" -h "$1" | grep -q 'Type: *DYN' || fail "$1 is not a PIE"
+    grep -q 'Type: *DYN' <<<"$("$readelf" -h "$1")" || fail "$1 is not a PIE"
     echo "ok: $1 is position-independent"
 }
 
@@ -215,10 +215,10 @@ junit_peaks() { # XML N L P "NAME KEY VALUE"|"NAME -KEY"...
     for spec in "$@"; do
         read -r name key value <<<"$spec"
         case $key in
-        -*) testcase "$xml" "$name" | grep -qF "${key#-}" &&
+        -*) grep -qF "${key#-}" <<<"$(testcase "$xml" "$name")" &&
                 fail "$name has ${key#-}" ;;
-        *) testcase "$xml" "$name" | grep -qF -- "$key\" value=\"$value\"" ||
-                testcase "$xml" "$name" | grep -qF -- "$key=\"$value\"" ||
+        *) grep -qF -- "$key\" value=\"$value\"" <<<"$(testcase "$xml" "$name")" ||
+                grep -qF -- "$key=\"$value\"" <<<"$(testcase "$xml" "$name")" ||
                 fail "$name has no $key $value" ;;
         esac
     done
