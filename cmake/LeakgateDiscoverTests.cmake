@@ -36,6 +36,13 @@
 # nor LEAKGATE_THRESHOLDS is given, from any working directory; the file
 # --update-thresholds writes.  It adds a generated source that defines
 # leakgate_options_build_thresholds, which the library reads.
+#
+# The policies these functions need (IN_LIST: CMP0057, and every other one
+# up to 3.21) are set here, whatever cmake_minimum_required() the
+# including project asks for (2.8.12 and 3.1 work): functions keep the
+# policies in force where they are defined.
+cmake_policy(PUSH)
+cmake_policy(VERSION 3.21)
 set(_LEAKGATE_DISCOVER_DIR ${CMAKE_CURRENT_LIST_DIR})
 
 function(leakgate_thresholds_file target file)
@@ -274,3 +281,5 @@ function(leakgate_discover_tests target)
     "endif()\n")
   set_property(DIRECTORY APPEND PROPERTY TEST_INCLUDE_FILES ${include_file})
 endfunction()
+
+cmake_policy(POP)

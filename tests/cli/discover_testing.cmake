@@ -26,9 +26,12 @@ int main(int argc, char **argv)
 # project(); a non-empty SUB makes a subdirectory "sub" with that body.
 function(project_dir name top sub)
   set(dir ${WORK}/${name})
+  if(NOT minimum)
+    set(minimum 3.21)
+  endif()
   file(MAKE_DIRECTORY ${dir})
   file(WRITE ${dir}/CMakeLists.txt
-    "cmake_minimum_required(VERSION 3.21)\nproject(${name} C)\n"
+    "cmake_minimum_required(VERSION ${minimum})\nproject(${name} C)\n"
     "include(${MODULE})\n${top}")
   if(sub)
     file(MAKE_DIRECTORY ${dir}/sub)
@@ -115,6 +118,26 @@ configure(top 0)
 project_dir(super "add_subdirectory(sub)\n"
   "project(sub C)\nenable_testing()\n${add}")
 configure(super 0)
+
+# 9. Projects that ask for an old CMake (wslay's tests/: 3.2): the module
+# sets the policies it needs itself, THRESHOLDS included (IN_LIST needs
+# CMP0057), and the tests are registered and listed.
+string(CONCAT add_thr "add_executable(fake ${WORK}/fake.c)\nenable_testing()\n"
+       "leakgate_discover_tests(fake THRESHOLDS ${WORK}/fake.yaml)\n")
+file(WRITE ${WORK}/fake.yaml "version: 1\n")
+foreach(minimum 2.8.12 3.1 3.2)
+  string(REPLACE "." "_" old "old_${minimum}")
+  project_dir(${old} "${add_thr}" "")
+  configure(${old} 0)
+  execute_process(COMMAND ${CMAKE_COMMAND} --build ${WORK}/${old}/build
+                  OUTPUT_VARIABLE out ERROR_VARIABLE out RESULT_VARIABLE rc)
+  execute_process(COMMAND ${CMAKE_CTEST_COMMAND} --test-dir ${WORK}/${old}/build -N
+                  OUTPUT_VARIABLE listed RESULT_VARIABLE rc2)
+  if(NOT rc EQUAL 0 OR NOT listed MATCHES "Total Tests: 3")
+    string(APPEND failed "${old}: expected 2 tests and [outputs]:\n${out}${listed}\n")
+  endif()
+endforeach()
+unset(minimum)
 
 if(failed)
   message(FATAL_ERROR "${failed}")
