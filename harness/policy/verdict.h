@@ -105,10 +105,10 @@ struct leakgate_verdict {
     bool rerun_declined; /* replayed because it could not be re-run */
     /* The replay ran it once more after its window (gate_fork.c): the
      * warm-up probe's answer, without a probe of its own. */
-    bool probe_known; /* the replay probed it */
-    bool made_once;   /* ... and the second run left nothing over */
-    uint32_t watch_id;   /* what its fast pass left is watched (track.h) */
-    bool suite_wait;     /* SUITE_END: NOT_JUDGED until its suite is over */
+    bool probe_known;  /* the replay probed it */
+    bool made_once;    /* ... and the second run left nothing over */
+    uint32_t watch_id; /* what its fast pass left is watched (track.h) */
+    bool suite_wait;   /* SUITE_END: NOT_JUDGED until its suite is over */
     struct leakgate_diff *held; /* ... what it left, by stack (owned) */
     uint64_t held_bytes; /* SUITE_END: what it left that later tests or */
     uint64_t held_objs;  /* the suite cleanup freed (the fixture's) */
