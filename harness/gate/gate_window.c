@@ -20,6 +20,7 @@
 #include "policy.h"
 #include "profile.h"
 #include "replay.h"
+#include "report_parts.h"
 #include "track.h"
 #include "util.h"
 
@@ -194,8 +195,22 @@ leakgate_replay__cap_stacks(struct leakgate_gate *gate)
     for (size_t i = 0; i < gate->nverdicts; i++) {
         struct leakgate_verdict *v = gate->verdicts[i];
 
-        /* Stacks come largest first (diff.c); the process ends soon. */
-        if (v->nstacks > LEAKGATE_REPLAY_MAX_STACKS)
-            v->nstacks = LEAKGATE_REPLAY_MAX_STACKS;
+        struct leakgate_verdict rest;
+        struct leakgate_report_tally t;
+
+        if (v->nstacks <= LEAKGATE_REPLAY_MAX_STACKS)
+            continue;
+        /* Stacks come largest first (diff.c); the process ends soon.  The
+         * totals keep counting the ones left out. */
+        rest = *v;
+        rest.stacks = v->stacks + LEAKGATE_REPLAY_MAX_STACKS;
+        rest.nstacks = v->nstacks - LEAKGATE_REPLAY_MAX_STACKS;
+        rest.omitted_bytes = rest.omitted_objs = 0;
+        rest.omitted_stacks = 0;
+        leakgate_report__tally(&t, &rest);
+        v->omitted_bytes += t.bytes > 0 ? (uint64_t)t.bytes : 0;
+        v->omitted_objs += t.objs > 0 ? (uint64_t)t.objs : 0;
+        v->omitted_stacks += t.ncounted;
+        v->nstacks = LEAKGATE_REPLAY_MAX_STACKS;
     }
 }

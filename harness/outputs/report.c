@@ -100,6 +100,10 @@ leakgate_report__tally(struct leakgate_report_tally *out,
             }
         }
     }
+    /* Only the list is capped: totals count every stack. */
+    out->bytes += (int64_t)v->omitted_bytes;
+    out->objs += (int64_t)v->omitted_objs;
+    out->ncounted += v->omitted_stacks;
 }
 
 enum leakgate_report_source

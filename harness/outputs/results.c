@@ -18,6 +18,7 @@
 
 #include "error.h"
 #include "json.h"
+#include "report_parts.h"
 #include "util.h"
 
 #define RESULTS_FORMAT "leakgate-results"
@@ -719,6 +720,31 @@ load_policy(struct leakgate_verdict *v,
     return rc;
 }
 
+/* A record whose totals count more stacks than it lists (a replay's cap):
+ * what the list leaves out, kept so that every total still counts it. */
+static int
+load_omitted(struct leakgate_verdict *v,
+             const struct loader *ld,
+             const struct leakgate_json *rec)
+{
+    struct leakgate_report_tally t;
+    int64_t counted = 0;
+    bool absent;
+    int rc = get_int(&counted, &absent, ld, rec, "counted_stacks");
+
+    if (rc < 0)
+        return rc;
+    leakgate_report__tally(&t, v);
+    if (counted > (int64_t)t.ncounted) {
+        v->omitted_stacks = (size_t)counted - t.ncounted;
+        if ((int64_t)v->policy.total_bytes > t.bytes)
+            v->omitted_bytes = v->policy.total_bytes - (uint64_t)t.bytes;
+        if ((int64_t)v->policy.total_objs > t.objs)
+            v->omitted_objs = v->policy.total_objs - (uint64_t)t.objs;
+    }
+    return 0;
+}
+
 static int
 load_notes(struct leakgate_verdict *v,
            struct loader *ld,
@@ -846,6 +872,8 @@ load_record(struct leakgate_verdict *v,
         rc = load_artifacts(v, ld, rec);
     if (rc == 0)
         rc = load_stacks(&v->stacks, &v->nstacks, ld, rec, "stacks", true);
+    if (rc == 0)
+        rc = load_omitted(v, ld, rec);
     return rc;
 }
 

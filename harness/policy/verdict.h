@@ -103,6 +103,11 @@ struct leakgate_verdict {
                             a `scope: suite` suite): the replay's window
                             gives them, the verdict stays this one */
     bool rerun_declined; /* replayed because it could not be re-run */
+    /* Counted stacks left out of `stacks` (a replay hands its largest
+     * LEAKGATE_REPLAY_MAX_STACKS back): every total counts them too. */
+    uint64_t omitted_bytes;
+    uint64_t omitted_objs;
+    size_t omitted_stacks;
     /* The replay ran it once more after its window (gate_fork.c): the
      * warm-up probe's answer, without a probe of its own. */
     bool probe_known;  /* the replay probed it */
