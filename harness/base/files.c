@@ -108,6 +108,33 @@ read_failed(const char *path, const char *what)
     return leakgate_error__set(LEAKGATE_EIO, "%s: %s", path, strerror(errno));
 }
 
+const char *
+leakgate_files__tmpdir(const char **note_out)
+{
+    static char note[512];
+    const char *dir = getenv("TMPDIR");
+    struct stat st;
+    const char *why = NULL;
+
+    note[0] = '\0';
+    if (note_out)
+        *note_out = note;
+    if (!dir || !*dir)
+        return "/tmp";
+    if (stat(dir, &st) != 0)
+        why = strerror(errno);
+    else if (!S_ISDIR(st.st_mode))
+        why = "not a directory";
+    else if (access(dir, W_OK | X_OK) != 0)
+        why = strerror(errno);
+    if (!why)
+        return dir;
+    snprintf(note, sizeof note,
+             "TMPDIR=%s cannot hold temporary files (%s): leakgate uses /tmp",
+             dir, why);
+    return "/tmp";
+}
+
 int
 leakgate_files__read(struct leakgate_buf *out,
                      const char *path,

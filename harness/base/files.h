@@ -28,6 +28,15 @@
  * LEAKGATE_EIO ("PATH: is a directory" or the errno text);
  * LEAKGATE_ENOMEM.
  */
+/*
+ * The directory for leakgate's temporary files: $TMPDIR when it names a
+ * directory this process can write to, else /tmp.  When $TMPDIR is set but
+ * not usable, *note_out (when not NULL) says so in a line naming it and
+ * why (static storage, overwritten by the next call); else it is "".
+ * Cannot fail.
+ */
+const char *leakgate_files__tmpdir(const char **note_out);
+
 int leakgate_files__read(struct leakgate_buf *out,
                          const char *path,
                          size_t max,

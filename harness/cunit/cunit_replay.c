@@ -256,6 +256,9 @@ leakgate_cunit__replay_awaiting(bool in_cunit)
                 n, n == 1 ? "" : "s", n == 1 ? "it" : "one of them");
         rc = leakgate_gate_replay(run->gate, hooks->replay_preload);
     }
+    if (*leakgate_gate_replay_note(run->gate))
+        fprintf(stderr, "leakgate: note: %s\n",
+                leakgate_gate_replay_note(run->gate));
     /* The replay failing is the gate's failure (exit 3), never a usage
      * error: the first process ran with the same options. */
     leakgate_cunit__gate_error(rc == LEAKGATE_EUSAGE ? LEAKGATE_EIO : rc,

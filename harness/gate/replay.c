@@ -565,13 +565,27 @@ take_results(struct leakgate_gate *gate,
 
 /* A private directory for the replay's files (mode 0700, a name no other
  * user can plant a file or link in): $TMPDIR or /tmp. */
+/* Why the replays' scratch directory is not in $TMPDIR, or "". */
+static char tmp_note[512];
+
+const char *
+leakgate_gate_replay_note(const leakgate_gate *gate)
+{
+    (void)gate;
+    return tmp_note;
+}
+
 static int
 make_scratch(struct leakgate_buf *dir)
 {
-    const char *tmp = getenv("TMPDIR");
+    const char *note;
+    const char *tmp = leakgate_files__tmpdir(&note);
 
-    leakgate_buf__printf(dir, "%s/leakgate-replay.XXXXXX",
-                         tmp && *tmp ? tmp : "/tmp");
+    /* An unusable $TMPDIR: the replay runs in /tmp, and the run says so
+     * (leakgate_gate_replay_note()). */
+    if (*note)
+        snprintf(tmp_note, sizeof tmp_note, "%s", note);
+    leakgate_buf__printf(dir, "%s/leakgate-replay.XXXXXX", tmp);
     if (dir->failed)
         return leakgate_error__set(LEAKGATE_ENOMEM, "replay");
     if (!mkdtemp(dir->ptr))

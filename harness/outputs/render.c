@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "error.h"
+#include "files.h"
 #include "util.h"
 
 /* Bytes of dot's stderr kept for the error message. */
@@ -264,12 +265,11 @@ static int
 temp_file(char **path_out, const char *suffix)
 {
     struct leakgate_buf b = LEAKGATE_BUF_INIT;
-    const char *dir = getenv("TMPDIR");
+    const char *dir = leakgate_files__tmpdir(NULL);
     int fd;
 
     *path_out = NULL;
-    leakgate_buf__printf(&b, "%s/leakgate-XXXXXX%s", dir && *dir ? dir : "/tmp",
-                         suffix);
+    leakgate_buf__printf(&b, "%s/leakgate-XXXXXX%s", dir, suffix);
     if (b.failed) {
         leakgate_error__set(LEAKGATE_ENOMEM, "temporary file name");
         return LEAKGATE_ENOMEM;

@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "error.h"
+#include "files.h"
 #include "intercept.h"
 #include "jesize.h"
 
@@ -388,12 +389,10 @@ leakgate_profile__live_bytes(uint64_t *out)
 static int
 open_tempfile(void)
 {
-    const char *dir = getenv("TMPDIR");
+    const char *dir = leakgate_files__tmpdir(NULL);
     char tmpl[PATH_MAX];
     int fd;
 
-    if (!dir || !*dir)
-        dir = "/tmp";
     if (snprintf(tmpl, sizeof tmpl, "%s/leakgate-XXXXXX", dir) >=
         (int)sizeof tmpl)
         return -1;

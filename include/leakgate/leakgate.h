@@ -412,6 +412,13 @@ LEAKGATE_API int leakgate_gate_probe_copy(leakgate_gate *gate,
  */
 LEAKGATE_API void leakgate_gate_probe_copy_end(leakgate_gate *gate);
 
+/**
+ * @return a line to show after a replay ran ("" when there is none): the
+ *         replay could not use $TMPDIR for its scratch files and used /tmp
+ *         (the line names TMPDIR and why).  Borrowed; cannot fail.
+ */
+LEAKGATE_API const char *leakgate_gate_replay_note(const leakgate_gate *gate);
+
 /** @return the advice found after judging @p v (a shared fixture, growth
  *          made once), or NULL. */
 LEAKGATE_API const char *leakgate_verdict_hint(const leakgate_verdict *v);
