@@ -24,6 +24,7 @@
 #include "outputs.h"
 #include "policy.h"
 #include "replay.h"
+#include "results.h"
 #include "stackwalk.h"
 #include "thresholds.h"
 #include "util.h"
@@ -77,6 +78,24 @@ resolve_outputs(struct leakgate_gate *gate)
         }
     }
     return rc;
+}
+
+/* A --junit or --json file left by an earlier run is removed before this
+ * one measures anything: a run that stops at a configuration error (exit
+ * 2) or is killed leaves no result file that passes for its own.  A run
+ * writes its files at its end (shared ones from the run's journals). */
+static void
+remove_stale_results(const struct leakgate_gate *gate)
+{
+    const char *paths[2] = {gate->opts.junit_path, gate->opts.json_path};
+
+    for (size_t i = 0; i < 2; i++) {
+        if (paths[i] && *paths[i] &&
+            !leakgate_results__per_process(paths[i]) &&
+            leakgate_files__target(paths[i]) == LEAKGATE_FILES_REGULAR)
+            (void)unlink(paths[i]);
+    }
+    leakgate_error__clear();
 }
 
 /* The allocation wrappers (intercept.c) are allocator frames too. */
@@ -252,6 +271,9 @@ leakgate_gate_new(leakgate_gate **out, const struct leakgate_gate_options *opts)
     rc = refuse_sanitizer();
     if (rc == 0)
         rc = resolve_outputs(gate);
+    /* A replay's outputs are its first process's. */
+    if (rc == 0 && !getenv(LEAKGATE_REPLAY_ENV))
+        remove_stale_results(gate);
     if (rc == 0)
         rc = load_config(gate);
     if (rc == 0)
