@@ -90,8 +90,7 @@ remove_stale_results(const struct leakgate_gate *gate)
     const char *paths[2] = {gate->opts.junit_path, gate->opts.json_path};
 
     for (size_t i = 0; i < 2; i++) {
-        if (paths[i] && *paths[i] &&
-            !leakgate_results__per_process(paths[i]) &&
+        if (paths[i] && *paths[i] && !leakgate_results__per_process(paths[i]) &&
             leakgate_files__target(paths[i]) == LEAKGATE_FILES_REGULAR)
             (void)unlink(paths[i]);
     }
