@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cunit_hooks.h"
@@ -39,6 +40,7 @@ extern const char __stop_leakgate_runner[];
 
 static struct cunit_run *const run = &leakgate_cunit__run;
 static struct cunit_current *const current = &leakgate_cunit__current;
+static const struct leakgate_cunit_hooks *const hooks = &leakgate_cunit__hooks;
 static unsigned int run_depth; /* > 0 while a leakgate_cunit_run() runs */
 
 static size_t
@@ -579,6 +581,94 @@ replay_stop(int sig)
     _exit(3);
 }
 
+/*
+ * The first pass's watchdog (--test-timeout): a periodic timer, every half
+ * of the timeout, whose handler checks whether the same phase (a test with
+ * its setUp and tearDown, a suite's init or cleanup) is still running
+ * since its last two ticks, i.e. for a whole timeout: then the test is
+ * named, recorded as not judged, the verdicts reached are written (the
+ * tests waiting for a replay replayed first) and the run ends, exit 3.  No
+ * call per test: a test that finishes only advances a counter.  The signal
+ * is a real-time one (not SIGALRM: the program may use alarm()), with
+ * SA_RESTART; it arrives once per half timeout (15 minutes by default).
+ */
+#define WATCHDOG_SIGNAL (SIGRTMIN + 4)
+static struct {
+    bool on;
+    timer_t timer;
+    unsigned int timeout_s;
+    unsigned long seen; /* current->phases at the last tick */
+    unsigned int ticks; /* ticks the same phase has been running */
+} watchdog;
+
+static void
+watchdog_tick(int sig)
+{
+    char why[256];
+
+    (void)sig;
+    if (!current->test || current->phases != watchdog.seen) {
+        watchdog.seen = current->phases;
+        watchdog.ticks = 0;
+        return;
+    }
+    if (++watchdog.ticks < 2)
+        return;
+    alarm(10);
+    snprintf(why, sizeof why,
+             "it ran longer than the test timeout (%u s: --test-timeout, "
+             "LEAKGATE_TEST_TIMEOUT), which stopped the run there",
+             watchdog.timeout_s);
+    leakgate_cunit__abandon(why);
+    if (hooks->stopped)
+        hooks->stopped("a test ran longer than the test timeout",
+                       hooks->payload);
+    else
+        fputs("leakgate: the gate could not measure: a test ran longer than "
+              "the test timeout\n",
+              stderr);
+    _exit(3);
+}
+
+static void
+arm_watchdog(void)
+{
+    struct sigaction sa;
+    struct sigevent ev;
+    struct itimerspec period;
+    unsigned int t = leakgate_gate_test_timeout(run->gate);
+
+    if (watchdog.on || t == 0 || leakgate_gate_in_replay(run->gate))
+        return;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = watchdog_tick;
+    sa.sa_flags = SA_RESTART;
+    sigemptyset(&sa.sa_mask);
+    memset(&ev, 0, sizeof ev);
+    ev.sigev_notify = SIGEV_SIGNAL;
+    ev.sigev_signo = WATCHDOG_SIGNAL;
+    if (sigaction(WATCHDOG_SIGNAL, &sa, NULL) != 0 ||
+        timer_create(CLOCK_MONOTONIC, &ev, &watchdog.timer) != 0)
+        return; /* no watchdog: ctest's TIMEOUT still applies */
+    memset(&period, 0, sizeof period);
+    period.it_value.tv_sec = t / 2;
+    period.it_value.tv_nsec = t % 2 ? 500000000L : 0;
+    period.it_interval = period.it_value;
+    watchdog.timeout_s = t;
+    watchdog.seen = current->phases;
+    watchdog.ticks = 0;
+    watchdog.on = timer_settime(watchdog.timer, 0, &period, NULL) == 0;
+}
+
+static void
+disarm_watchdog(void)
+{
+    if (!watchdog.on)
+        return;
+    (void)timer_delete(watchdog.timer);
+    watchdog.on = false;
+}
+
 /* In a replay: the stop signal's handler.  Once per process. */
 static void
 arm_replay_stop(void)
@@ -626,9 +716,11 @@ leakgate_cunit_run(leakgate_gate *gate, int (*fn)(void *payload), void *payload)
     /* Tests left out by --filter are deactivated; they are not failures. */
     CU_set_fail_on_inactive(CU_FALSE);
     arm_replay_stop();
+    arm_watchdog();
     run_depth++;
     result = fn(payload);
     run_depth--;
+    disarm_watchdog();
     CU_set_fail_on_inactive(fail_on_inactive);
     leakgate_cunit__replay_awaiting(false);
     leakgate_cunit__probe_warmup();

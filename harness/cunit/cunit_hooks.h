@@ -41,6 +41,10 @@ struct leakgate_cunit_hooks {
     /* LD_PRELOAD for a replay of the program (replay.h); NULL: keep the
      * environment as it is. */
     const char *replay_preload;
+    /* The run is stopped (a test ran longer than --test-timeout): why, a
+     * line; the process ends right after (exit 3).  Called from a signal
+     * handler, best effort.  May be NULL. */
+    void (*stopped)(const char *why, void *payload);
 };
 
 /* Install hooks for later leakgate_cunit_run() calls (copied); NULL

@@ -182,6 +182,7 @@ leakgate_cunit__started(const struct wsuite *ws,
 {
     current->suite = ws->name;
     current->test = test;
+    current->phases++;
     leakgate_gate_replay_beat(run->gate);
     if (hooks->started)
         hooks->started(ws->name, test, phase, hooks->payload);

@@ -101,6 +101,8 @@ struct cunit_current {
     bool armed; /* leakgate_cunit_main installed the guards */
     pid_t pid;  /* ... in this process (a test's forked child is not
                    guarded: its exit() is the test's business) */
+    volatile unsigned long phases; /* phases started: the watchdog's clock
+                                      (cunit.c) */
 };
 
 /* The run, the hooks it tells, the window running now (cunit_records.c). */

@@ -417,6 +417,15 @@ on_revised(const char *suite, const char *test, void *p)
     send_record(suite, test, true);
 }
 
+/* The run stopped (a test ran longer than --test-timeout): leakgate run
+ * exits 3 with why, the test running named as not judged. */
+static void
+on_stopped(const char *why, void *p)
+{
+    (void)p;
+    send_error(3, why);
+}
+
 /* ---- the interposed functions ------------------------------------------ */
 
 enum call_kind { CALL_VOID, CALL_VOID_SUITE, CALL_VOID_TEST, CALL_PLAIN };
@@ -515,7 +524,7 @@ static CU_ErrorCode
 intercept(struct call *c)
 {
     struct leakgate_cunit_hooks hooks = {on_started, on_finished, on_revised,
-                                         NULL, NULL};
+                                         NULL,       NULL,        on_stopped};
     const char *fields[1] = {c->name};
 
     if ((child.fd < 0 && !child.replay) || child.depth > 0) {

@@ -109,6 +109,16 @@ leakgate_gate_replay_stop_signal(void)
 }
 
 unsigned int
+leakgate_gate_test_timeout(const leakgate_gate *gate)
+{
+    unsigned int seconds = LEAKGATE_TEST_TIMEOUT_DEFAULT;
+
+    /* Checked by leakgate_gate_options_parse(). */
+    (void)leakgate_options__test_timeout(&seconds, gate->opts.test_timeout);
+    return seconds;
+}
+
+unsigned int
 leakgate_gate_replay_timeout(const leakgate_gate *gate)
 {
     return gate->replay.timeout_s ? gate->replay.timeout_s

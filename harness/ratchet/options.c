@@ -60,6 +60,8 @@ static const struct value_option value_options[] = {
      offsetof(struct leakgate_gate_options, peak_limit)},
     {"--replay-timeout", "LEAKGATE_REPLAY_TIMEOUT",
      offsetof(struct leakgate_gate_options, replay_timeout)},
+    {"--test-timeout", "LEAKGATE_TEST_TIMEOUT",
+     offsetof(struct leakgate_gate_options, test_timeout)},
 };
 
 /* Flags with an environment twin: on when set to anything but "" or "0"
@@ -210,30 +212,50 @@ check_peak_limit(const struct leakgate_gate_options *opts)
         opts->peak_limit);
 }
 
-int
-leakgate_options__replay_timeout(unsigned int *seconds_out, const char *text)
+/* Whole seconds (an optional "s") from `least` to the largest value, or
+ * the default for NULL; the error names the option or its variable. */
+static int
+parse_seconds(unsigned int *seconds_out,
+              const char *text,
+              unsigned int dflt,
+              unsigned long least,
+              const char *flag,
+              const char *env)
 {
     unsigned long n = 0;
     const char *p = text;
 
-    *seconds_out = LEAKGATE_REPLAY_TIMEOUT_DEFAULT;
+    *seconds_out = dflt;
     if (!text)
         return 0;
     for (; *p >= '0' && *p <= '9' && n <= LEAKGATE_REPLAY_TIMEOUT_MAX; p++)
         n = n * 10 + (unsigned long)(*p - '0');
     if (p[0] == 's' && p[1] == '\0' && p != text)
         p++;
-    if (*p || p == text || n == 0 || n > LEAKGATE_REPLAY_TIMEOUT_MAX)
+    if (*p || p == text || n < least || n > LEAKGATE_REPLAY_TIMEOUT_MAX)
         return leakgate_error__set(
             LEAKGATE_EUSAGE,
-            "%s: invalid timeout '%s' (expected whole seconds from 1 to %u, "
-            "e.g. 300 or 300s)",
-            text == getenv("LEAKGATE_REPLAY_TIMEOUT")
-                ? "LEAKGATE_REPLAY_TIMEOUT"
-                : "option '--replay-timeout'",
-            text, LEAKGATE_REPLAY_TIMEOUT_MAX);
+            "%s: invalid timeout '%s' (expected whole seconds from %lu to "
+            "%u, e.g. 300 or 300s)",
+            text == getenv(env) ? env : flag, text, least,
+            LEAKGATE_REPLAY_TIMEOUT_MAX);
     *seconds_out = (unsigned int)n;
     return 0;
+}
+
+int
+leakgate_options__replay_timeout(unsigned int *seconds_out, const char *text)
+{
+    return parse_seconds(seconds_out, text, LEAKGATE_REPLAY_TIMEOUT_DEFAULT, 1,
+                         "option '--replay-timeout'",
+                         "LEAKGATE_REPLAY_TIMEOUT");
+}
+
+int
+leakgate_options__test_timeout(unsigned int *seconds_out, const char *text)
+{
+    return parse_seconds(seconds_out, text, LEAKGATE_TEST_TIMEOUT_DEFAULT, 0,
+                         "option '--test-timeout'", "LEAKGATE_TEST_TIMEOUT");
 }
 
 int
@@ -321,6 +343,8 @@ leakgate_gate_options_parse(struct leakgate_gate_options *opts,
         unsigned int seconds;
 
         rc = leakgate_options__replay_timeout(&seconds, opts->replay_timeout);
+        if (rc == 0)
+            rc = leakgate_options__test_timeout(&seconds, opts->test_timeout);
     }
     return rc;
 }
@@ -371,6 +395,12 @@ leakgate_gate_options_usage(void)
            "                       (default 300); a test still running\n"
            "                       then is not judged (exit 3)\n"
            "                       [LEAKGATE_REPLAY_TIMEOUT]\n"
+           "  --test-timeout SECONDS\n"
+           "                       how long one test may run (default\n"
+           "                       1800, 0: no limit); a test still\n"
+           "                       running then is named, the verdicts\n"
+           "                       reached are kept and the run stops\n"
+           "                       (exit 3) [LEAKGATE_TEST_TIMEOUT]\n"
            "  --exact              measure every test in an exact window\n"
            "                       from the start: no fast first pass, so\n"
            "                       no test runs twice [LEAKGATE_EXACT]\n"

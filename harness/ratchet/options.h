@@ -16,6 +16,11 @@
 int leakgate_options__replay_timeout(unsigned int *seconds_out,
                                      const char *text);
 
+/* --test-timeout: the default (seconds; 0 means no limit). */
+#define LEAKGATE_TEST_TIMEOUT_DEFAULT 1800u
+/* The same for --test-timeout or $LEAKGATE_TEST_TIMEOUT (0 allowed). */
+int leakgate_options__test_timeout(unsigned int *seconds_out, const char *text);
+
 /* The environment twins of the options (LEAKGATE_THRESHOLDS, ...,
  * LEAKGATE_EXACT), NULL-terminated: what a replay restores as the run
  * began (replay.c).  Static.  Cannot fail. */

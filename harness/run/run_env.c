@@ -198,13 +198,16 @@ static const char *const replaced[] = {
     "LEAKGATE_JEMALLOC=",
 };
 
-/* --replay-timeout's twin: the program's replays read it. */
+/* --replay-timeout's twin: the program's replays read it; and
+ * --test-timeout's: the program's run reads it. */
 #define REPLAY_TIMEOUT_ENV "LEAKGATE_REPLAY_TIMEOUT="
+#define TEST_TIMEOUT_ENV "LEAKGATE_TEST_TIMEOUT="
 
 static bool
 is_replaced(const char *kv)
 {
-    if (strncmp(kv, REPLAY_TIMEOUT_ENV, strlen(REPLAY_TIMEOUT_ENV)) == 0)
+    if (strncmp(kv, REPLAY_TIMEOUT_ENV, strlen(REPLAY_TIMEOUT_ENV)) == 0 ||
+        strncmp(kv, TEST_TIMEOUT_ENV, strlen(TEST_TIMEOUT_ENV)) == 0)
         return true;
     for (size_t i = 0; i < sizeof replaced / sizeof replaced[0]; i++) {
         if (strncmp(kv, replaced[i], strlen(replaced[i])) == 0)
@@ -269,6 +272,7 @@ env_gate(struct leakgate_run_envp *e,
     env_add(e, "LEAKGATE_SLACK=", o->slack);
     env_add(e, "LEAKGATE_PEAK_LIMIT=", o->peak_limit);
     env_add(e, REPLAY_TIMEOUT_ENV, o->replay_timeout);
+    env_add(e, TEST_TIMEOUT_ENV, o->test_timeout);
     if (o->tighten)
         env_add(e, "LEAKGATE_TIGHTEN=", "1");
     if (o->exact)

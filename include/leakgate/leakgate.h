@@ -136,13 +136,16 @@ struct leakgate_gate_options {
     const char *replay_timeout; /**< --replay-timeout: whole seconds one
                                      test may run in a replay before the
                                      replay is stopped; NULL: 300 */
+    const char *test_timeout;   /**< --test-timeout: whole seconds one
+                                     test may run before the run is
+                                     stopped (0: never); NULL: 1800 */
 };
 
 /** Static initializer for struct leakgate_gate_options. */
 #define LEAKGATE_GATE_OPTIONS_INIT                                             \
     {                                                                          \
         LEAKGATE_GATE_OPTIONS_VERSION, NULL, NULL, NULL, NULL, NULL, 0, 0, 0,  \
-            0, -1, 0, NULL, 0, NULL, NULL                                      \
+            0, -1, 0, NULL, 0, NULL, NULL, NULL                                \
     }
 
 /**
@@ -460,6 +463,12 @@ LEAKGATE_API void leakgate_gate_replay_beat(const leakgate_gate *gate);
  *         the running window as not judged, write the results and exit.
  */
 LEAKGATE_API int leakgate_gate_replay_stop_signal(void);
+
+/** @return the test timeout in seconds (--test-timeout; 0: none): how long
+ *          one test (its setUp, the test, its tearDown) or a suite's init
+ *          or cleanup may run before the CUnit glue stops the run, names
+ *          the test and keeps the verdicts reached (exit 3). */
+LEAKGATE_API unsigned int leakgate_gate_test_timeout(const leakgate_gate *gate);
 
 /** @return the replay timeout in seconds (--replay-timeout). */
 LEAKGATE_API unsigned int

@@ -18,6 +18,7 @@
  *          names), every signal blocked
  *   hang   a test that hangs on its second run, then one that leaks
  *   counted  a leak that counts its runs in $NAMES_MARKER.runs
+ *   stall  a test that never ends, then one that leaks
  *
  * "Second run" is told by a marker file, $NAMES_MARKER: the first run
  * creates it.  Every case also has "plainleak", an ordinary leak, first.
@@ -136,6 +137,14 @@ deaf_hang_second(void)
     leak();
 }
 
+/* A test that never ends (the first pass's watchdog, --test-timeout). */
+static void
+stall(void)
+{
+    for (;;)
+        pause();
+}
+
 /* A leak that counts its runs ($NAMES_MARKER.runs): how many times the
  * gate ran it (replay_ordinals.sh). */
 static void
@@ -182,6 +191,10 @@ main(int argc, char **argv)
         CU_add_test(s, "crash", crash_second);
     if (wanted(which, "deaf"))
         CU_add_test(s, "deaf", deaf_hang_second);
+    if (wanted(which, "stall")) {
+        CU_add_test(s, "stall", stall);
+        CU_add_test(s, "after_stall", leak);
+    }
     if (wanted(which, "counted"))
         CU_add_test(s, "counted", counted);
     if (wanted(which, "hang")) {
