@@ -521,10 +521,47 @@ plan_exact(void)
     return 0;
 }
 
+/* The run stops in the current test: every selected test it never reached
+ * (no record yet; not one of a suite whose init failed, which CUnit
+ * skips) is listed as not run, with where the run stopped.  Not in a
+ * replay: its first process lists its own. */
+static void
+list_not_run(const char *why)
+{
+    struct leakgate_buf where = LEAKGATE_BUF_INIT;
+
+    if (leakgate_gate_in_replay(run->gate))
+        return;
+    leakgate_buf__puts(&where, "the run stopped at ");
+    leakgate_util__name_escape(&where, current->suite);
+    leakgate_buf__puts(&where, "/");
+    leakgate_util__name_escape(&where, current->test);
+    leakgate_buf__printf(&where, " (%s)", why);
+    for (size_t i = 0; !where.failed && i < run->ntests; i++) {
+        const struct wtest *wt = &run->tests[i];
+
+        if (!wt->selected || !wt->active || wt->ws->init_failed ||
+            (wt->ws->name == current->suite && wt->name == current->test) ||
+            leakgate_gate_verdict(run->gate, wt->ws->name, wt->name))
+            continue;
+        /* Told as any finished record (leakgate run lists it too). */
+        if (leakgate_gate_not_run(run->gate, wt->ws->name, wt->name,
+                                  where.ptr) == 0 &&
+            hooks->finished)
+            hooks->finished(wt->ws->name, wt->name, hooks->payload);
+    }
+    leakgate_buf__dispose(&where);
+}
+
 void
 leakgate_cunit__rescue(void)
 {
     if (run->gate && run_depth > 0 && run->tests) {
+        /* Dying in a test: the tests after it never run (already listed
+         * when the guards gave the reason: leakgate_cunit__abandon()). */
+        if (current->test)
+            list_not_run("the program ended in it: it called exit() or "
+                         "died of a signal");
         leakgate_cunit__replay_awaiting(false);
         leakgate_cunit__report_late(NULL);
     }
@@ -546,6 +583,7 @@ leakgate_cunit__abandon(const char *why)
     if (!run->gate || !current->test)
         return;
     leakgate_gate_abandon(run->gate, current->suite, current->test, why);
+    list_not_run(why);
     leakgate_cunit__rescue();
     leakgate_gate_write_results(run->gate);
     fputs("\nleakgate: ", stderr);

@@ -1044,6 +1044,30 @@ leakgate_gate_abandon(leakgate_gate *gate,
                              : leakgate_error__set(LEAKGATE_ENOMEM, "abandon");
 }
 
+int
+leakgate_gate_not_run(leakgate_gate *gate,
+                      const char *suite,
+                      const char *test,
+                      const char *why)
+{
+    struct leakgate_verdict *v;
+    struct leakgate_buf b = LEAKGATE_BUF_INIT;
+    int rc;
+
+    if (leakgate_gate__find_verdict(gate, suite, test))
+        return 0;
+    rc = leakgate_gate_note_failure(gate, suite, test, NULL, 0, NULL);
+    v = rc == 0 ? leakgate_gate__find_verdict(gate, suite, test) : NULL;
+    if (!v)
+        return rc;
+    leakgate_buf__printf(&b, "%s%s", LEAKGATE_VERDICT_NOT_RUN, why);
+    v->status = LEAKGATE_STATUS_NOT_JUDGED;
+    leakgate_util__free(v->not_judged_why);
+    v->not_judged_why = leakgate_buf__take(&b);
+    return v->not_judged_why ? 0
+                             : leakgate_error__set(LEAKGATE_ENOMEM, "not run");
+}
+
 size_t
 leakgate_gate_failures(const leakgate_gate *gate)
 {

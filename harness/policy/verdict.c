@@ -143,7 +143,9 @@ bool
 leakgate_verdict__skipped(const struct leakgate_verdict *v)
 {
     return v->status == LEAKGATE_STATUS_NOT_JUDGED && v->not_judged_why &&
-           strcmp(v->not_judged_why, LEAKGATE_VERDICT_MEASURED_ONLY) == 0;
+           (strcmp(v->not_judged_why, LEAKGATE_VERDICT_MEASURED_ONLY) == 0 ||
+            strncmp(v->not_judged_why, LEAKGATE_VERDICT_NOT_RUN,
+                    strlen(LEAKGATE_VERDICT_NOT_RUN)) == 0);
 }
 
 bool

@@ -169,8 +169,14 @@ void leakgate_verdict__set_peak(struct leakgate_verdict *v,
  * a <failure>.  Never a pass: a JUnit <error>, exit 3.  Cannot fail. */
 bool leakgate_verdict__unjudged(const struct leakgate_verdict *v);
 
-/* True when v is NOT_JUDGED on purpose (LEAKGATE_VERDICT_MEASURED_ONLY):
- * a JUnit <skipped>.  Cannot fail. */
+/* The reason of a test the run never reached (it stopped before: a test
+ * that called exit(), died or ran longer than --test-timeout); the rest
+ * says where.  A JUnit <skipped>, never a pass. */
+#define LEAKGATE_VERDICT_NOT_RUN "not run: "
+
+/* True when v is NOT_JUDGED on purpose (LEAKGATE_VERDICT_MEASURED_ONLY)
+ * or was never run (LEAKGATE_VERDICT_NOT_RUN): a JUnit <skipped>.  Cannot
+ * fail. */
 bool leakgate_verdict__skipped(const struct leakgate_verdict *v);
 
 /* Move src's peak stacks and their level into dst (src keeps none; dst

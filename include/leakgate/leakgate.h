@@ -576,6 +576,19 @@ LEAKGATE_API int leakgate_gate_abandon(leakgate_gate *gate,
                                        const char *why);
 
 /**
+ * Record suite/test as never run: the run stopped before it (@p why says
+ * where and why, e.g. "the run stopped at s/t: it called exit()").  Its
+ * verdict is NOT_JUDGED with "not run: WHY" as its reason: a JUnit
+ * <skipped>, listed in JSON, never a pass.  Does nothing when the test
+ * has a record already.
+ * @return 0 or LEAKGATE_ENOMEM.
+ */
+LEAKGATE_API int leakgate_gate_not_run(leakgate_gate *gate,
+                                       const char *suite,
+                                       const char *test,
+                                       const char *why);
+
+/**
  * Attach a failure the harness saw (an assertion) to the verdict of
  * suite/test, creating the record if the test was not gated.  Counted in
  * JUnit/JSON.  @return 0 or LEAKGATE_ENOMEM.
