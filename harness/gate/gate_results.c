@@ -9,7 +9,8 @@
  * (html.c).  Every file is written to a temporary name and renamed, so a
  * crash never leaves a half-written file; a link, a device or another
  * user's file in an artifact's place is refused (files.c).  Names are sanitized
- * with leakgate_util__sanitize_name().
+ * with leakgate_util__sanitize_name(), and a hash of the name added where
+ * that changed or shortened it (name_component()).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -55,11 +56,44 @@ own_dir(const char *dir)
     return rc;
 }
 
+/* The longest path component an artifact's name gives (NAME_MAX is 255,
+ * and ".before.heap" follows). */
+#define COMPONENT_MAX 200
+
+/*
+ * The file name component of a suite or test name: the name sanitized
+ * (util.c), and when sanitizing changed it or it is longer than
+ * COMPONENT_MAX, cut to fit and followed by '~' and 12 hex digits of a
+ * hash of the name itself.  '~' is never left by sanitizing: a name kept
+ * as it is cannot meet one with a hash, and two names that sanitize alike
+ * ("a b", "a_b", "a:b") get files of their own.  NULL: out of memory.
+ */
+static char *
+name_component(const char *name)
+{
+    struct leakgate_buf b = LEAKGATE_BUF_INIT;
+    char *safe = leakgate_util__sanitize_name(name);
+    uint64_t h = 1469598103934665603ull;
+
+    if (!safe)
+        return NULL;
+    if (strcmp(safe, name) == 0 && strlen(safe) <= COMPONENT_MAX)
+        return safe;
+    for (const unsigned char *p = (const unsigned char *)name; *p; p++)
+        h = (h ^ *p) * 1099511628211ull;
+    if (strlen(safe) > COMPONENT_MAX - 13)
+        safe[COMPONENT_MAX - 13] = '\0';
+    leakgate_buf__printf(&b, "%s~%012llx", safe,
+                         (unsigned long long)(h & 0xffffffffffffull));
+    leakgate_util__free(safe);
+    return leakgate_buf__take(&b);
+}
+
 static char *
 artifact_path(const char *dir, const char *test, const char *ext)
 {
     struct leakgate_buf b = LEAKGATE_BUF_INIT;
-    char *safe = leakgate_util__sanitize_name(test);
+    char *safe = name_component(test);
 
     if (!safe)
         return NULL;
@@ -219,7 +253,7 @@ static int
 name_artifacts(struct leakgate_verdict *v, const char *report_dir)
 {
     struct leakgate_buf dir = LEAKGATE_BUF_INIT;
-    char *safe_suite = leakgate_util__sanitize_name(v->suite);
+    char *safe_suite = name_component(v->suite);
 
     if (safe_suite)
         leakgate_buf__printf(&dir, "%s/%s", report_dir, safe_suite);

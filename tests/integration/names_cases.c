@@ -19,6 +19,8 @@
  *   hang   a test that hangs on its second run, then one that leaks
  *   counted  a leak that counts its runs in $NAMES_MARKER.runs
  *   stall  a test that never ends, then one that leaks
+ *   alike  leaks named "a b", "a_b", "a:b", and one in a suite of a
+ *          300-byte name (artifact names)
  *
  * "Second run" is told by a marker file, $NAMES_MARKER: the first run
  * creates it.  Every case also has "plainleak", an ordinary leak, first.
@@ -191,6 +193,17 @@ main(int argc, char **argv)
         CU_add_test(s, "crash", crash_second);
     if (wanted(which, "deaf"))
         CU_add_test(s, "deaf", deaf_hang_second);
+    if (wanted(which, "alike")) {
+        /* Three names that sanitize alike, and a suite name longer than a
+         * file name may be: each keeps artifacts of its own. */
+        static char longname[301];
+
+        CU_add_test(s, "a b", leak);
+        CU_add_test(s, "a_b", leak);
+        CU_add_test(s, "a:b", leak);
+        memset(longname, 'L', sizeof longname - 1);
+        CU_add_test(CU_add_suite(longname, NULL, NULL), "t", leak);
+    }
     if (wanted(which, "stall")) {
         CU_add_test(s, "stall", stall);
         CU_add_test(s, "after_stall", leak);
