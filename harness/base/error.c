@@ -45,6 +45,20 @@ leakgate_error__set(int code, const char *fmt, ...)
     return code;
 }
 
+int
+leakgate_error__gather(int first, char first_text[1024], int rc)
+{
+    if (rc >= 0) {
+        if (first < 0) /* a later step may have set a detail */
+            memcpy(last_error, first_text, sizeof last_error);
+        return first;
+    }
+    if (first < 0)
+        leakgate_error__set(first, "%s; %s", first_text, last_error);
+    memcpy(first_text, last_error, sizeof last_error);
+    return first < 0 ? first : rc;
+}
+
 void
 leakgate_error__clear(void)
 {

@@ -22,6 +22,14 @@
 int leakgate_error__set(int code, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
+/*
+ * Gather the errors of independent steps: given the first error so far
+ * (0: none) and the text it set (kept by the caller in `first_text`, 1 KiB),
+ * and a step's result rc, return the run's error and leave the detail
+ * saying every failure so far ("A; B").  Cannot fail.
+ */
+int leakgate_error__gather(int first, char first_text[1024], int rc);
+
 /* Forget the last error.  Cannot fail. */
 void leakgate_error__clear(void);
 

@@ -398,11 +398,19 @@ int leakgate_gate__symbolizer(struct leakgate_symbolizer **out,
 
 /* Write the heap pair, report, JSON and call graph (DOT; SVG and PDF
  * when Graphviz's dot is on PATH, else v->picture_note says so, once per
- * gate) of a failed verdict under --report-dir.  Returns 0,
- * LEAKGATE_EIO or LEAKGATE_ENOMEM; a picture dot cannot draw is not an
- * error. */
+ * gate) of a failed verdict under --report-dir, by descriptor into
+ * REPORT_DIR/SUITE (a directory of this user, never followed through a
+ * link).  Artifacts that cannot be written (a full disk, a link, a name
+ * too long) cost nothing else: v->artifacts_note names the path and the
+ * cause, its report says so, and the files of the set already written are
+ * removed.  Returns 0 or LEAKGATE_ENOMEM. */
 int leakgate_gate__write_artifacts(struct leakgate_gate *gate,
                                    struct leakgate_verdict *v);
+
+/* Write v's report again as its text artifact (after a replay revised
+ * it), the same way.  Returns 0 or the error of the write. */
+int leakgate_gate__rewrite_artifact_text(struct leakgate_gate *gate,
+                                         const struct leakgate_verdict *v);
 
 /* Write `len` bytes to `path` atomically (temporary file + rename).
  * Returns 0 or LEAKGATE_EIO naming the path. */

@@ -8,7 +8,10 @@
  * the run: --junit, --json and, with --report-dir, DIR/index.html
  * (html.c).  Every file is written to a temporary name and renamed, so a
  * crash never leaves a half-written file; a link, a device or another
- * user's file in an artifact's place is refused (files.c).  Names are sanitized
+ * user's file in an artifact's place is refused (files.c).  A window's
+ * artifacts are written by a descriptor of DIR/SUITE, opened once without
+ * following a link; artifacts that cannot be written cost no verdict and
+ * no other output (the report says why).  Names are sanitized
  * with leakgate_util__sanitize_name(), and a hash of the name added where
  * that changed or shortened it (name_component()).
  */
@@ -41,19 +44,6 @@ leakgate_gate__write_file(const char *path, const char *data, size_t len)
     /* A temporary name renamed over path, inside its directory: a link
      * or a device there is refused, never written through (files.c). */
     return leakgate_files__write(NULL, path, data, len, 0);
-}
-
-/* The directory of a window's artifacts is a directory of this user,
- * not a link planted to send them elsewhere. */
-static int
-own_dir(const char *dir)
-{
-    int fd = -1;
-    int rc = leakgate_files__open_own_dir(&fd, AT_FDCWD, dir, dir);
-
-    if (fd >= 0)
-        close(fd);
-    return rc;
 }
 
 /* The longest path component an artifact's name gives (NAME_MAX is 255,
@@ -102,14 +92,27 @@ artifact_path(const char *dir, const char *test, const char *ext)
     return leakgate_buf__take(&b);
 }
 
-static int
-write_text(const char *path, const char *text)
+/* The entry of path in its directory (artifact paths always hold a
+ * '/'). */
+static const char *
+base_of(const char *path)
 {
-    return leakgate_gate__write_file(path, text, strlen(text));
+    const char *slash = strrchr(path, '/');
+
+    return slash ? slash + 1 : path;
+}
+
+/* An artifact written into the window's own directory, by descriptor:
+ * never through a link planted since it was checked. */
+static int
+put_artifact(int dir_fd, const char *path, const char *data, size_t len)
+{
+    return leakgate_files__write_at(dir_fd, base_of(path), path, data, len,
+                                    LEAKGATE_FILES_NOSYNC);
 }
 
 static int
-write_heaps(struct leakgate_gate *gate, struct leakgate_verdict *v)
+write_heaps(int dir_fd, struct leakgate_gate *gate, struct leakgate_verdict *v)
 {
     const char *before = gate->cur.first_before;
     size_t before_len = gate->cur.first_before_len;
@@ -119,10 +122,10 @@ write_heaps(struct leakgate_gate *gate, struct leakgate_verdict *v)
         before = gate->before.text;
         before_len = gate->before.len;
     }
-    rc = leakgate_gate__write_file(v->heap_before, before, before_len);
+    rc = put_artifact(dir_fd, v->heap_before, before, before_len);
     if (rc == 0)
-        rc = leakgate_gate__write_file(v->heap_after, gate->after.text,
-                                       gate->after.len);
+        rc = put_artifact(dir_fd, v->heap_after, gate->after.text,
+                          gate->after.len);
     return rc;
 }
 
@@ -195,56 +198,60 @@ picture_failed(struct leakgate_gate *gate, struct leakgate_verdict *v, int rc)
     return v->picture_note ? 0 : leakgate_error__set(LEAKGATE_ENOMEM, "note");
 }
 
-/* Draw v's DOT file as SVG and PDF next to it.  Without dot (or after it
- * failed once) the gate does not try again: one note per run. */
+/* Draw v's DOT text as SVG and PDF next to it.  Without dot (or after it
+ * failed once) the gate does not try again: one note per run.  A file
+ * that cannot be written is an artifact's failure (the caller's). */
 static int
-draw(struct leakgate_gate *gate, struct leakgate_verdict *v)
+draw(int dir_fd,
+     struct leakgate_gate *gate,
+     struct leakgate_verdict *v,
+     const char *dot)
 {
     static const char *const formats[] = {"svg", "pdf"};
     char **paths[] = {&v->svg_path, &v->pdf_path};
     int rc = 0;
 
     for (size_t i = 0; i < 2 && rc == 0 && gate->pictures >= 0; i++) {
-        struct leakgate_buf ext = LEAKGATE_BUF_INIT, tmp = LEAKGATE_BUF_INIT;
-        char *path;
+        struct leakgate_buf ext = LEAKGATE_BUF_INIT;
+        char *path, *drawn = NULL;
+        size_t len = 0;
 
         leakgate_buf__printf(&ext, ".%s", formats[i]);
         path = ext.failed ? NULL
                           : artifact_path(v->artifact_dir, v->test, ext.ptr);
         leakgate_buf__dispose(&ext);
-        leakgate_buf__printf(&tmp, "%s.tmp.%ld", path ? path : "",
-                             (long)getpid());
-        rc = path && !tmp.failed
-                 ? leakgate_render__file(v->dot_path, tmp.ptr, formats[i],
-                                         LEAKGATE_RENDER_TIMEOUT_MS)
-                 : leakgate_error__set(LEAKGATE_ENOMEM, "picture path");
-        if (rc == 0 && rename(tmp.ptr, path) != 0)
-            rc = leakgate_error__set(LEAKGATE_EIO, "cannot rename to %s: %s",
-                                     path, strerror(errno));
+        if (!path)
+            return leakgate_error__set(LEAKGATE_ENOMEM, "picture path");
+        rc = leakgate_render__text(&drawn, &len, dot, strlen(dot), formats[i],
+                                   LEAKGATE_RENDER_TIMEOUT_MS);
         if (rc == 0) {
-            *paths[i] = path;
-            path = NULL;
-            gate->pictures = 1;
+            rc = put_artifact(dir_fd, path, drawn, len);
+            if (rc == 0) {
+                *paths[i] = path;
+                path = NULL;
+                gate->pictures = 1;
+            }
         } else {
-            unlink(tmp.ptr ? tmp.ptr : "");
             rc = picture_failed(gate, v, rc);
         }
+        leakgate_util__free(drawn);
         leakgate_util__free(path);
-        leakgate_buf__dispose(&tmp);
     }
     return rc;
 }
 
 static int
-write_picture(struct leakgate_gate *gate, struct leakgate_verdict *v)
+write_picture(int dir_fd,
+              struct leakgate_gate *gate,
+              struct leakgate_verdict *v)
 {
     char *dot = NULL;
     int rc = verdict_dot(&dot, v, &gate->env);
 
     if (rc == 0)
-        rc = write_text(v->dot_path, dot);
+        rc = put_artifact(dir_fd, v->dot_path, dot, strlen(dot));
     if (rc == 0)
-        rc = draw(gate, v);
+        rc = draw(dir_fd, gate, v, dot);
     leakgate_util__free(dot);
     return rc;
 }
@@ -272,43 +279,132 @@ name_artifacts(struct leakgate_verdict *v, const char *report_dir)
     return 0;
 }
 
+/*
+ * The window's artifact directory, REPORT_DIR/SUITE, made if missing and
+ * opened as a descriptor: a directory of this user, never a link (a link
+ * planted there, or swapped in later, is never written through: every
+ * artifact is written by this descriptor).
+ */
+static int
+open_artifact_dir(int *fd_out, const char *report_dir, const char *suite)
+{
+    char *entry = name_component(suite);
+    int top = -1, rc;
+
+    *fd_out = -1;
+    rc = entry ? leakgate_files__mkdirs(report_dir, "report directory")
+               : leakgate_error__set(LEAKGATE_ENOMEM, "artifact path");
+    if (rc == 0) {
+        top = open(report_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (top < 0)
+            rc = leakgate_error__set(LEAKGATE_EIO,
+                                     "cannot open the report directory %s: %s",
+                                     report_dir, strerror(errno));
+    }
+    if (rc == 0) {
+        struct leakgate_buf b = LEAKGATE_BUF_INIT;
+
+        leakgate_buf__printf(&b, "%s/%s", report_dir, entry);
+        rc = b.failed ? leakgate_error__set(LEAKGATE_ENOMEM, "artifact path")
+                      : leakgate_files__make_own_dir(fd_out, top, entry, b.ptr);
+        leakgate_buf__dispose(&b);
+    }
+    if (top >= 0)
+        close(top);
+    leakgate_util__free(entry);
+    return rc;
+}
+
+/* The artifacts could not be written (why: the error set): the verdict
+ * stands, its report says which path and why, and the files this window
+ * did write are removed, so that nothing half a set is left. */
+static int
+not_written(struct leakgate_verdict *v, int dir_fd)
+{
+    char **paths[] = {&v->heap_before, &v->heap_after, &v->json_path,
+                      &v->text_path,   &v->dot_path,   &v->svg_path,
+                      &v->pdf_path};
+
+    leakgate_util__free(v->artifacts_note);
+    v->artifacts_note = leakgate_util__strdup(leakgate_error_last());
+    for (size_t i = 0; i < sizeof paths / sizeof paths[0]; i++) {
+        if (*paths[i] && dir_fd >= 0)
+            (void)unlinkat(dir_fd, base_of(*paths[i]), 0);
+        leakgate_util__free(*paths[i]);
+        *paths[i] = NULL;
+    }
+    leakgate_util__free(v->artifact_dir);
+    v->artifact_dir = NULL;
+    leakgate_util__free(v->picture_note);
+    v->picture_note = NULL;
+    return v->artifacts_note ? 0 : leakgate_error__set(LEAKGATE_ENOMEM, "note");
+}
+
 int
 leakgate_gate__write_artifacts(struct leakgate_gate *gate,
                                struct leakgate_verdict *v)
 {
     const struct leakgate_verdict *one[1] = {v};
     char *json = NULL;
+    int dir_fd = -1;
     int rc = name_artifacts(v, gate->opts.report_dir);
 
-    if (rc == 0)
-        rc = leakgate_files__mkdirs(v->artifact_dir, "report directory");
-    if (rc == 0)
-        rc = own_dir(v->artifact_dir);
+    if (rc < 0)
+        return rc;
+    rc = open_artifact_dir(&dir_fd, gate->opts.report_dir, v->suite);
     if (rc == 0 && v->how == LEAKGATE_MEASURED_SUITE_END) {
         /* Judged object by object: no heap pair shows what it lost. */
         leakgate_util__free(v->heap_before);
         leakgate_util__free(v->heap_after);
         v->heap_before = v->heap_after = NULL;
     } else if (rc == 0) {
-        rc = write_heaps(gate, v);
+        rc = write_heaps(dir_fd, gate, v);
     }
     if (rc == 0)
-        rc = write_picture(gate, v);
+        rc = write_picture(dir_fd, gate, v);
     /* The report names the artifacts: render it again now they exist. */
     if (rc == 0) {
         leakgate_util__free(v->report);
         v->report = leakgate_report__text(v, &gate->env, false);
         json = leakgate_report__json(one, 1, &gate->env);
-        if (!v->report || !json) {
-            leakgate_error__set(LEAKGATE_ENOMEM, "report");
-            rc = LEAKGATE_ENOMEM;
-        }
+        if (!v->report || !json)
+            rc = leakgate_error__set(LEAKGATE_ENOMEM, "report");
     }
     if (rc == 0)
-        rc = write_text(v->text_path, v->report);
+        rc = put_artifact(dir_fd, v->text_path, v->report, strlen(v->report));
     if (rc == 0)
-        rc = write_text(v->json_path, json);
+        rc = put_artifact(dir_fd, v->json_path, json, strlen(json));
     leakgate_util__free(json);
+    /* A full disk, a name too long, a link planted: the verdict, the
+     * JUnit and the JSON do not depend on the artifacts. */
+    if (rc < 0 && rc != LEAKGATE_ENOMEM) {
+        rc = not_written(v, dir_fd);
+        if (rc == 0) {
+            leakgate_util__free(v->report);
+            v->report = leakgate_report__text(v, &gate->env, false);
+            if (!v->report)
+                rc = leakgate_error__set(LEAKGATE_ENOMEM, "report");
+        }
+    }
+    if (dir_fd >= 0)
+        close(dir_fd);
+    return rc;
+}
+
+int
+leakgate_gate__rewrite_artifact_text(struct leakgate_gate *gate,
+                                     const struct leakgate_verdict *v)
+{
+    int dir_fd = -1;
+    int rc;
+
+    if (!v->text_path || !v->report || !gate->opts.report_dir)
+        return 0;
+    rc = open_artifact_dir(&dir_fd, gate->opts.report_dir, v->suite);
+    if (rc == 0)
+        rc = put_artifact(dir_fd, v->text_path, v->report, strlen(v->report));
+    if (dir_fd >= 0)
+        close(dir_fd);
     return rc;
 }
 
@@ -435,6 +531,7 @@ leakgate_gate_write_results(leakgate_gate *gate)
         (const struct leakgate_verdict *const *)gate->verdicts;
     struct leakgate_symbolizer *sym;
     const char *junit = gate->opts.junit_path, *json = gate->opts.json_path;
+    char said[1024];
     int rc = 0;
 
     leakgate_gate__go_home(gate); /* and the thresholds file after it */
@@ -462,18 +559,24 @@ leakgate_gate_write_results(leakgate_gate *gate)
                           "JSON")
                     : 0;
     }
-    /* A DIR/ or %p spec is this process's own file. */
+    /* A DIR/ or %p spec is this process's own file.  Each output on its
+     * own: one that cannot be written costs no other. */
+    said[0] = '\0';
     if (junit && !leakgate_outputs__is_shared(junit))
-        rc = leakgate_results__write_rendered(
-            junit, "xml",
-            leakgate_report__junit(all, gate->nverdicts, &gate->env), "JUnit");
-    if (rc == 0 && json && !leakgate_outputs__is_shared(json))
-        rc = leakgate_results__write_rendered(
-            json, "json",
-            leakgate_report__json(all, gate->nverdicts, &gate->env), "JSON");
-    if (rc == 0)
-        rc = write_shared(gate);
-    return rc;
+        rc = leakgate_error__gather(
+            rc, said,
+            leakgate_results__write_rendered(
+                junit, "xml",
+                leakgate_report__junit(all, gate->nverdicts, &gate->env),
+                "JUnit"));
+    if (json && !leakgate_outputs__is_shared(json))
+        rc = leakgate_error__gather(
+            rc, said,
+            leakgate_results__write_rendered(
+                json, "json",
+                leakgate_report__json(all, gate->nverdicts, &gate->env),
+                "JSON"));
+    return leakgate_error__gather(rc, said, write_shared(gate));
 }
 
 int

@@ -470,9 +470,8 @@ take_verdict(struct leakgate_gate *gate,
         if (text) { /* else the replay's own text stays */
             leakgate_util__free(x->report);
             x->report = text;
-            if (x->text_path) /* the artifact says the same */
-                (void)leakgate_gate__write_file(x->text_path, text,
-                                                strlen(text));
+            /* the artifact says the same */
+            (void)leakgate_gate__rewrite_artifact_text(gate, x);
         }
     }
 }

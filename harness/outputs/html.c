@@ -649,6 +649,13 @@ artifacts(struct leakgate_buf *b,
           const struct leakgate_verdict *v,
           const struct leakgate_report_env *env)
 {
+    if (v->artifacts_note) {
+        leakgate_buf__puts(b, "<h3>Artifacts</h3>\n<p class=\"muted\">None "
+                              "written: ");
+        text(b, v->artifacts_note);
+        leakgate_buf__puts(b, "</p>\n");
+        return;
+    }
     if (!v->heap_before && !v->json_path)
         return;
     leakgate_buf__puts(b, "<h3>Artifacts</h3>\n<ul class=\"files\">\n");

@@ -46,6 +46,21 @@ leakgate_outputs__is_shared(const char *spec)
            kind != LEAKGATE_EUSAGE;
 }
 
+/* o's journal failed (the error set says why): this output is left
+ * alone, the others go on.  Returns 0, or LEAKGATE_ENOMEM. */
+static int
+broken(struct leakgate_outputs_file *o, int rc)
+{
+    if (rc != LEAKGATE_EIO)
+        return rc;
+    if (!o->broken)
+        o->broken = leakgate_util__strdup(leakgate_error_last());
+    if (o->fd >= 0 && leakgate_outputs__journal_ok(o))
+        close(o->fd);
+    o->fd = -1;
+    return o->broken ? 0 : leakgate_error__set(LEAKGATE_ENOMEM, "journal");
+}
+
 static int
 add_output(struct leakgate_outputs *os,
            enum leakgate_outputs_kind kind,
@@ -60,7 +75,8 @@ add_output(struct leakgate_outputs *os,
     o->spec = leakgate_util__strdup(spec);
     rc = o->spec ? leakgate_outputs__set_store(o, key)
                  : leakgate_error__set(LEAKGATE_ENOMEM, "store");
-    return rc == 0 ? leakgate_outputs__open_journal(o, os->key, true) : rc;
+    return rc == 0 ? broken(o, leakgate_outputs__open_journal(o, os->key, true))
+                   : rc;
 }
 
 int
@@ -139,6 +155,7 @@ leakgate_outputs__free(struct leakgate_outputs *os)
         leakgate_util__free(os->out[i].store);
         leakgate_util__free(os->out[i].rundir);
         leakgate_util__free(os->out[i].parent);
+        leakgate_util__free(os->out[i].broken);
     }
     leakgate_util__free(os->sent);
     leakgate_util__free(os);
@@ -154,7 +171,8 @@ leakgate_outputs__append(struct leakgate_outputs *os,
     int rc = 0;
 
     for (size_t i = 0; os && i < os->n; i++) {
-        int one = leakgate_outputs__append_to(&os->out[i], os->key, line, len);
+        int one = broken(&os->out[i], leakgate_outputs__append_to(
+                                          &os->out[i], os->key, line, len));
 
         rc = rc == 0 ? one : rc;
     }
@@ -171,7 +189,7 @@ leakgate_outputs__revive(struct leakgate_outputs *os,
     for (size_t i = 0; os && i < os->n && rc == 0; i++) {
         struct leakgate_outputs_file *o = &os->out[i];
 
-        if (!o->opened || leakgate_outputs__journal_ok(o))
+        if (!o->opened || o->broken || leakgate_outputs__journal_ok(o))
             continue;
         o->fd = -1;
         rc = leakgate_outputs__open_journal(o, os->key, false);

@@ -202,6 +202,10 @@ struct leakgate_outputs_file {
     bool opened;  /* it was opened once (revive() reopens it) */
     dev_t dev;    /* the journal's file: a test that closed fd (another */
     ino_t ino;    /* file may have its number now) is noticed */
+    char *broken; /* why its journal could not be written (a full disk, a
+                     name too long), or NULL: this output alone is then
+                     lost or written from this process's windows, never
+                     the others (outputs.c) */
 };
 
 /* A V record already journaled: the same one is not written twice. */

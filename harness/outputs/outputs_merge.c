@@ -900,12 +900,22 @@ leakgate_outputs__merge(struct leakgate_outputs *os, const char *pictures)
         return first; /* the run's [outputs] tests write the files */
 
     struct loaded l;
+    char said[1024];
 
     memset(&l, 0, sizeof l);
+    snprintf(said, sizeof said, "%s", leakgate_error_last());
+    /* Each output on its own: one that cannot be written costs no other;
+     * the error says every one that failed. */
     for (size_t i = 0; os && i < os->n; i++) {
-        rc = merge_one(&l, &os->out[i], pictures);
-        if (first == 0)
-            first = rc;
+        const struct leakgate_outputs_file *o = &os->out[i];
+
+        rc = o->broken
+                 ? leakgate_error__set(
+                       LEAKGATE_EIO, "%s%s was not written: %s", o->spec,
+                       o->kind == LEAKGATE_OUTPUTS_INDEX ? "/index.html" : "",
+                       o->broken)
+                 : merge_one(&l, o, pictures);
+        first = leakgate_error__gather(first, said, rc);
     }
     loaded_dispose(&l);
     return first;

@@ -331,6 +331,8 @@ json_test(struct json *j, const struct leakgate_verdict *v)
     json_str(j, "pdf", v->pdf_path);
     if (v->picture_note)
         json_str(j, "picture_note", v->picture_note);
+    if (v->artifacts_note)
+        json_str(j, "not_written", v->artifacts_note);
     json_close(j, "}");
     json_str(j, "report", v->report);
     json_open(j, "stacks", "[");

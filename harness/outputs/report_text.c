@@ -604,7 +604,11 @@ text_artifacts(struct text *t,
 
     /* Under scope: suite (gate_suite.c) no heap pair shows the objects. */
     if (!heaps && (v->how != LEAKGATE_MEASURED_SUITE_END || !v->json_path)) {
-        if (env->report_dir)
+        if (env->report_dir && v->artifacts_note)
+            leakgate_buf__printf(t->b,
+                                 "  artifacts: none written under %s: %s\n",
+                                 env->report_dir, v->artifacts_note);
+        else if (env->report_dir)
             leakgate_buf__printf(t->b, "  artifacts: none written under %s\n",
                                  env->report_dir);
         else

@@ -809,6 +809,8 @@ load_artifacts(struct leakgate_verdict *v,
         rc = opt_string(&v->pdf_path, ld, a, "pdf");
     if (rc == 0)
         rc = opt_string(&v->picture_note, ld, a, "picture_note");
+    if (rc == 0)
+        rc = opt_string(&v->artifacts_note, ld, a, "not_written");
     return rc;
 }
 

@@ -215,18 +215,24 @@ write_shared(const struct leakgate_run *r)
 int
 leakgate_run_write_results(const leakgate_run *r)
 {
+    char said[1024];
     int rc = 0;
 
     /* Nothing was gated (no environment record): like a linked binary
      * whose gate could not start, write nothing. */
     if (!r->junit_env || !r->json_env)
         return 0;
+    /* Each output on its own: one that cannot be written costs no other. */
+    said[0] = '\0';
     if (r->opts.junit_path && !leakgate_outputs__is_shared(r->opts.junit_path))
-        rc = leakgate_results__write_rendered(r->opts.junit_path, "xml",
-                                              leakgate_run__junit(r), "JUnit");
-    if (rc == 0 && r->opts.json_path &&
-        !leakgate_outputs__is_shared(r->opts.json_path))
-        rc = leakgate_results__write_rendered(r->opts.json_path, "json",
-                                              leakgate_run__json(r), "JSON");
-    return rc == 0 ? write_shared(r) : rc;
+        rc = leakgate_error__gather(
+            rc, said,
+            leakgate_results__write_rendered(r->opts.junit_path, "xml",
+                                             leakgate_run__junit(r), "JUnit"));
+    if (r->opts.json_path && !leakgate_outputs__is_shared(r->opts.json_path))
+        rc = leakgate_error__gather(
+            rc, said,
+            leakgate_results__write_rendered(r->opts.json_path, "json",
+                                             leakgate_run__json(r), "JSON"));
+    return leakgate_error__gather(rc, said, write_shared(r));
 }

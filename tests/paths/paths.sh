@@ -165,13 +165,76 @@ index_is_link)
     victim_intact ;;
 artifacts_link)
     # A failing window's artifacts go into REPORTDIR/SUITE/: a link there
-    # is refused when the window ends (the gate cannot finish: exit 3),
-    # and nothing is written into its target.
+    # is refused when the window ends, nothing is written into its target,
+    # and the verdict, the JUnit and the JSON stand (exit 1), the report
+    # saying why it has no artifacts.
     victim
     mkdir rep && ln -s "$WORK/victim" rep/paths || fail "cannot plant"
-    run 3 $F --report-dir "$WORK/rep"
-    said "$WORK/rep/paths: is a symbolic link"
+    run 1 $F --report-dir "$WORK/rep" --junit "$WORK/j.xml" --json "$WORK/r.json"
+    said "artifacts: none written under $WORK/rep: $WORK/rep/paths: is a symbolic link"
+    has_leak r.json
+    has_leak j.xml
     victim_intact ;;
+artifacts_race)
+    # Another user owns the report directory in a sticky, world-writable
+    # directory and keeps swapping REPORTDIR/SUITE for a link to a victim
+    # of root's (a bounded loop) while root's runs write their artifacts:
+    # nothing is ever written into the victim, and every run fails its
+    # leaks (the artifacts of a window may be refused, never a verdict).
+    need_root "setpriv to uid $OTHER"
+    area=$(mktemp -d /tmp/leakgate-race.XXXXXX) || fail "mktemp"
+    trap 'touch "$area/stop"; wait; rm -rf "$area"' EXIT
+    chmod 1777 "$area" && mkdir "$area/victim" && echo precious >"$area/victim/data" &&
+        setpriv --reuid $OTHER --regid $OTHER --clear-groups mkdir "$area/rep" ||
+        fail "cannot set up $area"
+    setpriv --reuid $OTHER --regid $OTHER --clear-groups sh -c '
+        cd "$1/rep" || exit 1
+        i=0
+        while [ $i -lt 20000 ] && [ ! -e "$1/stop" ]; do
+            mv -T paths "moved.$i" 2>/dev/null
+            ln -s "$1/victim" paths 2>/dev/null
+            rm -f paths 2>/dev/null
+            i=$((i + 1))
+        done' sh "$area" &
+    racer=$!
+    for n in 1 2 3 4 5 6 7 8; do
+        "$PROGRAM" $F --report-dir "$area/rep" --json "$WORK/r$n.json" \
+            >"$WORK/out" 2>"$WORK/err"
+        st=$?
+        [ $st -eq 1 ] || [ $st -eq 2 ] || [ $st -eq 3 ] ||
+            fail "run $n: exit $st: $(tail -3 "$WORK/err")"
+        [ $st -eq 2 ] || has_leak "$WORK/r$n.json"
+    done
+    touch "$area/stop"
+    wait $racer
+    [ "$(cat "$area/victim/data")" = precious ] ||
+        fail "the victim's file was changed"
+    [ "$(ls -A "$area/victim")" = data ] ||
+        fail "written into the victim: $(ls -A "$area/victim")" ;;
+report_dir_full)
+    # --report-dir on a full file system (64 KiB, filled before the run):
+    # the verdicts, the JUnit and the JSON on a healthy disk are all
+    # there; the reports and stderr name the paths and the cause; the run
+    # exits 3 (index.html, an output it was asked for, is missing).
+    need_root "a mount namespace"
+    unshare -m true 2>/dev/null ||
+        { echo "paths/$CASE: unshare -m is not allowed here"; exit 77; }
+    mkdir small || fail "mkdir"
+    unshare -m sh -c 'mount -t tmpfs -o size=64k none "$1" || exit 77
+        dd if=/dev/zero of="$1/filler" bs=4096 2>/dev/null
+        shift && exec "$@"' \
+        sh "$WORK/small" "$PROGRAM" --filter "paths/*" --report-dir "$WORK/small/rep" \
+        --junit "$WORK/j.xml" --json "$WORK/r.json" >out 2>err
+    st=$?
+    [ $st -ne 77 ] || exit 77
+    [ $st -eq 3 ] || fail "exit $st, expected 3: $(tail -3 err)"
+    said "$WORK/small/rep/index.html was not written: cannot write the journal in $WORK/small/rep/.leakgate/"
+    said "artifacts: none written under $WORK/small/rep: cannot write $WORK/small/rep/paths/leak."
+    said "No space left on device"
+    has_leak r.json
+    has_leak j.xml
+    grep -q 'FAIL paths/leak_after: 112 B' r.json || fail "r.json lacks leak_after"
+    grep -q 'name="after"' j.xml || fail "j.xml lacks paths/after" ;;
 thresholds_fifo)
     # Refused at once, never waiting for a writer (ctest's TIMEOUT).
     mkfifo t.yaml || fail "mkfifo"

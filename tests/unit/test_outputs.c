@@ -409,29 +409,47 @@ test_outputs__stale_runs_removed_live_kept(void)
     free(named_live);
 }
 
+/* An output whose store cannot be made is lost alone: the others are
+ * opened, journaled and written; the merge names the one lost, its path
+ * and the cause. */
 static void
 test_outputs__unwritable_store(void)
 {
     struct leakgate_outputs *os = NULL;
-    char *file, *junit, *report;
+    char *file, *junit, *json, *report, *text;
 
     fresh_dir("unwritable");
     file = path_in("file", NULL);
     CU_ASSERT_EQUAL(leakgate_files__write(NULL, file, "x", 1, 0), 0);
     junit = path_in("file/j.xml", NULL);
-    CU_ASSERT_EQUAL(leakgate_outputs__open(&os, junit, NULL, NULL),
-                    LEAKGATE_EIO);
-    CU_ASSERT_PTR_NULL(os);
-    CU_ASSERT_PTR_NOT_NULL(strstr(leakgate_error_last(), "cannot write "));
+    json = path_in("r.json", NULL);
+    CU_ASSERT_EQUAL(leakgate_outputs__open(&os, junit, json, NULL), 0);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(os);
+    CU_ASSERT_PTR_NOT_NULL(os->out[0].broken);
+    CU_ASSERT_PTR_NULL(os->out[1].broken);
+    CU_ASSERT_EQUAL(leakgate_outputs__env(os, "{}", PROPS), 0);
+    CU_ASSERT_EQUAL(leakgate_outputs__merge(os, NULL), LEAKGATE_EIO);
+    CU_ASSERT_PTR_NOT_NULL(strstr(leakgate_error_last(),
+                                  "file/j.xml was not written: cannot "
+                                  "write "));
     CU_ASSERT_PTR_NOT_NULL(
         strstr(leakgate_error_last(), "file/j.xml: Not a directory"));
+    text = read_all(json); /* the JSON is written all the same */
+    CU_ASSERT_PTR_NOT_NULL(text);
+    free(text);
+    leakgate_outputs__free(os);
+    os = NULL;
     report = path_in("file/report", NULL);
-    CU_ASSERT_EQUAL(leakgate_outputs__open(&os, NULL, NULL, report),
-                    LEAKGATE_EIO);
-    CU_ASSERT_PTR_NOT_NULL(
-        strstr(leakgate_error_last(), "cannot create report directory "));
+    CU_ASSERT_EQUAL(leakgate_outputs__open(&os, NULL, NULL, report), 0);
+    CU_ASSERT_EQUAL(leakgate_outputs__merge(os, NULL), LEAKGATE_EIO);
+    CU_ASSERT_PTR_NOT_NULL(strstr(leakgate_error_last(),
+                                  "file/report/index.html was not "
+                                  "written: cannot create report "
+                                  "directory "));
+    leakgate_outputs__free(os);
     free(file);
     free(junit);
+    free(json);
     free(report);
 }
 
