@@ -17,8 +17,11 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -80,15 +83,11 @@ name_component(const char *name)
 }
 
 static char *
-artifact_path(const char *dir, const char *test, const char *ext)
+artifact_path(const char *dir, const char *stem, const char *ext)
 {
     struct leakgate_buf b = LEAKGATE_BUF_INIT;
-    char *safe = name_component(test);
 
-    if (!safe)
-        return NULL;
-    leakgate_buf__printf(&b, "%s/%s%s", dir, safe, ext);
-    leakgate_util__free(safe);
+    leakgate_buf__printf(&b, "%s/%s%s", dir, stem, ext);
     return leakgate_buf__take(&b);
 }
 
@@ -205,6 +204,7 @@ static int
 draw(int dir_fd,
      struct leakgate_gate *gate,
      struct leakgate_verdict *v,
+     const char *stem,
      const char *dot)
 {
     static const char *const formats[] = {"svg", "pdf"};
@@ -217,8 +217,8 @@ draw(int dir_fd,
         size_t len = 0;
 
         leakgate_buf__printf(&ext, ".%s", formats[i]);
-        path = ext.failed ? NULL
-                          : artifact_path(v->artifact_dir, v->test, ext.ptr);
+        path =
+            ext.failed ? NULL : artifact_path(v->artifact_dir, stem, ext.ptr);
         leakgate_buf__dispose(&ext);
         if (!path)
             return leakgate_error__set(LEAKGATE_ENOMEM, "picture path");
@@ -243,7 +243,8 @@ draw(int dir_fd,
 static int
 write_picture(int dir_fd,
               struct leakgate_gate *gate,
-              struct leakgate_verdict *v)
+              struct leakgate_verdict *v,
+              const char *stem)
 {
     char *dot = NULL;
     int rc = verdict_dot(&dot, v, &gate->env);
@@ -251,13 +252,29 @@ write_picture(int dir_fd,
     if (rc == 0)
         rc = put_artifact(dir_fd, v->dot_path, dot, strlen(dot));
     if (rc == 0)
-        rc = draw(dir_fd, gate, v, dot);
+        rc = draw(dir_fd, gate, v, stem, dot);
     leakgate_util__free(dot);
     return rc;
 }
 
+/* Forget v's artifact paths (named again). */
+static void
+not_named(struct leakgate_verdict *v)
+{
+    char **paths[] = {&v->heap_before, &v->heap_after, &v->json_path,
+                      &v->text_path, &v->dot_path};
+
+    for (size_t i = 0; i < sizeof paths / sizeof paths[0]; i++) {
+        leakgate_util__free(*paths[i]);
+        *paths[i] = NULL;
+    }
+}
+
+/* v's artifact paths: DIR/SUITE/STEM.* (display names). */
 static int
-name_artifacts(struct leakgate_verdict *v, const char *report_dir)
+name_artifacts(struct leakgate_verdict *v,
+               const char *report_dir,
+               const char *stem)
 {
     struct leakgate_buf dir = LEAKGATE_BUF_INIT;
     char *safe_suite = name_component(v->suite);
@@ -265,18 +282,138 @@ name_artifacts(struct leakgate_verdict *v, const char *report_dir)
     if (safe_suite)
         leakgate_buf__printf(&dir, "%s/%s", report_dir, safe_suite);
     leakgate_util__free(safe_suite);
+    leakgate_util__free(v->artifact_dir);
     v->artifact_dir = leakgate_buf__take(&dir);
     if (!v->artifact_dir)
         return leakgate_error__set(LEAKGATE_ENOMEM, "artifact path");
-    v->heap_before = artifact_path(v->artifact_dir, v->test, ".before.heap");
-    v->heap_after = artifact_path(v->artifact_dir, v->test, ".after.heap");
-    v->json_path = artifact_path(v->artifact_dir, v->test, ".json");
-    v->text_path = artifact_path(v->artifact_dir, v->test, ".txt");
-    v->dot_path = artifact_path(v->artifact_dir, v->test, ".dot");
+    v->heap_before = artifact_path(v->artifact_dir, stem, ".before.heap");
+    v->heap_after = artifact_path(v->artifact_dir, stem, ".after.heap");
+    v->json_path = artifact_path(v->artifact_dir, stem, ".json");
+    v->text_path = artifact_path(v->artifact_dir, stem, ".txt");
+    v->dot_path = artifact_path(v->artifact_dir, stem, ".dot");
     if (!v->heap_before || !v->heap_after || !v->json_path || !v->text_path ||
         !v->dot_path)
         return leakgate_error__set(LEAKGATE_ENOMEM, "artifact path");
     return 0;
+}
+
+/* What tells this process's windows from another binary's, or another
+ * ctest prefix's, under one report dir: the binary's path and the
+ * prefix ("BINARY\tPREFIX\n").  NULL: out of memory. */
+static char *
+artifact_origin(const char **label_out)
+{
+    static char exe[4096];
+    struct leakgate_buf b = LEAKGATE_BUF_INIT;
+    const char *prefix = getenv(LEAKGATE_OUTPUTS_PREFIX_ENV);
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+
+    exe[n > 0 ? n : 0] = '\0';
+    prefix = prefix ? prefix : "";
+    leakgate_buf__printf(&b, "%s\t%s\n", exe, prefix);
+    *label_out = *prefix ? prefix : leakgate_util__base_name(exe);
+    return leakgate_buf__take(&b);
+}
+
+/* The stem of a window's files when another origin holds its plain name:
+ * "TEST@LABEL~HASH" (label: the prefix, else the binary's name; the hash
+ * of the name and the whole origin).  Sanitizing never leaves '~' or
+ * '@' next to it this way, so it meets no plain name. */
+static char *
+qualified_stem(const char *test, const char *label, const char *origin)
+{
+    struct leakgate_buf b = LEAKGATE_BUF_INIT;
+    char *safe = leakgate_util__sanitize_name(test);
+    char *lab = leakgate_util__sanitize_name(*label ? label : "unknown");
+    uint64_t h = 1469598103934665603ull;
+
+    for (const char *p = test; *p; p++)
+        h = (h ^ (unsigned char)*p) * 1099511628211ull;
+    for (const char *p = origin; *p; p++)
+        h = (h ^ (unsigned char)*p) * 1099511628211ull;
+    if (safe && lab) {
+        if (strlen(safe) > 120)
+            safe[120] = '\0';
+        if (strlen(lab) > 48)
+            lab[48] = '\0';
+        leakgate_buf__printf(&b, "%s@%s~%012llx", safe, lab,
+                             (unsigned long long)(h & 0xffffffffffffull));
+    }
+    leakgate_util__free(safe);
+    leakgate_util__free(lab);
+    return leakgate_buf__take(&b);
+}
+
+/*
+ * The stem of the window's files in its directory dir_fd.  The first
+ * origin (binary and ctest prefix) to write a test's files there holds
+ * the plain name, SUITE/TEST.*, recorded in the hidden ".TEST.origin"
+ * beside them (under the directory's flock: processes that finish at
+ * once agree); a window of another origin gets TEST@LABEL~HASH.*, so
+ * that binaries sharing a report dir never replace each other's files.
+ * The same binary and prefix keep their name from run to run.
+ */
+static int
+claim_stem(char **stem_out,
+           struct leakgate_verdict *v,
+           int dir_fd,
+           const char *display)
+{
+    const char *label = "", *test = v->test;
+    char *origin = artifact_origin(&label);
+    char *plain = name_component(test);
+    struct leakgate_buf claim = LEAKGATE_BUF_INIT, held = LEAKGATE_BUF_INIT;
+    struct leakgate_buf shown = LEAKGATE_BUF_INIT;
+    int rc = 0;
+
+    *stem_out = NULL;
+    if (!origin || !plain)
+        rc = leakgate_error__set(LEAKGATE_ENOMEM, "artifact name");
+    else
+        leakgate_buf__printf(&claim, ".%s.origin", plain);
+    leakgate_buf__printf(&shown, "%s/%s", display, claim.ptr ? claim.ptr : "");
+    if (rc == 0 && (claim.failed || shown.failed))
+        rc = leakgate_error__set(LEAKGATE_ENOMEM, "artifact name");
+    while (rc == 0 && flock(dir_fd, LOCK_EX) != 0) {
+        if (errno != EINTR)
+            rc = leakgate_error__set(LEAKGATE_EIO, "cannot lock %s: %s",
+                                     display, strerror(errno));
+    }
+    if (rc == 0) {
+        rc = leakgate_files__read_at(&held, dir_fd, claim.ptr, shown.ptr, 4096,
+                                     "file");
+        if (rc == LEAKGATE_ENOTFOUND) {
+            rc =
+                leakgate_files__write_at(dir_fd, claim.ptr, shown.ptr, origin,
+                                         strlen(origin), LEAKGATE_FILES_NOSYNC);
+        } else if (rc != LEAKGATE_ENOMEM &&
+                   (rc < 0 || !held.ptr || strcmp(held.ptr, origin) != 0)) {
+            /* Another origin's, or a record that is not one: the plain
+             * name is not this origin's. */
+            rc = 0;
+            *stem_out = qualified_stem(test, label, origin);
+        }
+        (void)flock(dir_fd, LOCK_UN);
+    }
+    if (rc == 0 && !*stem_out) {
+        *stem_out = plain;
+        plain = NULL;
+    }
+    if (rc == 0 && !*stem_out)
+        rc = leakgate_error__set(LEAKGATE_ENOMEM, "artifact name");
+    if (rc == 0) { /* the binary is origin's first field */
+        leakgate_util__free(v->artifacts_binary);
+        v->artifacts_binary =
+            leakgate_util__strndup(origin, strcspn(origin, "\t"));
+        if (!v->artifacts_binary)
+            rc = leakgate_error__set(LEAKGATE_ENOMEM, "artifact name");
+    }
+    leakgate_util__free(origin);
+    leakgate_util__free(plain);
+    leakgate_buf__dispose(&claim);
+    leakgate_buf__dispose(&held);
+    leakgate_buf__dispose(&shown);
+    return rc;
 }
 
 /*
@@ -335,6 +472,8 @@ not_written(struct leakgate_verdict *v, int dir_fd)
     }
     leakgate_util__free(v->artifact_dir);
     v->artifact_dir = NULL;
+    leakgate_util__free(v->artifacts_binary);
+    v->artifacts_binary = NULL;
     leakgate_util__free(v->picture_note);
     v->picture_note = NULL;
     return v->artifacts_note ? 0 : leakgate_error__set(LEAKGATE_ENOMEM, "note");
@@ -345,13 +484,18 @@ leakgate_gate__write_artifacts(struct leakgate_gate *gate,
                                struct leakgate_verdict *v)
 {
     const struct leakgate_verdict *one[1] = {v};
-    char *json = NULL;
+    char *json = NULL, *stem = NULL;
     int dir_fd = -1;
-    int rc = name_artifacts(v, gate->opts.report_dir);
+    int rc = name_artifacts(v, gate->opts.report_dir, "");
 
-    if (rc < 0)
-        return rc;
-    rc = open_artifact_dir(&dir_fd, gate->opts.report_dir, v->suite);
+    if (rc == 0)
+        rc = open_artifact_dir(&dir_fd, gate->opts.report_dir, v->suite);
+    if (rc == 0)
+        rc = claim_stem(&stem, v, dir_fd, v->artifact_dir);
+    if (rc == 0) {
+        not_named(v);
+        rc = name_artifacts(v, gate->opts.report_dir, stem);
+    }
     if (rc == 0 && v->how == LEAKGATE_MEASURED_SUITE_END) {
         /* Judged object by object: no heap pair shows what it lost. */
         leakgate_util__free(v->heap_before);
@@ -361,7 +505,7 @@ leakgate_gate__write_artifacts(struct leakgate_gate *gate,
         rc = write_heaps(dir_fd, gate, v);
     }
     if (rc == 0)
-        rc = write_picture(dir_fd, gate, v);
+        rc = write_picture(dir_fd, gate, v, stem);
     /* The report names the artifacts: render it again now they exist. */
     if (rc == 0) {
         leakgate_util__free(v->report);
@@ -388,6 +532,7 @@ leakgate_gate__write_artifacts(struct leakgate_gate *gate,
     }
     if (dir_fd >= 0)
         close(dir_fd);
+    leakgate_util__free(stem);
     return rc;
 }
 

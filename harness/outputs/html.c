@@ -625,14 +625,19 @@ commands(struct leakgate_buf *b,
          const struct leakgate_verdict *v,
          const struct leakgate_report_env *env)
 {
+    /* The heap pair's own binary: windows of several binaries share a
+     * page. */
+    const char *binary =
+        v->artifacts_binary ? v->artifacts_binary : env->binary;
+
     if (!v->heap_before || !v->heap_after)
         return;
     leakgate_buf__puts(b, "<p>Inspect:</p>\n<pre>");
-    if (env->binary && *env->binary) {
+    if (binary && *binary) {
         leakgate_buf__puts(b, "jeprof --text --base=");
         text(b, v->heap_before);
         leakgate_buf__puts(b, " ");
-        text(b, env->binary);
+        text(b, binary);
         leakgate_buf__puts(b, " ");
         text(b, v->heap_after);
         leakgate_buf__puts(b, "\n");

@@ -322,6 +322,8 @@ json_test(struct json *j, const struct leakgate_verdict *v)
     json_notes(j, v);
     json_open(j, "artifacts", "{");
     json_str(j, "dir", v->artifact_dir);
+    if (v->artifacts_binary)
+        json_str(j, "binary", v->artifacts_binary);
     json_str(j, "heap_before", v->heap_before);
     json_str(j, "heap_after", v->heap_after);
     json_str(j, "json", v->json_path);

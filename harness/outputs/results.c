@@ -811,6 +811,8 @@ load_artifacts(struct leakgate_verdict *v,
         rc = opt_string(&v->picture_note, ld, a, "picture_note");
     if (rc == 0)
         rc = opt_string(&v->artifacts_note, ld, a, "not_written");
+    if (rc == 0)
+        rc = opt_string(&v->artifacts_binary, ld, a, "binary");
     return rc;
 }
 

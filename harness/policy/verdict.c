@@ -103,6 +103,7 @@ leakgate_verdict__free(struct leakgate_verdict *v)
     leakgate_util__free(v->pdf_path);
     leakgate_util__free(v->picture_note);
     leakgate_util__free(v->artifacts_note);
+    leakgate_util__free(v->artifacts_binary);
     leakgate_util__free(v->origin);
     leakgate_util__free(v->ended);
     leakgate_util__free(v);

@@ -84,15 +84,16 @@ struct leakgate_verdict {
     char *heap_before;  /* artifact paths or NULL */
     char *heap_after;
     char *json_path;
-    char *text_path;      /* REPORT_DIR/SUITE/TEST.txt or NULL */
-    char *dot_path;       /* the call graph: DOT text, always with artifacts */
-    char *svg_path;       /* drawn by Graphviz's dot, or NULL */
-    char *pdf_path;       /* drawn by Graphviz's dot, or NULL */
-    char *picture_note;   /* why there is no SVG/PDF (said once), or NULL */
-    char *artifacts_note; /* why the artifacts could not be written (the
-                             path and the cause), or NULL */
-    char *ended;          /* the window never closed: how its process ended
-                             (killed while it ran), or NULL */
+    char *text_path;    /* REPORT_DIR/SUITE/TEST.txt or NULL */
+    char *dot_path;     /* the call graph: DOT text, always with artifacts */
+    char *svg_path;     /* drawn by Graphviz's dot, or NULL */
+    char *pdf_path;     /* drawn by Graphviz's dot, or NULL */
+    char *picture_note; /* why there is no SVG/PDF (said once), or NULL */
+    char *artifacts_binary; /* the binary whose heap pair they are */
+    char *artifacts_note;   /* why the artifacts could not be written (the
+                               path and the cause), or NULL */
+    char *ended;            /* the window never closed: how its process ended
+                               (killed while it ran), or NULL */
     /* A test whose growth later tests or its suite's cleanup freed: the
      * suite window's hint (scope: suite) is its diagnosis, not a YAML
      * entry or `warmup:` of its own. */

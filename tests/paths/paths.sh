@@ -229,7 +229,7 @@ report_dir_full)
     [ $st -ne 77 ] || exit 77
     [ $st -eq 3 ] || fail "exit $st, expected 3: $(tail -3 err)"
     said "$WORK/small/rep/index.html was not written: cannot write the journal in $WORK/small/rep/.leakgate/"
-    said "artifacts: none written under $WORK/small/rep: cannot write $WORK/small/rep/paths/leak."
+    said "artifacts: none written under $WORK/small/rep: cannot write $WORK/small/rep/paths/"
     said "No space left on device"
     has_leak r.json
     has_leak j.xml
