@@ -616,43 +616,10 @@ released_by(const struct leakgate_verdict *tv,
     return false;
 }
 
-/* A suite name as a YAML single-quoted scalar. */
-static void
-put_quoted(struct leakgate_buf *b, const char *s)
-{
-    leakgate_buf__puts(b, "'");
-    for (; *s; s++)
-        leakgate_buf__printf(b, *s == '\'' ? "''" : "%c", *s);
-    leakgate_buf__puts(b, "'");
-}
-
-void
-leakgate_gate__scope_yaml(struct leakgate_buf *b,
-                          const struct leakgate_gate *gate,
-                          const char *const *suites,
-                          size_t n)
-{
-    /* As it applies to the file this run read: a new file, a file
-     * without suites entries, or under the file's `suites:`. */
-    if (!gate->thresholds_path)
-        leakgate_buf__puts(b, "create leakgate.yaml with:\n  version: 1\n"
-                              "  suites:\n");
-    else if (gate->config && gate->config->nsuites > 0)
-        leakgate_buf__printf(b, "add under `suites:` in %s:\n",
-                             gate->thresholds_path);
-    else
-        leakgate_buf__printf(b, "add to %s:\n  suites:\n",
-                             gate->thresholds_path);
-    for (size_t i = 0; i < n; i++) {
-        leakgate_buf__puts(b, "    ");
-        put_quoted(b, suites[i]);
-        leakgate_buf__puts(b, ":\n      scope: suite\n");
-    }
-}
-
-/* Two or more windows printed YAML (accepting growth, `scope: suite` for
- * a shared fixture): one snippet for all of it, since the snippets, each a
- * whole document or section, repeat keys when pasted together. */
+/* The run's one thresholds document: every entry the windows' reports
+ * and NOTEs gave (accepting growth, `warmup: 1`, `scope: suite` for a
+ * shared fixture), in one piece, since entries pasted one after another
+ * would repeat keys. */
 static void
 run_hint(struct leakgate_buf *b,
          const struct leakgate_gate *gate,
@@ -668,19 +635,19 @@ run_hint(struct leakgate_buf *b,
         b->failed = true;
         return;
     }
-    if (count >= 2 && count == nsuites)
+    if (count > 0 && count == nsuites)
         leakgate_buf__printf(b,
-                             "%zu suites hold shared fixtures (the NOTEs "
-                             "above); to judge their tests at their "
-                             "suite's end, %s",
-                             nsuites, yaml);
-    else if (count >= 2)
+                             "the thresholds document of this run: to judge "
+                             "the tests of the suite%s with shared fixtures "
+                             "(the NOTEs above) at their suite's end, %s",
+                             nsuites == 1 ? "" : "s", yaml);
+    else if (count > 0)
         leakgate_buf__printf(b,
-                             "%zu windows above printed YAML; pasted "
-                             "together their snippets repeat keys (each is "
-                             "a whole document or section). All of it at "
-                             "once, %s",
-                             count, yaml);
+                             "the thresholds document of this run (%s): to "
+                             "accept %s growth, %s",
+                             count == 1 ? "the entry of the window above"
+                                        : "the entries of the windows above",
+                             count == 1 ? "its" : "their", yaml);
     leakgate_util__free(yaml);
 }
 
@@ -742,7 +709,6 @@ hint_shared_fixture(struct leakgate_gate *gate, struct leakgate_verdict *sv)
     }
     if (n > 0 && !names.failed) {
         struct leakgate_buf b = LEAKGATE_BUF_INIT;
-        const char *one[1] = {sv->suite};
 
         leakgate_buf__printf(&b,
                              "later tests or the suite cleanup freed what "
@@ -757,7 +723,9 @@ hint_shared_fixture(struct leakgate_gate *gate, struct leakgate_verdict *sv)
                                  ? " (instead of the entries their reports "
                                    "above give)"
                                  : "");
-        leakgate_gate__scope_yaml(&b, gate, one, 1);
+        leakgate_buf__puts(&b, "give the suite `scope: suite` (the "
+                               "thresholds document at the end of the run "
+                               "holds it)");
         sv->hint = leakgate_buf__take(&b);
         leakgate_util__free(sv->report);
         sv->report =

@@ -288,15 +288,6 @@ int leakgate_gate__hold(struct leakgate_gate *gate,
                         struct leakgate_verdict **out,
                         bool judged);
 
-/* gate.c: the YAML that gives suites[0..n) `scope: suite`, as it applies
- * to the thresholds file this run read (a new file, one without suites
- * entries, or under its `suites:`), after the words that say where.
- * Cannot fail (b->failed says). */
-void leakgate_gate__scope_yaml(struct leakgate_buf *b,
-                               const struct leakgate_gate *gate,
-                               const char *const *suites,
-                               size_t n);
-
 /* gate_suite.c: some test of suite waits for leakgate_gate_suite_over().
  * Cannot fail. */
 bool leakgate_gate__suite_waits(const struct leakgate_gate *gate,

@@ -828,13 +828,12 @@ warmup_hint(struct leakgate_gate *gate, struct leakgate_verdict *v)
 {
     struct leakgate_buf b = LEAKGATE_BUF_INIT;
 
-    leakgate_buf__printf(&b,
-                         "its growth is made once (a lazy initialisation, a "
-                         "cache filled on first use): run once unmeasured "
-                         "first, the test retains nothing over its limits. "
-                         "To do that, add to the thresholds file:\n"
-                         "  tests:\n    '%s':\n      warmup: 1\n",
-                         v->name);
+    leakgate_buf__puts(&b, "its growth is made once (a lazy initialisation, a "
+                           "cache filled on first use): run once unmeasured "
+                           "first, the test retains nothing over its limits. "
+                           "To do that, give it `warmup: 1` (the thresholds "
+                           "document at the end of the run holds it, instead "
+                           "of the entry its report gives)");
     leakgate_util__free(v->hint);
     v->hint = leakgate_buf__take(&b);
     if (!v->hint)

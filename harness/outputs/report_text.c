@@ -682,25 +682,16 @@ text_yaml(struct text *t,
                 t->b, "  to accept this growth, raise in %s:\n", file);
             put_indented(t->b, raises);
         }
-        if (*yaml && env->thresholds_path &&
-            (leakgate_report__suite_window(v) ? env->has_suites
-                                              : env->has_tests)) {
-            /* A second `tests:` would be a duplicate key: under it. */
+        if (*yaml) {
+            /* Its entry only: one run prints one thresholds document,
+             * at its end, that holds every entry (gate.c's run hint). */
             leakgate_buf__printf(
-                t->b, "  %s, add under `%s` in %s:\n",
+                t->b,
+                "  %s, its entry under `%s` (the thresholds document at "
+                "the end of the run holds it, with every other):\n",
                 *raises ? "and" : "to accept this growth",
-                leakgate_report__suite_window(v) ? "suites:" : "tests:", file);
+                leakgate_report__suite_window(v) ? "suites:" : "tests:");
             put_indented(t->b, yaml + strcspn(yaml, "\n") + 1);
-        } else if (*yaml) {
-            if (env->thresholds_path)
-                leakgate_buf__printf(t->b, "  %s, add to %s:\n",
-                                     *raises ? "and" : "to accept this growth",
-                                     file);
-            else
-                leakgate_buf__puts(t->b,
-                                   "  to accept this growth, create "
-                                   "leakgate.yaml with:\n    version: 1\n");
-            put_indented(t->b, yaml);
         }
     }
     leakgate_util__free(raises);

@@ -339,6 +339,16 @@ run_collect(struct run_section *sec,
         char *yaml, *raises;
         bool suite = leakgate_report__suite_window(v[i]);
 
+        /* A test that passes with one unmeasured run first: its NOTE's
+         * `warmup: 1` (replay.c), not an entry accepting its growth. */
+        if (!suite && leakgate_report__gate_failed(v[i]) && v[i]->hint &&
+            strstr(v[i]->hint, "`warmup: 1`")) {
+            sec[0].count++;
+            leakgate_buf__puts(&sec[0].entries, "  ");
+            leakgate_thresholds__put_key(&sec[0].entries, v[i]->name);
+            leakgate_buf__puts(&sec[0].entries, ":\n    warmup: 1\n");
+            continue;
+        }
         if (window_yaml(&yaml, &raises, v[i], failed)) {
             sec[suite].count++;
             /* The entry without its section line. */

@@ -438,11 +438,14 @@ LEAKGATE_API void leakgate_gate_set_runner(leakgate_gate *gate,
                                            const void *end);
 
 /**
- * @return when two or more windows of the run printed YAML (entries that
- *         accept a failing window's growth, `scope: suite` for a suite
- *         that holds a shared fixture), one snippet that applies as a
- *         whole and gives all of it, after the words that say where to
- *         put it (owned by the gate), else "".
+ * @return the run's one thresholds document (SPEC section 7), when a
+ *         window of the run gave an entry (accepting a failing window's
+ *         growth, `warmup: 1`, `scope: suite` for a suite that holds a
+ *         shared fixture): every entry in one snippet that applies as a
+ *         whole, after the words that say where to put it (owned by the
+ *         gate), else "".  A failing window's report gives only its own
+ *         entry and says that the document at the end of the run holds
+ *         it: print this after the last verdict, prefixed "leakgate: ".
  */
 LEAKGATE_API const char *leakgate_gate_scope_hints(leakgate_gate *gate);
 

@@ -1,13 +1,14 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# One run's hints combine, and the snippets work as printed (issue 27 item
-# 3): several failing windows print one snippet for all of them at the end
-# of the run, and following it as written makes the run pass.
+# One run prints one thresholds document (SPEC section 7), and it works as
+# printed: each failing window prints only its own entry, saying that the
+# document at the end of the run holds it; the document holds them all,
+# and following it as written makes the run pass.
 #   A  no thresholds file: "create leakgate.yaml with:" one document
-#      (version once, one tests:, one suites:);
+#      (version once in the whole run, one tests:, one suites:);
 #   B  a file that has a tests: section: the entries go under it (a second
 #      tests: is a duplicate key), the suites: section at the end; a
-#      single test's own snippet says "add under `tests:`" too.
+#      single test's own entry goes under `tests:` too.
 #   C  A under `leakgate run`, on the plain build of the corpus.
 # Usage: combined_hint.sh CORPUS LEAKGATE WORK CORPUS_PLAIN
 set -eu
@@ -24,23 +25,24 @@ fail() {
     exit 1
 }
 
-# How many windows printed YAML before the combined snippet (each ends
-# its intro line with "with:" or the file's name and a colon): the count
-# the combined line must give, whatever tests the corpus holds.
-yaml_windows() { # ERR FILE
-    n=$(awk '/windows above printed YAML/ { exit }
-             /(with|'"$2"'):$/ { n++ } END { print n + 0 }' "$1")
-    [ "$n" -ge 2 ] || { cat "$1"; fail "$1: fewer than 2 windows printed YAML"; }
-    echo "$n"
+# The run's one document: "version: 1" once in all of stderr, the end's
+# intro line, and every failing window's hint only its entry.
+one_document() { # ERR
+    [ "$(grep -c 'version: 1' "$1")" -le 1 ] ||
+        { cat "$1"; fail "$1: more than one thresholds document"; }
+    grep -q '^leakgate: the thresholds document of this run (the entries of the windows above): to accept their growth, ' "$1" ||
+        { cat "$1"; fail "$1: no thresholds document at the end"; }
+    [ "$(grep -c '^  to accept this growth, its entry under `' "$1")" -ge 2 ] ||
+        { cat "$1"; fail "$1: fewer than 2 windows gave their entry"; }
 }
 
 # ---- A: no thresholds file -------------------------------------------------
 cd "$work/a"
 "$corpus" --filter '[hl]*' >out.txt 2>err.txt && fail "A: the run passed"
-n=$(yaml_windows err.txt leakgate\\.yaml)
-grep -q "^leakgate: $n windows above printed YAML.*create leakgate.yaml with:\$" err.txt ||
+one_document err.txt
+grep -q "^leakgate: the thresholds document of this run.*create leakgate.yaml with:\$" err.txt ||
     { cat err.txt; fail "A: no combined hint"; }
-sed -n '/windows above printed YAML/,/over the limits, /p' err.txt |
+sed -n '/thresholds document of this run/,/over the limits, /p' err.txt |
     sed -n '2,$p' | grep '^  ' | sed 's/^  //' >leakgate.yaml
 [ "$(grep -c '^version:' leakgate.yaml)" -eq 1 ] &&
     [ "$(grep -c '^tests:' leakgate.yaml)" -eq 1 ] &&
@@ -63,12 +65,12 @@ EOF
 cp t.yaml one.yaml
 "$corpus" --thresholds t.yaml --filter '[hl]*' >out.txt 2>err.txt &&
     fail "B: the run passed"
-n=$(yaml_windows err.txt t\\.yaml)
-grep -q "^leakgate: $n windows above printed YAML.*add to t.yaml:\$" err.txt &&
+one_document err.txt
+grep -q "^leakgate: the thresholds document of this run.*add to t.yaml:\$" err.txt &&
     grep -q '^and add under `tests:` in t.yaml:$' err.txt ||
     { cat err.txt; fail "B: no combined hint"; }
 # "add to t.yaml:" goes at the end, "add under `tests:`" after tests:.
-sed -n '/windows above printed YAML/,/^and add under/p' err.txt |
+sed -n '/thresholds document of this run/,/^and add under/p' err.txt |
     sed -n '2,$p' | grep '^  ' | sed 's/^  //' >end.yaml
 sed -n '/^and add under `tests:`/,/over the limits, /p' err.txt |
     sed -n '2,$p' | grep '^  ' | sed 's/^  //' >under.yaml
@@ -78,13 +80,13 @@ cat end.yaml >>t2.yaml
 "$leakgate" thresholds check t2.yaml || { cat t2.yaml; fail "B: the result is not valid"; }
 "$corpus" --thresholds t2.yaml --filter '[hl]*' >out2.txt 2>err2.txt ||
     { cat err2.txt; fail "B: the run still fails with the snippets applied"; }
-# One test's own snippet, applied as it says, to a copy of the file.
+# One test's own entry, put under `tests:` as it says, in a copy of the file.
 awk '/^leakgate: FAIL leaks\/malloc:/ { on = 1 }
-     on && /add under `tests:` in t.yaml:$/ { take = 1; next }
+     on && /its entry under `tests:`/ { take = 1; next }
      take && /^    / { sub(/^    /, ""); print; next }
      take { exit }' err.txt >malloc.yaml
 [ -s malloc.yaml ] ||
-    { cat err.txt; fail "B: leaks/malloc's snippet does not say add under tests:"; }
+    { cat err.txt; fail "B: leaks/malloc's hint does not give its entry under tests:"; }
 sed '/^tests:$/r malloc.yaml' one.yaml >one2.yaml
 "$corpus" --thresholds one2.yaml --filter 'leaks/malloc' >out3.txt 2>err3.txt ||
     { cat one2.yaml err3.txt; fail "B: leaks/malloc's own snippet does not apply"; }
@@ -93,10 +95,10 @@ sed '/^tests:$/r malloc.yaml' one.yaml >one2.yaml
 cd "$work/c"
 "$leakgate" run --filter '[hl]*' -- "$plain" >out.txt 2>err.txt &&
     fail "C: the run passed"
-n=$(yaml_windows err.txt leakgate\\.yaml)
-grep -q "^leakgate: $n windows above printed YAML.*create leakgate.yaml with:\$" err.txt ||
+one_document err.txt
+grep -q "^leakgate: the thresholds document of this run.*create leakgate.yaml with:\$" err.txt ||
     { cat err.txt; fail "C: no combined hint under leakgate run"; }
-sed -n '/windows above printed YAML/,/over the limits, /p' err.txt |
+sed -n '/thresholds document of this run/,/over the limits, /p' err.txt |
     sed -n '2,$p' | grep '^  ' | sed 's/^  //' >leakgate.yaml
 "$leakgate" run --filter '[hl]*' -- "$plain" >out2.txt 2>err2.txt ||
     { cat leakgate.yaml err2.txt; fail "C: the run still fails with the snippet applied"; }

@@ -58,14 +58,15 @@ function(update_lines text outvar)
   set(${outvar} "${lines}" PARENT_SCOPE)
 endfunction()
 
-# The YAML a report suggests, without its 4-space indent.
+# The YAML the run's thresholds document suggests (SPEC section 7: one
+# per run, at its end), without its 2-space indent.
 function(suggestion text outvar)
-  string(REGEX MATCH "to accept this growth, add to [^\n]*:\n(    [^\n]*\n)+"
+  string(REGEX MATCH "the thresholds document of this run [^\n]*, add to [^\n]*:\n(  [^\n]*\n)+"
          block "${text}")
   string(FIND "${block}" "\n" nl)
-  math(EXPR nl "${nl} + 5")
+  math(EXPR nl "${nl} + 3")
   string(SUBSTRING "${block}" ${nl} -1 block)
-  string(REPLACE "\n    " "\n" block "${block}")
+  string(REPLACE "\n  " "\n" block "${block}")
   set(${outvar} "${block}" PARENT_SCOPE)
 endfunction()
 

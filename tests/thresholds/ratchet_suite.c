@@ -175,7 +175,12 @@ main(int argc, char **argv)
         fprintf(stderr, "leakgate: %s\n", leakgate_error_last());
         return rc == LEAKGATE_ECONFIG ? 2 : 3;
     }
-    status = run_all(gate) < 0 || leakgate_gate_write_results(gate) < 0 ? 3 : 0;
+    status = run_all(gate) < 0 ? 3 : 0;
+    /* The run's one thresholds document, after the last verdict. */
+    if (status == 0 && *leakgate_gate_scope_hints(gate))
+        fprintf(stderr, "leakgate: %s", leakgate_gate_scope_hints(gate));
+    if (status == 0 && leakgate_gate_write_results(gate) < 0)
+        status = 3;
     if (status == 3)
         fprintf(stderr, "leakgate: %s\n", leakgate_error_last());
     failures = leakgate_gate_failures(gate);

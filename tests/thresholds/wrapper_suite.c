@@ -184,6 +184,9 @@ main(int argc, char **argv)
             return 3;
         leakgate_gate_print_verdict(gate, v, stderr);
     }
+    /* The run's one thresholds document, after the last verdict. */
+    if (*leakgate_gate_scope_hints(gate))
+        fprintf(stderr, "leakgate: %s", leakgate_gate_scope_hints(gate));
     if (leakgate_gate_write_results(gate) < 0)
         return 3;
     status = leakgate_gate_failures(gate) > 0;

@@ -162,8 +162,8 @@ static const char golden_text[] =
     "jemalloc 5.3.0-0-g54eaed1d, binary /build/unit_tests (build-id "
     "1a2b3c)\n"
     "  artifacts: none, pass --report-dir DIR to keep the heap profiles\n"
-    "  to accept this growth, add to leakgate.yaml:\n"
-    "    tests:\n"
+    "  to accept this growth, its entry under `tests:` (the thresholds "
+    "document at the end of the run holds it, with every other):\n"
     "      \"parser/test_cache_insert\":\n"
     "        # replaces tests \"parser/*\" (line 10) here: its settings are "
     "repeated\n"
@@ -293,8 +293,12 @@ test_report__limit_sources(void)
     text = text_of(&fx, false);
     CU_ASSERT(contains(text, "limit 0 B (no thresholds file: every limit "
                              "is 0)\n"));
-    CU_ASSERT(contains(text, "  to accept this growth, create leakgate.yaml "
-                             "with:\n    version: 1\n    tests:\n"));
+    /* Its entry only: the run's one document is printed at its end. */
+    CU_ASSERT(contains(text, "  to accept this growth, its entry under "
+                             "`tests:` (the thresholds document at the end "
+                             "of the run holds it, with every other):\n"
+                             "      \"parser/test_cache_insert\":\n"));
+    CU_ASSERT_PTR_NULL(strstr(text, "version: 1"));
     leakgate_util__free(text);
 }
 
@@ -552,9 +556,12 @@ test_report__yaml_golden(void)
     fixture_init(&fx);
     yaml = leakgate_report__yaml(&fx.v);
     CU_ASSERT_PTR_NOT_NULL_FATAL(yaml);
-    /* The golden report holds the same lines, indented by 4. */
-    got = yaml;
-    for (const char *want = strstr(golden_text, "    tests:\n"); *want;) {
+    /* The golden report holds the same entry, without its `tests:` line,
+     * indented by 4. */
+    CU_ASSERT_EQUAL_FATAL(strncmp(yaml, "tests:\n", 7), 0);
+    got = yaml + 7;
+    for (const char *want = strstr(golden_text, "with every other):\n") + 19;
+         *want;) {
         size_t len = strcspn(want, "\n") + 1;
 
         CU_ASSERT_EQUAL_FATAL(strncmp(want, "    ", 4), 0);
