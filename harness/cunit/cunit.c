@@ -553,6 +553,21 @@ list_not_run(const char *why)
     leakgate_buf__dispose(&where);
 }
 
+/* The hooks learn every test the run will reach (not in a replay: its
+ * first process told them). */
+static void
+tell_planned(void)
+{
+    if (!hooks->planned || leakgate_gate_in_replay(run->gate))
+        return;
+    for (size_t i = 0; i < run->ntests; i++) {
+        const struct wtest *wt = &run->tests[i];
+
+        if (wt->selected && wt->active)
+            hooks->planned(wt->ws->name, wt->name, hooks->payload);
+    }
+}
+
 void
 leakgate_cunit__rescue(void)
 {
@@ -564,6 +579,11 @@ leakgate_cunit__rescue(void)
                          "died of a signal");
         leakgate_cunit__replay_awaiting(false);
         leakgate_cunit__report_late(NULL);
+        /* The run ends here: its one thresholds document, which the
+         * reports above say holds their entries. */
+        if (*leakgate_gate_scope_hints(run->gate))
+            fprintf(stderr, "leakgate: %s",
+                    leakgate_gate_scope_hints(run->gate));
     }
 }
 
@@ -751,6 +771,7 @@ leakgate_cunit_run(leakgate_gate *gate, int (*fn)(void *payload), void *payload)
         unwrap_registry();
         return -1;
     }
+    tell_planned();
     /* Tests left out by --filter are deactivated; they are not failures. */
     CU_set_fail_on_inactive(CU_FALSE);
     arm_replay_stop();

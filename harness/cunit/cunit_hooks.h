@@ -45,6 +45,10 @@ struct leakgate_cunit_hooks {
      * line; the process ends right after (exit 3).  Called from a signal
      * handler, best effort.  May be NULL. */
     void (*stopped)(const char *why, void *payload);
+    /* suite/test will run (selected and active), told for each before the
+     * run starts, so that an observer that outlives the program can list
+     * the tests it never reached.  Not in a replay.  May be NULL. */
+    void (*planned)(const char *suite, const char *test, void *payload);
 };
 
 /* Install hooks for later leakgate_cunit_run() calls (copied); NULL

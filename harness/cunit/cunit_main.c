@@ -245,8 +245,13 @@ journal_finished(const char *suite, const char *test, void *gate)
 static void
 open_journals(leakgate_gate *gate)
 {
-    struct leakgate_cunit_hooks h = {
-        journal_started, journal_finished, journal_finished, gate, NULL, NULL};
+    struct leakgate_cunit_hooks h = {journal_started,
+                                     journal_finished,
+                                     journal_finished,
+                                     gate,
+                                     NULL,
+                                     NULL,
+                                     NULL};
 
     if (leakgate_gate_outputs_open(gate) == 0)
         leakgate_cunit__set_hooks(&h);

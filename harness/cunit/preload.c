@@ -359,7 +359,8 @@ verdict_fields(const char **f,
     f[2] = leakgate_run__status_name(v->status);
     f[3] = failed ? "1" : "0";
     f[4] = seconds;
-    f[5] = leakgate_verdict__skipped(v) ? "s" : ""; /* run_proto.h */
+    /* run_proto.h: "s" measured only, "w" waiting for a replay */
+    f[5] = leakgate_verdict__skipped(v) ? "s" : v->needs_replay ? "w" : "";
     f[6] = p->junit_case ? p->junit_case : "";
     f[7] = p->json_test ? p->json_test : "";
     f[8] = "r";
@@ -424,6 +425,17 @@ on_stopped(const char *why, void *p)
 {
     (void)p;
     send_error(3, why);
+}
+
+/* A test the run will reach unless the program dies first (leakgate run
+ * lists the others as not run: run_proto.h's P). */
+static void
+on_planned(const char *suite, const char *test, void *p)
+{
+    const char *fields[2] = {suite, test};
+
+    (void)p;
+    send_fixed("P", fields, 2);
 }
 
 /* ---- the interposed functions ------------------------------------------ */
@@ -524,7 +536,8 @@ static CU_ErrorCode
 intercept(struct call *c)
 {
     struct leakgate_cunit_hooks hooks = {on_started, on_finished, on_revised,
-                                         NULL,       NULL,        on_stopped};
+                                         NULL,       NULL,        on_stopped,
+                                         on_planned};
     const char *fields[1] = {c->name};
 
     if ((child.fd < 0 && !child.replay) || child.depth > 0) {

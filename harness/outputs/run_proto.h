@@ -18,9 +18,16 @@
  *   V suite test status failed seconds skipped junit_case json_test [r]
  *                                a finished record, rendered by report.c
  *                                (skipped: "s" for a window not judged
- *                                on purpose, measured only; else empty);
+ *                                on purpose, measured only; "w" for one
+ *                                that waits for a replay, which the
+ *                                parent runs if the program dies first;
+ *                                else empty);
  *                                with "r", it replaces the earlier record
  *                                of suite/test (a verdict a replay made)
+ *   P suite test                 the run will reach this test (told
+ *                                before it starts): a program that dies
+ *                                has the tests it never reached listed
+ *                                as not run
  *   L                            --list printed the tests
  *   E exit_status message        the gate could not run (2 or 3)
  *   D failure_records            the run returned
@@ -78,6 +85,7 @@ struct leakgate_run_case {
     leakgate_status status;
     bool failed;  /* the gate failed it or it carries notes */
     bool skipped; /* not judged on purpose (measured only: --filter) */
+    bool waiting; /* not judged yet: a replay measures it (run_replay.c) */
     double seconds;
     struct leakgate_run_pieces pieces;
 };
@@ -113,7 +121,10 @@ struct leakgate_run {
     int status;      /* the outcome, SPEC §5 */
     char **messages;
     size_t nmessages;
-    struct leakgate_run_case *crash;  /* the test the program died in */
+    struct leakgate_run_case *crash; /* the test the program died in */
+    char **planned;  /* P records: "SUITE", "TEST" pairs, in order */
+    size_t nplanned; /* strings in planned (two per test) */
+    size_t capplanned;
     struct leakgate_outputs *outputs; /* journals of shared outputs
                                          (outputs.h), or NULL */
 };
@@ -228,6 +239,12 @@ int leakgate_run__decide(struct leakgate_run *r);
  * (message: what happened).  Returns 0 or LEAKGATE_ENOMEM. */
 int leakgate_run__crash_case(struct leakgate_run *run, const char *message);
 
+/* The program ended (why: how) before the planned tests that have no
+ * record yet: each becomes a record "not run" (a JUnit <skipped>, with
+ * where the run stopped), as a linked binary lists them.  Returns 0 or
+ * LEAKGATE_ENOMEM. */
+int leakgate_run__not_run_cases(struct leakgate_run *run, const char *why);
+
 void leakgate_run__case_dispose(struct leakgate_run_case *c);
 
 /* Journal c into the shared outputs os (outputs.h), as a linked binary
@@ -266,7 +283,9 @@ struct leakgate_run_envp {
 
 /* This process's environment with LD_PRELOAD, the gate's LEAKGATE_*
  * twins and the channel (fd), its doorbell (bell) and the ring (ring; -1:
- * none) set for the program.
+ * none) set for the program; with replay_list (fd -1), the environment
+ * of a replay of the tests that list names (run_replay.c): jemalloc
+ * preloaded, no channel.
  * Returns 0, LEAKGATE_ENOTFOUND (a path LD_PRELOAD cannot carry) or
  * LEAKGATE_ENOMEM. */
 int leakgate_run__build_env(struct leakgate_run_envp *e,
@@ -275,8 +294,25 @@ int leakgate_run__build_env(struct leakgate_run_envp *e,
                             const char *jemalloc,
                             int fd,
                             int bell,
-                            int ring);
+                            int ring,
+                            const char *replay_list);
+
+/* Add "NAME=VALUE" to e.  Returns 0 or LEAKGATE_ENOMEM. */
+int leakgate_run__env_put(struct leakgate_run_envp *e, const char *kv);
 
 void leakgate_run__env_free(struct leakgate_run_envp *e);
+
+/*
+ * run_replay.c: the program died (a signal leakgate's interposer cannot
+ * catch, SIGKILL, or a rescue that failed) while tests waited for their
+ * replay: run that replay from here, in a fresh process of the program,
+ * and put its verdicts in their records (printing their reports).  A
+ * replay that cannot run leaves them not judged, with why.  Returns 0 or
+ * LEAKGATE_ENOMEM.
+ */
+int leakgate_run__replay_waiting(struct leakgate_run *r,
+                                 char *const *argv,
+                                 const char *preload,
+                                 const char *jemalloc);
 
 #endif

@@ -374,9 +374,12 @@ leakgate_run_program(leakgate_run **out,
         (void)leakgate_run__ring_new(&ring, &ring_fd);
     if (rc == 0)
         rc = leakgate_run__build_env(&env, opts, preload, jemalloc, ch[1],
-                                     ch[2], ring_fd);
+                                     ch[2], ring_fd, NULL);
     if (rc == 0)
         rc = run_child(r, argv, env.v, ch, ring, &ring_fd);
+    /* Killed while tests waited for their replay: no verdict is lost. */
+    if (rc == 0)
+        rc = leakgate_run__replay_waiting(r, argv, preload, jemalloc);
     if (rc == 0)
         rc = leakgate_run__decide(r);
     for (int i = 0; i < 3; i++) {
@@ -430,6 +433,9 @@ leakgate_run_free(leakgate_run *run)
         leakgate_util__free(run->running[i]);
     leakgate_run__case_dispose(run->crash);
     leakgate_util__free(run->crash);
+    for (size_t i = 0; i < run->nplanned; i++)
+        leakgate_util__free(run->planned[i]);
+    leakgate_util__free(run->planned);
     leakgate_outputs__free(run->outputs);
     leakgate_util__free(run->junit_env);
     leakgate_util__free(run->json_env);

@@ -30,6 +30,7 @@
 #include "config.h"
 #include "error.h"
 #include "profile.h"
+#include "replay.h"
 #include "run_proto.h"
 #include "util.h"
 
@@ -241,6 +242,13 @@ env_add(struct leakgate_run_envp *e, const char *name, const char *value)
     e->v[e->n] = NULL;
 }
 
+int
+leakgate_run__env_put(struct leakgate_run_envp *e, const char *kv)
+{
+    env_add(e, "", kv);
+    return e->failed ? leakgate_error__set(LEAKGATE_ENOMEM, "environment") : 0;
+}
+
 void
 leakgate_run__env_free(struct leakgate_run_envp *e)
 {
@@ -258,10 +266,13 @@ env_gate(struct leakgate_run_envp *e,
 {
     char num[32];
 
-    snprintf(num, sizeof num, "%d", fd);
-    env_add(e, LEAKGATE_RUN_ENV_FD "=", num);
-    snprintf(num, sizeof num, "%d", bell);
-    env_add(e, LEAKGATE_RUN_ENV_BELL "=", num);
+    /* No channel: a replay the parent runs (run_replay.c). */
+    if (fd >= 0) {
+        snprintf(num, sizeof num, "%d", fd);
+        env_add(e, LEAKGATE_RUN_ENV_FD "=", num);
+        snprintf(num, sizeof num, "%d", bell);
+        env_add(e, LEAKGATE_RUN_ENV_BELL "=", num);
+    }
     if (ring >= 0) {
         snprintf(num, sizeof num, "%d", ring);
         env_add(e, LEAKGATE_RUN_ENV_RING "=", num);
@@ -323,7 +334,8 @@ leakgate_run__build_env(struct leakgate_run_envp *e,
                         const char *jemalloc,
                         int fd,
                         int bell,
-                        int ring)
+                        int ring,
+                        const char *replay_list)
 {
     const char *user = getenv("LD_PRELOAD");
     struct leakgate_buf ld = LEAKGATE_BUF_INIT;
@@ -343,7 +355,8 @@ leakgate_run__build_env(struct leakgate_run_envp *e,
         if (!is_replaced(*kv))
             env_add(e, "", *kv);
     }
-    exact = exact_from_start(o);
+    /* A replay runs on jemalloc from the start, as the program's own. */
+    exact = replay_list || exact_from_start(o);
     leakgate_buf__printf(&ld, "%s%s%s%s%s", preload, exact ? ":" : "",
                          exact ? jemalloc : "", user && *user ? ":" : "",
                          user ? user : "");
@@ -351,6 +364,7 @@ leakgate_run__build_env(struct leakgate_run_envp *e,
     env_add(e, "LEAKGATE_JEMALLOC=", jemalloc);
     env_add(e, LEAKGATE_RUN_ENV_SAVED_PRELOAD "=", user);
     env_gate(e, o, fd, bell, ring);
+    env_add(e, LEAKGATE_REPLAY_ENV "=", replay_list);
     e->failed |= ld.failed;
     leakgate_buf__dispose(&ld);
     if (e->failed) {

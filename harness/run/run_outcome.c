@@ -59,6 +59,7 @@ fill_case(struct leakgate_run_case *c, char **f)
     c->status = leakgate_run__status_parse(f[3]);
     c->failed = strcmp(f[4], "1") == 0;
     c->skipped = strcmp(f[6], "s") == 0;
+    c->waiting = strcmp(f[6], "w") == 0;
     c->seconds = strtod(f[5], NULL);
     if (replace(&c->suite, f[1]) < 0 || replace(&c->test, f[2]) < 0 ||
         replace(&c->pieces.junit_case, f[7]) < 0 ||
@@ -107,6 +108,29 @@ take_case(struct leakgate_run *r,
 }
 
 static int
+take_planned(struct leakgate_run *r, const char *suite, const char *test)
+{
+    if (r->nplanned + 2 > r->capplanned) {
+        size_t cap = r->capplanned ? r->capplanned * 2 : 128;
+        char **p = leakgate_util__realloc(r->planned, cap * sizeof *p);
+
+        if (!p)
+            return leakgate_error__set(LEAKGATE_ENOMEM, "records");
+        r->planned = p;
+        r->capplanned = cap;
+    }
+    r->planned[r->nplanned] = leakgate_util__strdup(suite);
+    r->planned[r->nplanned + 1] = leakgate_util__strdup(test);
+    if (!r->planned[r->nplanned] || !r->planned[r->nplanned + 1]) {
+        leakgate_util__free(r->planned[r->nplanned]);
+        leakgate_util__free(r->planned[r->nplanned + 1]);
+        return leakgate_error__set(LEAKGATE_ENOMEM, "records");
+    }
+    r->nplanned += 2;
+    return 0;
+}
+
+static int
 take_error(struct leakgate_run *r, char **f)
 {
     if (r->error_status)
@@ -131,6 +155,8 @@ leakgate_run__take_record(struct leakgate_run *r, char *line)
         r->began = r->in_run = true;
     else if (type == 'L')
         r->listed = true;
+    else if (type == 'P' && n >= 3)
+        rc = take_planned(r, f[1], f[2]);
     else if (type == 'D' && n >= 2) {
         r->in_run = false;
         r->failure_records += strtoul(f[1], NULL, 10);
@@ -240,6 +266,20 @@ abnormal_end(struct leakgate_run *r)
     rc = say(r, "%s", b.ptr);
     if (rc == 0 && in_test)
         rc = leakgate_run__crash_case(r, b.ptr);
+    if (rc == 0 && r->running[0] && r->running[1]) {
+        struct leakgate_buf why = LEAKGATE_BUF_INIT;
+
+        leakgate_buf__puts(&why, "the run stopped at ");
+        leakgate_util__name_escape(&why, r->running[0]);
+        leakgate_buf__puts(&why, "/");
+        leakgate_util__name_escape(&why, r->running[1]);
+        leakgate_buf__puts(&why, " (the program ");
+        put_ending(&why, r->wait_status);
+        leakgate_buf__puts(&why, ")");
+        rc = why.failed ? leakgate_error__set(LEAKGATE_ENOMEM, "message")
+                        : leakgate_run__not_run_cases(r, why.ptr);
+        leakgate_buf__dispose(&why);
+    }
     leakgate_buf__dispose(&b);
     r->status = 1;
     return rc;

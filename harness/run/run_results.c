@@ -9,6 +9,7 @@
  * stay identical.  The test the program died in becomes a not-judged record
  * with the failure as a note, rendered by report.c here.
  */
+#include <stdint.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -103,6 +104,89 @@ leakgate_run__crash_case(struct leakgate_run *r, const char *message)
     }
     r->crash = c;
     return 0;
+}
+
+/* Whether suite/test has a record, or is the test the program died in. */
+static bool
+has_record(const struct leakgate_run *r, const char *suite, const char *test)
+{
+    for (size_t i = 0; i < r->ncases; i++) {
+        if (strcmp(r->cases[i].suite, suite) == 0 &&
+            strcmp(r->cases[i].test, test) == 0)
+            return true;
+    }
+    return r->crash && strcmp(r->crash->suite, suite) == 0 &&
+           strcmp(r->crash->test, test) == 0;
+}
+
+/* One "not run" record for suite/test (as gate.c's not-run verdict). */
+static int
+not_run_case(struct leakgate_run *r,
+             const char *suite,
+             const char *test,
+             const char *why)
+{
+    struct leakgate_verdict v;
+    struct leakgate_run_case *c, *more;
+    struct leakgate_report_env env = {NULL, NULL, NULL,  NULL, NULL,
+                                      NULL, NULL, false, false};
+    struct leakgate_buf name = LEAKGATE_BUF_INIT, reason = LEAKGATE_BUF_INIT;
+    struct leakgate_config *cfg = NULL;
+    int rc = 0;
+
+    if (r->ncases == r->cap) {
+        size_t cap = r->cap ? r->cap * 2 : 64;
+
+        more = leakgate_util__realloc(r->cases, cap * sizeof *more);
+        if (!more)
+            return leakgate_error__set(LEAKGATE_ENOMEM, "records");
+        r->cases = more;
+        r->cap = cap;
+    }
+    memset(&v, 0, sizeof v);
+    leakgate_buf__printf(&name, "%s/%s", suite, test);
+    leakgate_buf__printf(&reason, "%s%s", LEAKGATE_VERDICT_NOT_RUN, why);
+    v.suite = (char *)(uintptr_t)suite;
+    v.test = (char *)(uintptr_t)test;
+    v.name = name.ptr;
+    v.status = LEAKGATE_STATUS_NOT_JUDGED;
+    v.not_judged_why = reason.ptr;
+    v.report = (char *)(uintptr_t) "";
+    c = &r->cases[r->ncases];
+    memset(c, 0, sizeof *c);
+    c->suite = leakgate_util__strdup(suite);
+    c->test = leakgate_util__strdup(test);
+    if (name.failed || reason.failed || !c->suite || !c->test)
+        rc = leakgate_error__set(LEAKGATE_ENOMEM, "not run record");
+    if (rc == 0) {
+        resolve(&v.settings, &cfg, r, suite, test);
+        rc = leakgate_run__pieces(&c->pieces, &v, &env);
+    }
+    leakgate_config__free(cfg);
+    leakgate_buf__dispose(&name);
+    leakgate_buf__dispose(&reason);
+    if (rc < 0) {
+        leakgate_run__case_dispose(c);
+        return rc;
+    }
+    c->status = LEAKGATE_STATUS_NOT_JUDGED;
+    c->skipped = true;
+    r->ncases++;
+    return 0;
+}
+
+int
+leakgate_run__not_run_cases(struct leakgate_run *r, const char *why)
+{
+    int rc = 0;
+
+    for (size_t i = 0; rc == 0 && i + 1 < r->nplanned; i += 2) {
+        const char *suite = r->planned[i], *test = r->planned[i + 1];
+
+        if (!has_record(r, suite, test))
+            rc = not_run_case(r, suite, test, why);
+    }
+    return rc;
 }
 
 /* ---- documents ---------------------------------------------------------- */

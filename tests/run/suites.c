@@ -2,7 +2,8 @@
 /*
  * The plain CUnit suites behind tests/run: a leaking test, a clean one, a
  * suite whose cleanup leaks, a failing assertion, a test that dies of
- * SIGSEGV midway through its suite and one that calls exit().  Lines that
+ * SIGSEGV midway through its suite, one that calls exit() and one that
+ * is killed (SIGKILL: nothing in the program can catch it).  Lines that
  * reports must name carry a MARK:<name> comment (tests/run/CMakeLists.txt
  * looks them up).
  */
@@ -67,6 +68,13 @@ test_exit(void)
     exit(0);
 }
 
+/* As ctest's TIMEOUT or the OOM killer would end the program. */
+static void
+test_killed(void)
+{
+    raise(SIGKILL);
+}
+
 /* Growth that happens once (a lazily made table) beside a real leak: the
  * fast first pass's re-run leaves less, so a replay measures the test. */
 static char *lazy_table;
@@ -116,6 +124,20 @@ static const struct plain_suite suites[] = {
      NULL,
      {{"before", test_clean},
       {"calls_exit", test_exit},
+      {"after", test_never_runs}}},
+    /* Killed: the interposer cannot catch it; leakgate run replays the
+     * waiting leak itself, and lists the test never reached. */
+    {"leak_then_kill",
+     NULL,
+     NULL,
+     {{"leak", test_leak},
+      {"killed", test_killed},
+      {"after", test_never_runs}}},
+    {"clean_then_kill",
+     NULL,
+     NULL,
+     {{"before", test_clean},
+      {"killed", test_killed},
       {"after", test_never_runs}}},
     /* A leak waits for its replay when the same suite crashes. */
     {"leak_then_crash",
