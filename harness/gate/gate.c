@@ -836,8 +836,10 @@ leakgate_gate_end(leakgate_gate *gate, int judged, const leakgate_verdict **out)
     /* A replay counts the listed tests it has measured (it stops after
      * the last: leakgate_gate_replay_done). */
     if (rc == 0 && gate->replay.child &&
-        leakgate_gate_measures(gate, v->suite, v->test))
+        leakgate_gate_measures(gate, v->suite, v->test)) {
         gate->replay.measured++;
+        leakgate_replay__beat_measured(gate);
+    }
     if (rc < 0)
         leakgate_verdict__free(v);
     else if (out)

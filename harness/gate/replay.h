@@ -55,6 +55,16 @@ int leakgate_replay__child_setup(struct leakgate_gate *gate);
 int leakgate_replay__save_env(struct leakgate_gate *gate);
 void leakgate_replay__take_beat(struct leakgate_gate *gate);
 
+/* In a replay: a listed test was measured (a beat of its own, counted
+ * by the first process for its progress lines).  Cannot fail. */
+void leakgate_replay__beat_measured(const struct leakgate_gate *gate);
+
+/* Progress lines while a replay runs, every N seconds on stderr:
+ * $LEAKGATE_PROGRESS (seconds; 0 or not a number: none), else 5 when
+ * stderr is a terminal, else none.  Cannot fail. */
+#define LEAKGATE_PROGRESS_ENV "LEAKGATE_PROGRESS"
+unsigned int leakgate_replay__progress_s(void);
+
 /*
  * replay_run.c: start the replay of list (this program again, its output
  * into log, preload in LD_PRELOAD when not NULL; probe: the warm-up probe)

@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "error.h"
+#include "files.h"
 #include "options.h"
 #include "util.h"
 
@@ -86,8 +87,8 @@ leakgate_replay__take_beat(struct leakgate_gate *gate)
     gate->replay.beat_fd = fd + 1;
 }
 
-void
-leakgate_gate_replay_beat(const leakgate_gate *gate)
+static void
+beat_byte(const leakgate_gate *gate, char byte)
 {
     int fd = gate ? gate->replay.beat_fd - 1 : -1;
     int saved = errno; /* the test's errno stays the test's */
@@ -97,9 +98,34 @@ leakgate_gate_replay_beat(const leakgate_gate *gate)
         return;
     /* A full pipe (EAGAIN) has beats enough; the first process gone
      * (EPIPE, or SIGPIPE) leaves nobody to tell: nothing to do either way. */
-    n = write(fd, ".", 1);
+    n = write(fd, &byte, 1);
     (void)n;
     errno = saved;
+}
+
+void
+leakgate_gate_replay_beat(const leakgate_gate *gate)
+{
+    beat_byte(gate, '.');
+}
+
+void
+leakgate_replay__beat_measured(const struct leakgate_gate *gate)
+{
+    beat_byte(gate, 'm');
+}
+
+unsigned int
+leakgate_replay__progress_s(void)
+{
+    const char *v = getenv(LEAKGATE_PROGRESS_ENV);
+    char *end;
+    long n;
+
+    if (!v || !*v)
+        return isatty(STDERR_FILENO) ? 5u : 0u;
+    n = strtol(v, &end, 10);
+    return *end == '\0' && n > 0 && n <= 3600 ? (unsigned int)n : 0u;
 }
 
 int
@@ -196,19 +222,34 @@ static void
 wait_replay(pid_t pid,
             int beat,
             unsigned int timeout_s,
+            size_t total,
             int *status_out,
             bool *timed_out)
 {
-    double last = now_s(), grace = 0;
+    double start = now_s(), last = start, grace = 0, said = start;
+    unsigned int every = leakgate_replay__progress_s();
+    size_t measured = 0;
 
     *timed_out = false;
     while (!ended(pid, status_out, WNOHANG)) {
         struct pollfd p = {beat, POLLIN, 0};
         char buf[512];
+        ssize_t got = 0;
 
         if (poll(&p, beat >= 0 ? 1 : 0, 200) > 0 &&
-            read(beat, buf, sizeof buf) > 0)
+            (got = read(beat, buf, sizeof buf)) > 0) {
             last = now_s();
+            for (ssize_t i = 0; i < got; i++)
+                measured += buf[i] == 'm';
+        }
+        /* Progress on long work: a line every `every` seconds. */
+        if (every && now_s() - said >= (double)every) {
+            said = now_s();
+            fprintf(stderr,
+                    "leakgate: replay: %zu of %zu test%s measured, %.0f s\n",
+                    measured < total ? measured : total, total,
+                    total == 1 ? "" : "s", said - start);
+        }
         if (!*timed_out && now_s() - last >= (double)timeout_s) {
             *timed_out = true;
             grace = now_s();
@@ -244,6 +285,21 @@ probe_timeout(const struct leakgate_gate *gate)
     return t < cap ? t : cap;
 }
 
+/* How many tests the list names (one line each). */
+static size_t
+listed(const char *list)
+{
+    struct leakgate_buf text = LEAKGATE_BUF_INIT;
+    size_t n = 0;
+
+    if (leakgate_files__read(&text, list, (size_t)64 << 20, "replay list") == 0)
+        for (size_t i = 0; i < text.len; i++)
+            n += text.ptr[i] == '\n';
+    leakgate_error__clear();
+    leakgate_buf__dispose(&text);
+    return n;
+}
+
 int
 leakgate_replay__start_and_wait(struct leakgate_gate *gate,
                                 char *const *argv,
@@ -274,7 +330,7 @@ leakgate_replay__start_and_wait(struct leakgate_gate *gate,
     wait_replay(pid, beat[0],
                 probe ? probe_timeout(gate)
                       : leakgate_gate_replay_timeout(gate),
-                status_out, &gate->replay.timed_out);
+                listed(list), status_out, &gate->replay.timed_out);
     if (beat[0] >= 0)
         close(beat[0]);
     return 0;

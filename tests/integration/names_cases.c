@@ -31,6 +31,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <CUnit/Basic.h>
@@ -147,6 +148,17 @@ stall(void)
         pause();
 }
 
+/* A leak that takes 1.5 s in every run: its replay lasts that long
+ * (progress lines, LEAKGATE_PROGRESS). */
+static void
+slow_leak(void)
+{
+    const struct timespec t = {1, 500000000L};
+
+    nanosleep(&t, NULL);
+    leak();
+}
+
 /* A leak that counts its runs ($NAMES_MARKER.runs): how many times the
  * gate ran it (replay_ordinals.sh). */
 static void
@@ -210,6 +222,8 @@ main(int argc, char **argv)
     }
     if (wanted(which, "counted"))
         CU_add_test(s, "counted", counted);
+    if (wanted(which, "slow"))
+        CU_add_test(s, "slow", slow_leak);
     if (wanted(which, "hang")) {
         CU_add_test(s, "hang", hang_second);
         CU_add_test(s, "after_hang", leak);
