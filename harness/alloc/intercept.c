@@ -910,6 +910,128 @@ leakgate_intercept_thread_start(void *payload)
     return fn(arg);
 }
 
+/*
+ * Threads a test leaves neither joined nor detached (a forgotten
+ * pthread_join): while a test runs (leakgate_intercept__own_threads()),
+ * each joinable thread it creates is kept here with its creator's return
+ * address, until pthread_join (or tryjoin, timedjoin, clockjoin) or
+ * pthread_detach succeeds on it; leakgate_intercept__unjoined() takes
+ * those still here when the test ends.  A fixed table, no allocation; a
+ * thread beyond it is not followed.
+ */
+#define JOIN_SLOTS 256
+#define JOIN_BUSY UINT32_MAX
+
+static struct join_slot {
+    atomic_uint owner; /* the test's token; 0 free; JOIN_BUSY being filled */
+    pthread_t tid;
+    const void *caller;
+} joins[JOIN_SLOTS] LEAKGATE_LARGE_TABLE;
+
+static atomic_uint thread_owner;
+
+void
+leakgate_intercept__own_threads(uint32_t token)
+{
+    atomic_store(&thread_owner, token);
+}
+
+static void
+follow(pthread_t tid, const pthread_attr_t *attr, const void *caller)
+{
+    uint32_t token = atomic_load(&thread_owner);
+    int detach = PTHREAD_CREATE_JOINABLE;
+
+    if (!token || (attr && pthread_attr_getdetachstate(attr, &detach) == 0 &&
+                   detach == PTHREAD_CREATE_DETACHED))
+        return;
+    for (size_t i = 0; i < JOIN_SLOTS; i++) {
+        unsigned int expected = 0;
+
+        if (atomic_load_explicit(&joins[i].owner, memory_order_relaxed) ||
+            !atomic_compare_exchange_strong(&joins[i].owner, &expected,
+                                            JOIN_BUSY))
+            continue;
+        joins[i].tid = tid;
+        joins[i].caller = caller;
+        atomic_store(&joins[i].owner, token);
+        return;
+    }
+}
+
+/* tid was joined or detached: no longer followed. */
+static void
+settled(pthread_t tid)
+{
+    for (size_t i = 0; i < JOIN_SLOTS; i++) {
+        unsigned int o = atomic_load(&joins[i].owner);
+
+        if (o && o != JOIN_BUSY && pthread_equal(joins[i].tid, tid))
+            atomic_store(&joins[i].owner, 0);
+    }
+}
+
+size_t
+leakgate_intercept__unjoined(uint32_t token, const void **callers, size_t max)
+{
+    size_t n = 0;
+
+    for (size_t i = 0; token && i < JOIN_SLOTS; i++) {
+        unsigned int expected = token;
+
+        if (atomic_load(&joins[i].owner) != token)
+            continue;
+        if (n < max)
+            callers[n] = joins[i].caller;
+        n++;
+        /* Said once: the thread is not followed any more. */
+        (void)atomic_compare_exchange_strong(&joins[i].owner, &expected, 0);
+    }
+    return n;
+}
+
+/* The next definition of name (the C library's), looked up once. */
+static void *
+next_thread_fn(void *_Atomic *slot, const char *name)
+{
+    void *fn = atomic_load(slot);
+
+    if (!fn) {
+        fn = dlsym(RTLD_NEXT, name);
+        atomic_store(slot, fn);
+    }
+    return fn;
+}
+
+#define JOIN_WRAPPER(name, params, args, tid)                                  \
+    __attribute__((visibility("default"))) int name params                     \
+    {                                                                          \
+        static void *_Atomic real;                                             \
+        int(*fn) params;                                                       \
+        void *p = next_thread_fn(&real, #name);                                \
+        int rc;                                                                \
+                                                                               \
+        if (!p)                                                                \
+            return ENOSYS;                                                     \
+        memcpy(&fn, &p, sizeof p);                                             \
+        rc = fn args;                                                          \
+        if (rc == 0)                                                           \
+            settled(tid);                                                      \
+        return rc;                                                             \
+    }
+
+JOIN_WRAPPER(pthread_join, (pthread_t t, void **ret), (t, ret), t)
+JOIN_WRAPPER(pthread_detach, (pthread_t t), (t), t)
+JOIN_WRAPPER(pthread_tryjoin_np, (pthread_t t, void **ret), (t, ret), t)
+JOIN_WRAPPER(pthread_timedjoin_np,
+             (pthread_t t, void **ret, const struct timespec *at),
+             (t, ret, at),
+             t)
+JOIN_WRAPPER(pthread_clockjoin_np,
+             (pthread_t t, void **ret, clockid_t c, const struct timespec *at),
+             (t, ret, c, at),
+             t)
+
 __attribute__((visibility("default"))) int
 pthread_create(pthread_t *thread,
                const pthread_attr_t *attr,
@@ -944,9 +1066,17 @@ pthread_create(pthread_t *thread,
                                  slot);
         if (rc != 0)
             atomic_store(&slot->used, false);
+        else
+            follow(*thread, attr, __builtin_return_address(0));
         return rc;
     }
-    return next.pthread_create(thread, attr, fn, arg);
+    {
+        int rc = next.pthread_create(thread, attr, fn, arg);
+
+        if (rc == 0)
+            follow(*thread, attr, __builtin_return_address(0));
+        return rc;
+    }
 }
 
 /* Exported so that another copy of leakgate (a linked test binary run by
@@ -975,6 +1105,21 @@ leakgate_intercept__next_malloc(void)
 }
 
 #else /* LEAKGATE_NO_INTERCEPT: sanitizer builds, no wrappers */
+
+void
+leakgate_intercept__own_threads(uint32_t token)
+{
+    (void)token;
+}
+
+size_t
+leakgate_intercept__unjoined(uint32_t token, const void **callers, size_t max)
+{
+    (void)token;
+    (void)callers;
+    (void)max;
+    return 0;
+}
 
 void
 leakgate_intercept__range(uintptr_t *start, uintptr_t *end)

@@ -6,6 +6,7 @@
  * handed to the hooks.
  */
 #include "cunit_records.h"
+#include "verdict.h"
 #include "util.h"
 
 #include <CUnit/CUnit.h>
@@ -122,6 +123,29 @@ add_cunit_failure(const leakgate_verdict *v)
              (int)(len < 400 ? len : 400), report);
     CU_assertImplementation(CU_FALSE, line, text, file ? file : "leakgate", "",
                             CU_FALSE);
+}
+
+void
+leakgate_cunit__note_failed(const char *suite,
+                            const char *test,
+                            const struct leakgate_note *n)
+{
+    const char *said = n->message;
+
+    if (strncmp(said, "leakgate: ", 10) == 0)
+        said += 10;
+    fputs("\nleakgate: FAIL ", stderr);
+    leakgate_cunit__put_printed(stderr, suite);
+    fputc('/', stderr);
+    leakgate_cunit__put_printed(stderr, test);
+    if (n->file && *n->file)
+        fprintf(stderr, ": %s:%u", n->file, n->line);
+    fprintf(stderr, ": %s\n", said);
+    /* Its condition starts "leakgate: ": not made a note again. */
+    if (CU_get_current_test())
+        CU_assertImplementation(CU_FALSE, n->line, n->message,
+                                n->file && *n->file ? n->file : "leakgate", "",
+                                CU_FALSE);
 }
 
 /* Report a verdict on stderr; for a failed test window also add a CUnit

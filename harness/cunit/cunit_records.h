@@ -123,7 +123,16 @@ struct wsuite *leakgate_cunit__current_suite(void);
 struct wtest *leakgate_cunit__current_test(void);
 /* Report a verdict on stderr (a failed test's also to CUnit); true when it
  * failed.  NULL: false. */
+struct leakgate_note;
 bool leakgate_cunit__report_verdict(const leakgate_verdict *v);
+
+/* A failure the gate noted in the running test's record (a thread it left
+ * neither joined nor detached): said on stderr, and recorded as a CUnit
+ * failure of the test, so that CUnit's line, summary and failure list
+ * carry it.  Allocates: only with recording off. */
+void leakgate_cunit__note_failed(const char *suite,
+                                 const char *test,
+                                 const struct leakgate_note *n);
 /* Report a closed window's verdict, unless it waits for its suite's end or
  * the replay (then marked on wt); true when reported and failed. */
 bool leakgate_cunit__take_verdict(struct wtest *wt, const leakgate_verdict *v);

@@ -24,10 +24,12 @@
 
 #include <CUnit/CUnit.h>
 #include <setjmp.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <unistd.h>
 
 #include "cunit_records.h"
+#include "gate.h"
 #include "cunit_replay.h"
 
 #define SUITE_WINDOW "[suite]"
@@ -105,6 +107,13 @@ leakgate_cunit_repeat(struct wtest *wt)
     }
 }
 
+/* The token of wt's threads (intercept.h): its place in the run, from 1. */
+static uint32_t
+thread_token(const struct wtest *wt)
+{
+    return (uint32_t)(wt - run->tests) + 1;
+}
+
 RUNNER static void
 leakgate_cunit_setup(void)
 {
@@ -120,6 +129,9 @@ leakgate_cunit_setup(void)
     if (!wt->ws->whole)
         leakgate_cunit__checkpoint();
     leakgate_cunit__started(wt->ws, test, "test");
+    /* The joinable threads it creates are its own to join or detach. */
+    if (!wt->ws->whole)
+        leakgate_gate__own_threads(run->gate, thread_token(wt));
     if (!wt->ws->whole) {
         leakgate_cunit_warmup(wt);
         /* A replay measures only the tests it replays. */
@@ -206,6 +218,17 @@ leakgate_cunit_teardown(void)
         run->test_open = false;
         close_test_window(wt);
         leakgate_cunit__stop_when_replayed();
+    }
+    /* A thread it left neither joined nor detached fails it, in CUnit's
+     * records too (its window is closed: the note may allocate). */
+    if (wt && !wt->ws->whole) {
+        const struct leakgate_note *n;
+
+        leakgate_gate__own_threads(run->gate, 0);
+        n = leakgate_gate__note_unjoined(run->gate, wt->ws->name, wt->name,
+                                         thread_token(wt));
+        if (n)
+            leakgate_cunit__note_failed(wt->ws->name, wt->name, n);
     }
     if (wt)
         leakgate_cunit__push_pending(wt->ws, wt);

@@ -21,6 +21,7 @@
 #include "error.h"
 #include "files.h"
 #include "intercept.h"
+#include "symbolize.h"
 #include "outputs.h"
 #include "policy.h"
 #include "replay.h"
@@ -966,6 +967,58 @@ leakgate_gate_note_failure(leakgate_gate *gate,
     }
     /* Without a message the call only makes sure the test is recorded. */
     return message ? append_note(v, file, line, message) : 0;
+}
+
+void
+leakgate_gate__own_threads(struct leakgate_gate *gate, uint32_t token)
+{
+    (void)gate;
+    leakgate_intercept__own_threads(token);
+}
+
+const struct leakgate_note *
+leakgate_gate__note_unjoined(struct leakgate_gate *gate,
+                             const char *suite,
+                             const char *test,
+                             uint32_t token)
+{
+    const void *callers[1] = {NULL};
+    size_t n = leakgate_intercept__unjoined(token, callers, 1);
+    struct leakgate_symbolizer *sym = NULL;
+    struct leakgate_frame *frames = NULL;
+    const struct leakgate_frame *at = NULL;
+    struct leakgate_verdict *v;
+    struct leakgate_buf b = LEAKGATE_BUF_INIT;
+    size_t nframes = 0;
+    uintptr_t pc = (uintptr_t)callers[0];
+    int rc;
+
+    if (n == 0)
+        return NULL;
+    if (leakgate_gate__symbolizer(&sym, gate) == 0 &&
+        leakgate_symbolize__frames(sym, &frames, &nframes, &pc, 1) == 0) {
+        /* The outermost frame of the call: the function that called. */
+        for (size_t i = 0; i < nframes; i++)
+            at = frames[i].function ? &frames[i] : at;
+    }
+    leakgate_buf__printf(
+        &b,
+        "leakgate: %zu thread%s the test started with pthread_create() "
+        "(called in %s) %s neither joined nor detached when it ended: the "
+        "C library keeps %s stack and descriptor until pthread_join() or "
+        "pthread_detach(); join or detach %s in the test",
+        n, n == 1 ? "" : "s",
+        at && at->function ? at->function : "an unknown function",
+        n == 1 ? "was" : "were", n == 1 ? "its" : "their",
+        n == 1 ? "it" : "them");
+    rc = b.failed ? leakgate_error__set(LEAKGATE_ENOMEM, "note")
+                  : leakgate_gate_note_failure(gate, suite, test,
+                                               at ? at->file : NULL,
+                                               at ? at->line : 0, b.ptr);
+    leakgate_buf__dispose(&b);
+    leakgate_util__free(frames);
+    v = rc == 0 ? leakgate_gate__find_verdict(gate, suite, test) : NULL;
+    return v && v->nnotes > 0 ? &v->notes[v->nnotes - 1] : NULL;
 }
 
 int

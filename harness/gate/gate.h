@@ -403,6 +403,20 @@ int leakgate_gate__write_artifacts(struct leakgate_gate *gate,
 int leakgate_gate__rewrite_artifact_text(struct leakgate_gate *gate,
                                          const struct leakgate_verdict *v);
 
+/* The joinable threads created from now on belong to the test of token
+ * (0: none), until joined or detached (intercept.h).  Cannot fail. */
+void leakgate_gate__own_threads(struct leakgate_gate *gate, uint32_t token);
+
+/* A thread token's test started and left neither joined nor detached
+ * fails it: a note of its record ("leakgate: N thread(s) ...") at where
+ * pthread_create was called (symbolized), returned (owned by the gate);
+ * NULL when every thread was joined or detached, or out of memory. */
+const struct leakgate_note *
+leakgate_gate__note_unjoined(struct leakgate_gate *gate,
+                             const char *suite,
+                             const char *test,
+                             uint32_t token);
+
 /* Write `len` bytes to `path` atomically (temporary file + rename).
  * Returns 0 or LEAKGATE_EIO naming the path. */
 int leakgate_gate__write_file(const char *path, const char *data, size_t len);

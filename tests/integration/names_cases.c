@@ -27,6 +27,7 @@
  * Built with NAMES_PLAIN it is a plain CUnit program (no leakgate), for
  * `leakgate run`.
  */
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -148,6 +149,46 @@ stall(void)
         pause();
 }
 
+/* Threads a test starts: joined, detached (after or at creation), or
+ * forgotten (neither: the test fails, naming the pthread_create call). */
+static void *
+thread_work(void *arg)
+{
+    return arg;
+}
+
+static void
+thread_joined(void)
+{
+    pthread_t t;
+
+    CU_ASSERT_FATAL(pthread_create(&t, NULL, thread_work, NULL) == 0);
+    CU_ASSERT(pthread_join(t, NULL) == 0);
+}
+
+static void
+thread_detached(void)
+{
+    pthread_attr_t a;
+    pthread_t t, u;
+
+    CU_ASSERT_FATAL(pthread_create(&t, NULL, thread_work, NULL) == 0);
+    CU_ASSERT(pthread_detach(t) == 0);
+    pthread_attr_init(&a);
+    pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
+    CU_ASSERT(pthread_create(&u, &a, thread_work, NULL) == 0);
+    pthread_attr_destroy(&a);
+}
+
+static void
+thread_forgotten(void)
+{
+    pthread_t t;
+    int rc = pthread_create(&t, NULL, thread_work, NULL); /* MARK:forgotten */
+
+    CU_ASSERT(rc == 0);
+}
+
 /* A leak that takes 1.5 s in every run: its replay lasts that long
  * (progress lines, LEAKGATE_PROGRESS). */
 static void
@@ -224,6 +265,11 @@ main(int argc, char **argv)
         CU_add_test(s, "counted", counted);
     if (wanted(which, "slow"))
         CU_add_test(s, "slow", slow_leak);
+    if (wanted(which, "threads")) {
+        CU_add_test(s, "thread_joined", thread_joined);
+        CU_add_test(s, "thread_detached", thread_detached);
+        CU_add_test(s, "thread_forgotten", thread_forgotten);
+    }
     if (wanted(which, "hang")) {
         CU_add_test(s, "hang", hang_second);
         CU_add_test(s, "after_hang", leak);
