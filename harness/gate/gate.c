@@ -330,6 +330,7 @@ leakgate_gate_free(leakgate_gate *gate)
     for (size_t i = 0; i < gate->nverdicts; i++)
         leakgate_verdict__free(gate->verdicts[i]);
     leakgate_util__free(gate->verdicts);
+    leakgate_util__free(gate->by_name);
     leakgate_util__free(gate->unmatched);
     leakgate_util__free(gate->scope_hints);
     leakgate_outputs__free(gate->outputs);
@@ -587,6 +588,7 @@ push_verdict(struct leakgate_gate *gate, struct leakgate_verdict *v)
         gate->cap = cap;
     }
     gate->verdicts[gate->nverdicts++] = v;
+    leakgate_gate__index_verdict(gate, gate->nverdicts - 1);
     return 0;
 }
 

@@ -127,6 +127,11 @@ struct leakgate_gate {
     struct leakgate_verdict **verdicts; /* the run, in order */
     size_t nverdicts;
     size_t cap;
+    /* verdicts by name (gate_window.c): open addressing, slots hold an
+     * index + 1 (0 empty); nslots a power of two, at least 2 * nverdicts,
+     * or 0: no index yet (found by a scan). */
+    size_t *by_name;
+    size_t nslots;
     int pictures; /* Graphviz: 0 not tried, 1 drawn, -1 no dot, -2 failed */
     bool fast;    /* begin_fast opens tracker windows */
     bool lean;    /* no jemalloc in this process (gate_lean.c) */
@@ -395,6 +400,10 @@ int leakgate_gate__symbolizer(struct leakgate_symbolizer **out,
  * too long) cost nothing else: v->artifacts_note names the path and the
  * cause, its report says so, and the files of the set already written are
  * removed.  Returns 0 or LEAKGATE_ENOMEM. */
+/* gate_window.c: index gate->verdicts[i] by its name (after it was
+ * appended).  Cannot fail: without memory, names are found by a scan. */
+void leakgate_gate__index_verdict(struct leakgate_gate *gate, size_t i);
+
 int leakgate_gate__write_artifacts(struct leakgate_gate *gate,
                                    struct leakgate_verdict *v);
 

@@ -11,6 +11,7 @@
  */
 #include "gate.h"
 
+#include <stdint.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -147,11 +148,85 @@ leakgate_gate__scope_open(struct leakgate_gate *gate,
     return rc;
 }
 
+static size_t
+name_hash(const char *suite, const char *test)
+{
+    uint64_t h = 1469598103934665603ull;
+
+    for (const char *p = suite; *p; p++)
+        h = (h ^ (unsigned char)*p) * 1099511628211ull;
+    h = (h ^ '\t') * 1099511628211ull;
+    for (const char *p = test; *p; p++)
+        h = (h ^ (unsigned char)*p) * 1099511628211ull;
+    return (size_t)(h ^ (h >> 29));
+}
+
+static bool
+same_name(const struct leakgate_verdict *v, const char *suite, const char *test)
+{
+    return strcmp(v->suite, suite) == 0 && strcmp(v->test, test) == 0;
+}
+
+static void
+index_put(size_t *slots,
+          size_t nslots,
+          const struct leakgate_gate *gate,
+          size_t i)
+{
+    const struct leakgate_verdict *v = gate->verdicts[i];
+    size_t at = name_hash(v->suite, v->test) & (nslots - 1);
+
+    while (slots[at] != 0) {
+        /* One name, one slot: the newest record of it (as the scan). */
+        if (same_name(gate->verdicts[slots[at] - 1], v->suite, v->test))
+            break;
+        at = (at + 1) & (nslots - 1);
+    }
+    slots[at] = i + 1;
+}
+
+void
+leakgate_gate__index_verdict(struct leakgate_gate *gate, size_t i)
+{
+    if (2 * gate->nverdicts > gate->nslots) {
+        size_t nslots = gate->nslots ? gate->nslots * 2 : 256;
+        size_t *slots;
+
+        while (nslots < 2 * gate->nverdicts)
+            nslots *= 2;
+        slots = leakgate_util__calloc(nslots, sizeof *slots);
+        if (!slots) { /* found by a scan from now on */
+            leakgate_util__free(gate->by_name);
+            gate->by_name = NULL;
+            gate->nslots = 0;
+            return;
+        }
+        for (size_t k = 0; k < gate->nverdicts; k++)
+            index_put(slots, nslots, gate, k);
+        leakgate_util__free(gate->by_name);
+        gate->by_name = slots;
+        gate->nslots = nslots;
+        return;
+    }
+    index_put(gate->by_name, gate->nslots, gate, i);
+}
+
 struct leakgate_verdict *
 leakgate_gate__find_verdict(const struct leakgate_gate *gate,
                             const char *suite,
                             const char *test)
 {
+    if (gate->by_name && gate->nslots) {
+        size_t at = name_hash(suite, test) & (gate->nslots - 1);
+
+        for (; gate->by_name[at] != 0; at = (at + 1) & (gate->nslots - 1)) {
+            struct leakgate_verdict *v = gate->verdicts[gate->by_name[at] - 1];
+
+            if (same_name(v, suite, test))
+                return v;
+        }
+        return NULL;
+    }
     for (size_t i = gate->nverdicts; i-- > 0;) {
         struct leakgate_verdict *v = gate->verdicts[i];
 

@@ -279,21 +279,38 @@ sent_before(struct leakgate_outputs *os,
     uint64_t name =
         fnv1a(fnv1a(fnv1a(0xcbf29ce484222325ull, suite), "\t"), test);
     uint64_t text = fnv1a(0xcbf29ce484222325ull, json);
-    struct sent *more;
+    size_t at;
 
-    for (size_t i = 0; i < os->nsent; i++) {
-        if (os->sent[i].name_hash != name)
-            continue;
-        if (os->sent[i].json_hash == text)
+    name += name == 0; /* 0 marks an empty slot */
+    if (2 * (os->nsent + 1) > os->nslots) {
+        size_t nslots = os->nslots ? os->nslots * 2 : 256;
+        struct sent *table = leakgate_util__calloc(nslots, sizeof *table);
+
+        if (!table)
+            return false; /* journaled again: the merge keeps the last */
+        for (size_t i = 0; i < os->nslots; i++) {
+            if (os->sent[i].name_hash == 0)
+                continue;
+            at = (size_t)os->sent[i].name_hash & (nslots - 1);
+            while (table[at].name_hash != 0)
+                at = (at + 1) & (nslots - 1);
+            table[at] = os->sent[i];
+        }
+        leakgate_util__free(os->sent);
+        os->sent = table;
+        os->nslots = nslots;
+    }
+    at = (size_t)name & (os->nslots - 1);
+    while (os->sent[at].name_hash != 0 && os->sent[at].name_hash != name)
+        at = (at + 1) & (os->nslots - 1);
+    if (os->sent[at].name_hash == name) {
+        if (os->sent[at].json_hash == text)
             return true;
-        os->sent[i].json_hash = text;
+        os->sent[at].json_hash = text;
         return false;
     }
-    more = leakgate_util__realloc(os->sent, (os->nsent + 1) * sizeof *more);
-    if (more) {
-        os->sent = more;
-        os->sent[os->nsent++] = (struct sent){name, text};
-    }
+    os->sent[at] = (struct sent){name, text};
+    os->nsent++;
     return false;
 }
 

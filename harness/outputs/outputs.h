@@ -208,7 +208,8 @@ struct leakgate_outputs_file {
                      the others (outputs.c) */
 };
 
-/* A V record already journaled: the same one is not written twice. */
+/* A V record already journaled: the same one is not written twice (an
+ * open-addressing table by name_hash; name_hash 0 is an empty slot). */
 struct sent {
     uint64_t name_hash, json_hash;
 };
@@ -219,7 +220,8 @@ struct leakgate_outputs {
     char key[LEAKGATE_OUTPUTS_KEY_MAX]; /* this process's KEY */
     bool has_env;                       /* an N record was written */
     struct sent *sent;
-    size_t nsent;
+    size_t nsent;  /* used slots */
+    size_t nslots; /* a power of two, more than 2 * nsent, or 0 */
 };
 
 /* Whether process pid, started at `start` (clock ticks after boot), still

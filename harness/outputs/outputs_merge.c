@@ -49,7 +49,10 @@ struct journal {
     const char *env;       /* JSON "environment" value */
     const char *junit_env; /* JUnit <properties> */
     struct record *recs;
-    size_t nrecs;
+    size_t nrecs, caprecs;
+    size_t *slots; /* recs by key: index + 1, 0 empty (nslots a power of
+                      two, at least 2 * nrecs) */
+    size_t nslots;
     const char *open[3]; /* suite, test, phase of the last S; NULL: none */
     const char *binary;  /* of the last B record; "" before one */
     const char *prefix;  /* its $LEAKGATE_TEST_PREFIX ("" when none) */
@@ -74,23 +77,75 @@ struct run {
 
 static bool same_key(const struct record *x, const struct record *y);
 
+static size_t
+key_hash(const struct record *r)
+{
+    const char *parts[4] = {r->suite, r->test, r->prefix, r->binary};
+    uint64_t h = 1469598103934665603ull;
+
+    for (size_t i = 0; i < 4; i++) {
+        for (const char *p = parts[i]; *p; p++)
+            h = (h ^ (unsigned char)*p) * 1099511628211ull;
+        h = (h ^ '\t') * 1099511628211ull;
+    }
+    return (size_t)(h ^ (h >> 29));
+}
+
+/* The slot of rec's key in j's index: its record's, or the empty one
+ * where it goes. */
+static size_t *
+key_slot(const struct journal *j, const struct record *rec)
+{
+    size_t at = key_hash(rec) & (j->nslots - 1);
+
+    while (j->slots[at] != 0 && !same_key(&j->recs[j->slots[at] - 1], rec))
+        at = (at + 1) & (j->nslots - 1);
+    return &j->slots[at];
+}
+
+static int
+grow_index(struct journal *j)
+{
+    size_t nslots = j->nslots ? j->nslots * 2 : 64;
+    size_t *old = j->slots;
+
+    j->slots = leakgate_util__calloc(nslots, sizeof *j->slots);
+    if (!j->slots) {
+        j->slots = old;
+        return leakgate_error__set(LEAKGATE_ENOMEM, "journal");
+    }
+    j->nslots = nslots;
+    for (size_t i = 0; i < j->nrecs; i++)
+        *key_slot(j, &j->recs[i]) = i + 1;
+    leakgate_util__free(old);
+    return 0;
+}
+
 static int
 keep_record(struct journal *j, const struct record *rec)
 {
-    struct record *more;
+    size_t *slot;
 
+    if (2 * (j->nrecs + 1) > j->nslots && grow_index(j) < 0)
+        return LEAKGATE_ENOMEM;
     /* The last record of a window is its verdict (a replay revised it). */
-    for (size_t i = 0; i < j->nrecs; i++) {
-        if (same_key(&j->recs[i], rec)) {
-            j->recs[i] = *rec;
-            return 0;
-        }
+    slot = key_slot(j, rec);
+    if (*slot != 0) {
+        j->recs[*slot - 1] = *rec;
+        return 0;
     }
-    more = leakgate_util__realloc(j->recs, (j->nrecs + 1) * sizeof *more);
-    if (!more)
-        return leakgate_error__set(LEAKGATE_ENOMEM, "journal");
-    j->recs = more;
+    if (j->nrecs == j->caprecs) {
+        size_t cap = j->caprecs ? j->caprecs * 2 : 64;
+        struct record *more =
+            leakgate_util__realloc(j->recs, cap * sizeof *more);
+
+        if (!more)
+            return leakgate_error__set(LEAKGATE_ENOMEM, "journal");
+        j->recs = more;
+        j->caprecs = cap;
+    }
     j->recs[j->nrecs++] = *rec;
+    *slot = j->nrecs;
     return 0;
 }
 
@@ -268,8 +323,10 @@ split_text(struct line **out, size_t *n_out, struct run *r)
 static void
 run_dispose(struct run *r)
 {
-    for (size_t i = 0; i < r->n; i++)
+    for (size_t i = 0; i < r->n; i++) {
         leakgate_util__free(r->j[i].recs);
+        leakgate_util__free(r->j[i].slots);
+    }
     leakgate_util__free(r->j);
     leakgate_util__free(r->text);
     leakgate_util__free(r->tests);
