@@ -197,9 +197,10 @@ picture_failed(struct leakgate_gate *gate, struct leakgate_verdict *v, int rc)
     return v->picture_note ? 0 : leakgate_error__set(LEAKGATE_ENOMEM, "note");
 }
 
-/* Draw v's DOT text as SVG and PDF next to it.  Without dot (or after it
- * failed once) the gate does not try again: one note per run.  A file
- * that cannot be written is an artifact's failure (the caller's). */
+/* Draw v's DOT text as SVG and PDF next to it (the two dot processes
+ * side by side).  Without dot (or after it failed once) the gate does not
+ * try again: one note per run.  A file that cannot be written is an
+ * artifact's failure (the caller's). */
 static int
 draw(int dir_fd,
      struct leakgate_gate *gate,
@@ -208,35 +209,32 @@ draw(int dir_fd,
      const char *dot)
 {
     static const char *const formats[] = {"svg", "pdf"};
+    static const char *const exts[] = {".svg", ".pdf"};
     char **paths[] = {&v->svg_path, &v->pdf_path};
-    int rc = 0;
+    char *drawn[2] = {NULL, NULL};
+    size_t lens[2] = {0, 0};
+    int rc;
 
-    for (size_t i = 0; i < 2 && rc == 0 && gate->pictures >= 0; i++) {
-        struct leakgate_buf ext = LEAKGATE_BUF_INIT;
-        char *path, *drawn = NULL;
-        size_t len = 0;
+    if (gate->pictures < 0)
+        return 0;
+    rc = leakgate_render__texts(drawn, lens, dot, strlen(dot), formats, 2,
+                                LEAKGATE_RENDER_TIMEOUT_MS);
+    if (rc < 0)
+        return picture_failed(gate, v, rc);
+    for (size_t i = 0; i < 2 && rc == 0; i++) {
+        char *path = artifact_path(v->artifact_dir, stem, exts[i]);
 
-        leakgate_buf__printf(&ext, ".%s", formats[i]);
-        path =
-            ext.failed ? NULL : artifact_path(v->artifact_dir, stem, ext.ptr);
-        leakgate_buf__dispose(&ext);
-        if (!path)
-            return leakgate_error__set(LEAKGATE_ENOMEM, "picture path");
-        rc = leakgate_render__text(&drawn, &len, dot, strlen(dot), formats[i],
-                                   LEAKGATE_RENDER_TIMEOUT_MS);
+        rc = path ? put_artifact(dir_fd, path, drawn[i], lens[i])
+                  : leakgate_error__set(LEAKGATE_ENOMEM, "picture path");
         if (rc == 0) {
-            rc = put_artifact(dir_fd, path, drawn, len);
-            if (rc == 0) {
-                *paths[i] = path;
-                path = NULL;
-                gate->pictures = 1;
-            }
-        } else {
-            rc = picture_failed(gate, v, rc);
+            *paths[i] = path;
+            path = NULL;
+            gate->pictures = 1;
         }
-        leakgate_util__free(drawn);
         leakgate_util__free(path);
     }
+    leakgate_util__free(drawn[0]);
+    leakgate_util__free(drawn[1]);
     return rc;
 }
 

@@ -173,17 +173,15 @@ judge_exit(const struct child *c, int status)
                                (int)first_line, c->err);
 }
 
-int
-leakgate_render__file(const char *in_path,
-                      const char *out_path,
-                      const char *format,
-                      unsigned int timeout_ms)
+/* Start `dot -T<format> -o out_path in_path` as c. */
+static int
+start_file(struct child *c,
+           const char *in_path,
+           const char *out_path,
+           const char *format)
 {
     struct leakgate_buf flag = LEAKGATE_BUF_INIT;
-    struct child c = {.pid = -1, .err_fd = -1};
     char *argv[6] = {NULL};
-    long long deadline = now_ms() + (long long)timeout_ms;
-    int status = 0;
     int rc;
 
     leakgate_buf__printf(&flag, "-T%s", format);
@@ -193,18 +191,38 @@ leakgate_render__file(const char *in_path,
     argv[3] = leakgate_util__strdup(out_path);
     argv[4] = leakgate_util__strdup(in_path);
     rc = argv[0] && argv[1] && argv[2] && argv[3] && argv[4]
-             ? spawn_dot(&c, argv)
+             ? spawn_dot(c, argv)
              : leakgate_error__set(LEAKGATE_ENOMEM, "dot arguments");
-    if (rc == 0) {
-        drain_stderr(&c, deadline);
-        close(c.err_fd);
-        rc = reap(&c, deadline, &status);
-    }
-    if (rc == 0)
-        rc = judge_exit(&c, status);
     for (size_t i = 0; i < 5; i++)
         leakgate_util__free(argv[i]);
     return rc;
+}
+
+/* Wait for c (started) until the deadline; its verdict. */
+static int
+finish(struct child *c, long long deadline)
+{
+    int status = 0;
+    int rc;
+
+    drain_stderr(c, deadline);
+    close(c->err_fd);
+    c->err_fd = -1;
+    rc = reap(c, deadline, &status);
+    return rc == 0 ? judge_exit(c, status) : rc;
+}
+
+int
+leakgate_render__file(const char *in_path,
+                      const char *out_path,
+                      const char *format,
+                      unsigned int timeout_ms)
+{
+    struct child c = {.pid = -1, .err_fd = -1};
+    long long deadline = now_ms() + (long long)timeout_ms;
+    int rc = start_file(&c, in_path, out_path, format);
+
+    return rc == 0 ? finish(&c, deadline) : rc;
 }
 
 /* Append what is left of fd to b (at most max_bytes in all). */
@@ -309,6 +327,76 @@ write_all(int fd, const char *data, size_t len, const char *path)
 }
 
 int
+leakgate_render__texts(char **outs,
+                       size_t *lens,
+                       const char *dot,
+                       size_t len,
+                       const char *const *formats,
+                       size_t n,
+                       unsigned int timeout_ms)
+{
+    char *in_path = NULL, *out_paths[LEAKGATE_RENDER_MAX] = {NULL};
+    int out_fds[LEAKGATE_RENDER_MAX];
+    struct child c[LEAKGATE_RENDER_MAX];
+    bool started[LEAKGATE_RENDER_MAX] = {false};
+    long long deadline = now_ms() + (long long)timeout_ms;
+    int in_fd = temp_file(&in_path, ".dot");
+    int rc = in_fd < 0 ? in_fd : 0;
+
+    if (n > LEAKGATE_RENDER_MAX)
+        n = LEAKGATE_RENDER_MAX;
+    for (size_t i = 0; i < n; i++) {
+        outs[i] = NULL;
+        lens[i] = 0;
+        out_fds[i] = -1;
+        c[i] = (struct child){.pid = -1, .err_fd = -1};
+    }
+    if (rc == 0)
+        rc = write_all(in_fd, dot, len, in_path);
+    for (size_t i = 0; rc == 0 && i < n; i++) {
+        out_fds[i] = temp_file(&out_paths[i], ".out");
+        rc = out_fds[i] < 0 ? out_fds[i] : 0;
+    }
+    /* Every format's dot at once: they run side by side. */
+    for (size_t i = 0; rc == 0 && i < n; i++) {
+        rc = start_file(&c[i], in_path, out_paths[i], formats[i]);
+        started[i] = rc == 0;
+    }
+    for (size_t i = 0; i < n; i++) {
+        int one;
+
+        if (!started[i])
+            continue;
+        one = finish(&c[i], deadline);
+        if (rc == 0 && one == 0)
+            one = leakgate_render__read_file(&outs[i], &lens[i], out_paths[i],
+                                             SIZE_MAX - 1);
+        if (rc == 0)
+            rc = one;
+    }
+    if (rc < 0) {
+        for (size_t i = 0; i < n; i++) {
+            leakgate_util__free(outs[i]);
+            outs[i] = NULL;
+            lens[i] = 0;
+        }
+    }
+    if (in_fd >= 0)
+        close(in_fd);
+    if (in_path)
+        unlink(in_path);
+    leakgate_util__free(in_path);
+    for (size_t i = 0; i < n; i++) {
+        if (out_fds[i] >= 0)
+            close(out_fds[i]);
+        if (out_paths[i])
+            unlink(out_paths[i]);
+        leakgate_util__free(out_paths[i]);
+    }
+    return rc;
+}
+
+int
 leakgate_render__text(char **out,
                       size_t *len_out,
                       const char *dot,
@@ -316,32 +404,8 @@ leakgate_render__text(char **out,
                       const char *format,
                       unsigned int timeout_ms)
 {
-    char *in_path = NULL, *out_path = NULL;
-    int in_fd = temp_file(&in_path, ".dot");
-    int out_fd = -1;
-    int rc = in_fd < 0 ? in_fd : 0;
+    const char *formats[1] = {format};
 
-    *out = NULL;
-    *len_out = 0;
-    if (rc == 0)
-        rc = write_all(in_fd, dot, len, in_path);
-    if (rc == 0) {
-        out_fd = temp_file(&out_path, ".out");
-        rc = out_fd < 0 ? out_fd : 0;
-    }
-    if (rc == 0)
-        rc = leakgate_render__file(in_path, out_path, format, timeout_ms);
-    if (rc == 0)
-        rc = leakgate_render__read_file(out, len_out, out_path, SIZE_MAX - 1);
-    if (in_fd >= 0)
-        close(in_fd);
-    if (out_fd >= 0)
-        close(out_fd);
-    if (in_path)
-        unlink(in_path);
-    if (out_path)
-        unlink(out_path);
-    leakgate_util__free(in_path);
-    leakgate_util__free(out_path);
-    return rc;
+    return leakgate_render__texts(out, len_out, dot, len, formats, 1,
+                                  timeout_ms);
 }

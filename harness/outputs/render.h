@@ -49,6 +49,18 @@ int leakgate_render__text(char **out,
                           const char *format,
                           unsigned int timeout_ms);
 
+/* leakgate_render__text() for n formats (at most LEAKGATE_RENDER_MAX) of
+ * the same DOT text, their dot processes run side by side: outs[i],
+ * lens[i] for formats[i].  On failure every outs[i] is NULL. */
+#define LEAKGATE_RENDER_MAX 4
+int leakgate_render__texts(char **outs,
+                           size_t *lens,
+                           const char *dot,
+                           size_t len,
+                           const char *const *formats,
+                           size_t n,
+                           unsigned int timeout_ms);
+
 /*
  * Read a whole file into *out (NUL-terminated, *len_out bytes without the
  * NUL), refusing files over max_bytes.  Returns 0, LEAKGATE_EIO naming the
