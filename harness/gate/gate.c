@@ -240,13 +240,42 @@ refuse_sanitizer(void)
 #endif
 }
 
+/* A public entry point given NULL where it needs a gate or a name: an
+ * error naming the function and the argument, never a crash. */
+static int
+null_argument(const char *function, const char *argument)
+{
+    return leakgate_error__set(LEAKGATE_EUSAGE, "%s: %s must not be NULL",
+                               function, argument);
+}
+
+/* The gate, suite and test of a window's entry point. */
+static int
+check_window_args(const char *function,
+                  const leakgate_gate *gate,
+                  const char *suite,
+                  const char *test)
+{
+    if (!gate)
+        return null_argument(function, "the gate");
+    if (!suite)
+        return null_argument(function, "the suite name");
+    if (!test)
+        return null_argument(function, "the test name");
+    return 0;
+}
+
 int
 leakgate_gate_new(leakgate_gate **out, const struct leakgate_gate_options *opts)
 {
     struct leakgate_gate *gate;
     int rc;
 
+    if (!out)
+        return null_argument("leakgate_gate_new", "out");
     *out = NULL;
+    if (!opts)
+        return null_argument("leakgate_gate_new", "the options");
     gate = leakgate_util__calloc(1, sizeof *gate);
     if (!gate)
         return leakgate_error__set(LEAKGATE_ENOMEM, "gate");
@@ -435,8 +464,10 @@ note_broken(struct leakgate_gate *gate, int rc)
 int
 leakgate_gate_begin(leakgate_gate *gate, const char *suite, const char *test)
 {
-    int rc = leakgate_gate__scope_open(gate, suite, test);
+    int rc = check_window_args("leakgate_gate_begin", gate, suite, test);
 
+    if (rc == 0)
+        rc = leakgate_gate__scope_open(gate, suite, test);
     if (rc < 0)
         return rc;
     leakgate_gate__fast_rerun_claim(gate);
@@ -460,6 +491,10 @@ leakgate_gate_begin_fast(leakgate_gate *gate,
                          const char *suite,
                          const char *test)
 {
+    int bad = check_window_args("leakgate_gate_begin_fast", gate, suite, test);
+
+    if (bad < 0)
+        return bad;
     if (gate->replay.child && !gate->broken[0]) {
         int plan = leakgate_gate__fork_plan(gate, suite, test), rc;
 
@@ -488,6 +523,10 @@ leakgate_gate_begin_held(leakgate_gate *gate,
                          const char *suite,
                          const char *test)
 {
+    int bad = check_window_args("leakgate_gate_begin_held", gate, suite, test);
+
+    if (bad < 0)
+        return bad;
     if (!leakgate_gate_holds_tests(gate))
         return leakgate_error__set(LEAKGATE_ESTATE,
                                    "begin %s/%s: scope: suite needs "
@@ -761,6 +800,8 @@ leakgate_gate_end(leakgate_gate *gate, int judged, const leakgate_verdict **out)
 
     if (out)
         *out = NULL;
+    if (!gate)
+        return null_argument("leakgate_gate_end", "the gate");
     if (!gate->cur.open)
         return leakgate_error__set(LEAKGATE_ESTATE, "end: no open scope");
     if (gate->replay.log_fd)
@@ -955,9 +996,12 @@ leakgate_gate_note_failure(leakgate_gate *gate,
                            unsigned int line,
                            const char *message)
 {
-    struct leakgate_verdict *v = leakgate_gate__find_verdict(gate, suite, test);
-    int rc;
+    struct leakgate_verdict *v;
+    int rc = check_window_args("leakgate_gate_note_failure", gate, suite, test);
 
+    if (rc < 0)
+        return rc;
+    v = leakgate_gate__find_verdict(gate, suite, test);
     if (!v) {
         rc = new_record(&v, gate, suite, test);
         if (rc == 0)

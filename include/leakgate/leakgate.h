@@ -15,14 +15,18 @@
  * @code
  * struct leakgate_gate_options opts = LEAKGATE_GATE_OPTIONS_INIT;
  * leakgate_gate *gate;
- * const leakgate_verdict *v;
+ * const leakgate_verdict *v = NULL;
+ * int failed;
  * if (leakgate_gate_new(&gate, &opts) < 0) return 3;
- * leakgate_gate_begin(gate, "parser", "test_feed");
+ * if (leakgate_gate_begin(gate, "parser", "test_feed") < 0) return 3;
  * run_the_test();
- * leakgate_gate_end(gate, &v);
- * if (leakgate_verdict_status(v) == LEAKGATE_STATUS_FAIL)
- *     fputs(leakgate_verdict_report(v), stderr);
+ * if (leakgate_gate_end(gate, 1, &v) < 0) return 3;
+ * leakgate_gate_print_verdict(gate, v, stderr);
+ * if (*leakgate_gate_scope_hints(gate))
+ *     fprintf(stderr, "leakgate: %s", leakgate_gate_scope_hints(gate));
+ * failed = leakgate_gate_failures(gate) > 0;
  * leakgate_gate_free(gate);
+ * return failed;
  * @endcode
  *
  * Thread-safety: a gate is used from one thread at a time; the code under

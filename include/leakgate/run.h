@@ -15,12 +15,17 @@
  * own exit status.
  *
  * @code
+ * struct leakgate_gate_options opts;
  * leakgate_run *run;
- * if (leakgate_run_program(&run, &opts, argv + i) < 0) return 3;
+ * int status;
+ * // argv: "tool", the program and its arguments
+ * if (leakgate_gate_options_parse(&opts, 1, argv) < 0) return 2;
+ * if (leakgate_run_program(&run, &opts, argv + 1) < 0) return 3;
  * for (size_t k = 0; k < leakgate_run_message_count(run); k++)
  *     fprintf(stderr, "leakgate: %s\n", leakgate_run_message(run, k));
  * status = leakgate_run_status(run);
  * leakgate_run_free(run);
+ * return status;
  * @endcode
  *
  * Thread-safety: call from one thread; leakgate_run_program() waits for

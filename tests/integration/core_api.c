@@ -171,6 +171,21 @@ check_misuse(leakgate_gate *gate)
     CHECK(leakgate_gate_begin(gate, "core", "b") == LEAKGATE_ESTATE);
     CHECK(strstr(leakgate_error_last(), "core/a is still open") != NULL);
     CHECK(leakgate_gate_end(gate, 0, NULL) == 0);
+    /* NULL where a gate or a name belongs: an error, never a crash. */
+    CHECK(leakgate_gate_begin(gate, "s", NULL) == LEAKGATE_EUSAGE);
+    CHECK(strstr(leakgate_error_last(),
+                 "leakgate_gate_begin: the test name must not be NULL") !=
+          NULL);
+    CHECK(leakgate_gate_begin(NULL, "s", "t") == LEAKGATE_EUSAGE);
+    CHECK(leakgate_gate_begin_fast(gate, NULL, "t") == LEAKGATE_EUSAGE);
+    CHECK(leakgate_gate_begin_held(NULL, "s", "t") == LEAKGATE_EUSAGE);
+    CHECK(leakgate_gate_end(NULL, 1, NULL) == LEAKGATE_EUSAGE);
+    CHECK(leakgate_gate_note_failure(gate, NULL, "t", NULL, 0, "x") ==
+          LEAKGATE_EUSAGE);
+    CHECK(leakgate_gate_new(NULL, NULL) == LEAKGATE_EUSAGE);
+    /* The gate still works after them. */
+    CHECK(leakgate_gate_begin(gate, "core", "c") == 0);
+    CHECK(leakgate_gate_end(gate, 0, NULL) == 0);
 }
 
 static void
