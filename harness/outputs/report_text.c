@@ -541,6 +541,47 @@ text_measured(struct text *t, const struct leakgate_report_env *env)
         leakgate_buf__puts(t->b, " (no build-id)\n");
 }
 
+/* When no shown frame has a file:line, the first program module (not the
+ * system's libraries) among them: built without debug information.
+ * NULL: some frame has its line, or none is the program's. */
+static const char *
+no_debug_module(const struct leakgate_verdict *v)
+{
+    const char *module = NULL;
+
+    for (size_t i = 0; i < v->nstacks; i++) {
+        const struct leakgate_vstack *s = &v->stacks[i];
+
+        for (size_t k = s->shown_begin; s->frames && k < s->shown_end; k++) {
+            const struct leakgate_frame *f = &s->frames[k];
+
+            if (f->file)
+                return NULL;
+            if (!module && f->module && strncmp(f->module, "/lib/", 5) != 0 &&
+                strncmp(f->module, "/usr/lib", 8) != 0 &&
+                strncmp(f->module, "/lib64/", 7) != 0)
+                module = f->module;
+        }
+    }
+    return module;
+}
+
+/* Frames without file:line: say why and how to get them. */
+static void
+text_debug(struct text *t, const struct leakgate_verdict *v)
+{
+    const char *module = no_debug_module(v);
+
+    if (module)
+        leakgate_buf__printf(
+            t->b,
+            "  no file:line: %s has no debug information; build it with -g "
+            "(CMake: -DCMAKE_BUILD_TYPE=RelWithDebInfo or Debug) to see the "
+            "lines (docs/troubleshooting.md, \"Missing debug "
+            "information\")\n",
+            module);
+}
+
 /* How a verdict of the fast first pass came to be (gate_fast.c). */
 static void
 text_fast(struct text *t, const struct leakgate_verdict *v)
@@ -720,6 +761,7 @@ leakgate_report__text(const struct leakgate_verdict *v,
         text_peak(&t, v, env);
         text_also(&t, v, env, &n);
         text_measured(&t, env);
+        text_debug(&t, v);
         text_fast(&t, v);
         text_artifacts(&t, v, env);
         text_yaml(&t, v, env);
