@@ -6,11 +6,25 @@
  * calling exit() or dying of a signal from ending the run as a pass, the
  * registry's run (cunit.c), the last counts and the exit status, and
  * --update-thresholds.  Top file of the CUnit glue.
+ *
+ * A linked binary's other ways into CUnit are gated too: CUnit's run
+ * functions (CU_basic_run_tests, CU_basic_run_suite, CU_basic_run_test,
+ * CU_run_all_tests, CU_run_suite, CU_run_test, CU_automated_run_tests)
+ * are defined here, weak, so that a program's own call of one (a runner
+ * that takes a suite name: `./unit_tests SUITE` -> CU_basic_run_suite())
+ * runs the real one (dlsym(RTLD_NEXT)) under a gate made from the
+ * environment's LEAKGATE_* options (argv is the program's), prints the
+ * same last line, and makes the process's exit status the gate's when the
+ * program would exit 0 (atexit).  Calls inside a gated run, and
+ * leakgate_cunit_main()'s own, go straight to CUnit.  Not in the preload
+ * library (LEAKGATE_PRELOAD_BUILD), which has its own interposers.
  */
 #include "leakgate/cunit.h"
 
+#include <CUnit/Automated.h>
 #include <CUnit/Basic.h>
 #include <CUnit/CUnit.h>
+#include <dlfcn.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -257,6 +271,10 @@ open_journals(leakgate_gate *gate)
         leakgate_cunit__set_hooks(&h);
 }
 
+/* leakgate_cunit_main() is running its registry (its own call of
+ * CU_basic_run_tests goes to CUnit). */
+static bool main_running;
+
 int
 leakgate_cunit_main(int argc, char **argv)
 {
@@ -284,7 +302,9 @@ leakgate_cunit_main(int argc, char **argv)
     }
     open_journals(gate);
     arm_guards();
+    main_running = true;
     leakgate_cunit_run(gate, run_basic, NULL);
+    main_running = false;
     leakgate_cunit__set_hooks(NULL); /* they name this gate */
     current->test = NULL;
     status = finish(gate);
@@ -294,3 +314,176 @@ leakgate_cunit_main(int argc, char **argv)
     CU_cleanup_registry();
     return status;
 }
+
+#ifndef LEAKGATE_PRELOAD_BUILD
+/* ---- CUnit's run functions, called by the program itself --------------- */
+
+enum call_kind { CALL_VOID, CALL_VOID_SUITE, CALL_VOID_TEST, CALL_PLAIN };
+
+struct call {
+    const char *name;
+    enum call_kind kind;
+    CU_pSuite suite;
+    CU_pTest test;
+    CU_ErrorCode result;
+};
+
+/* The worst exit status of the program's gated runs (0: none failed). */
+static int linked_status;
+static unsigned int linked_depth;
+
+/* Call CUnit's own definition of c->name. */
+static int
+call_real(void *payload)
+{
+    struct call *c = payload;
+    void *sym = dlsym(RTLD_NEXT, c->name);
+    CU_ErrorCode (*run0)(void);
+    CU_ErrorCode (*run1)(CU_pSuite);
+    CU_ErrorCode (*run2)(CU_pSuite, CU_pTest);
+    void (*plain)(void);
+
+    if (!sym) {
+        fprintf(stderr,
+                "leakgate: %s: CUnit's own definition was not found (CUnit "
+                "is linked statically, or before leakgate)\n",
+                c->name);
+        c->result = CUE_NOREGISTRY;
+        return (int)c->result;
+    }
+    /* ISO C has no cast between object and function pointers. */
+    if (c->kind == CALL_VOID) {
+        memcpy(&run0, &sym, sizeof sym);
+        c->result = run0();
+    } else if (c->kind == CALL_VOID_SUITE) {
+        memcpy(&run1, &sym, sizeof sym);
+        c->result = run1(c->suite);
+    } else if (c->kind == CALL_VOID_TEST) {
+        memcpy(&run2, &sym, sizeof sym);
+        c->result = run2(c->suite, c->test);
+    } else {
+        memcpy(&plain, &sym, sizeof sym);
+        plain();
+        c->result = CUE_SUCCESS;
+    }
+    return (int)c->result;
+}
+
+/* The program ends: it cannot pass when its gated runs failed. */
+static void
+linked_exit(void)
+{
+    if (linked_status != 0) {
+        fflush(NULL);
+        _exit(linked_status);
+    }
+}
+
+/* A run the program started itself, gated as leakgate_cunit_main()'s,
+ * with the options of the environment. */
+static CU_ErrorCode
+linked_run(struct call *c)
+{
+    static char name[] = "leakgate-linked";
+    static bool armed;
+    char *argv[] = {name, NULL};
+    struct leakgate_gate_options opts;
+    leakgate_gate *gate = NULL;
+    int rc, status;
+
+    if (main_running || linked_depth > 0 || run->gate) {
+        call_real(c);
+        return c->result;
+    }
+    rc = leakgate_gate_options_parse(&opts, 1, argv);
+    if (rc == 0)
+        rc = leakgate_gate_new(&gate, &opts);
+    if (rc < 0) {
+        fprintf(stderr, "leakgate: %s: %s\n", leakgate_strerror(rc),
+                leakgate_error_last());
+        status = exit_code_for(rc);
+        linked_status = status > linked_status ? status : linked_status;
+        if (!armed && atexit(linked_exit) == 0)
+            armed = true;
+        call_real(c); /* as the program asked, unmeasured: it fails */
+        return c->result;
+    }
+    if (!armed && atexit(linked_exit) == 0)
+        armed = true;
+    open_journals(gate);
+    arm_guards();
+    linked_depth++;
+    leakgate_cunit_run(gate, call_real, c);
+    linked_depth--;
+    leakgate_cunit__set_hooks(NULL);
+    current->test = NULL;
+    status = finish(gate);
+    status = update_thresholds(gate, &opts, status);
+    run->gate = NULL;
+    leakgate_gate_free(gate);
+    if (status > linked_status)
+        linked_status = status;
+    return c->result;
+}
+
+#define LINKED_RUN_FN __attribute__((weak, visibility("default")))
+
+LINKED_RUN_FN CU_ErrorCode
+CU_basic_run_tests(void)
+{
+    struct call c = {"CU_basic_run_tests", CALL_VOID, NULL, NULL, CUE_SUCCESS};
+
+    return linked_run(&c);
+}
+
+LINKED_RUN_FN CU_ErrorCode
+CU_basic_run_suite(CU_pSuite suite)
+{
+    struct call c = {"CU_basic_run_suite", CALL_VOID_SUITE, suite, NULL,
+                     CUE_SUCCESS};
+
+    return linked_run(&c);
+}
+
+LINKED_RUN_FN CU_ErrorCode
+CU_basic_run_test(CU_pSuite suite, CU_pTest test)
+{
+    struct call c = {"CU_basic_run_test", CALL_VOID_TEST, suite, test,
+                     CUE_SUCCESS};
+
+    return linked_run(&c);
+}
+
+LINKED_RUN_FN void
+CU_automated_run_tests(void)
+{
+    struct call c = {"CU_automated_run_tests", CALL_PLAIN, NULL, NULL,
+                     CUE_SUCCESS};
+
+    (void)linked_run(&c);
+}
+
+LINKED_RUN_FN CU_ErrorCode
+CU_run_all_tests(void)
+{
+    struct call c = {"CU_run_all_tests", CALL_VOID, NULL, NULL, CUE_SUCCESS};
+
+    return linked_run(&c);
+}
+
+LINKED_RUN_FN CU_ErrorCode
+CU_run_suite(CU_pSuite suite)
+{
+    struct call c = {"CU_run_suite", CALL_VOID_SUITE, suite, NULL, CUE_SUCCESS};
+
+    return linked_run(&c);
+}
+
+LINKED_RUN_FN CU_ErrorCode
+CU_run_test(CU_pSuite suite, CU_pTest test)
+{
+    struct call c = {"CU_run_test", CALL_VOID_TEST, suite, test, CUE_SUCCESS};
+
+    return linked_run(&c);
+}
+#endif /* LEAKGATE_PRELOAD_BUILD */

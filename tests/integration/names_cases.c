@@ -274,6 +274,28 @@ main(int argc, char **argv)
         CU_add_test(s, "hang", hang_second);
         CU_add_test(s, "after_hang", leak);
     }
+#ifndef NAMES_PLAIN
+    /* A runner's own ways into CUnit, as pgpointcloud's `cu_tester SUITE`
+     * (CU_basic_run_suite()): $NAMES_DIRECT picks one; the program
+     * returns 0 whatever the tests did.  The gate runs under each. */
+    {
+        const char *direct = getenv("NAMES_DIRECT");
+
+        if (direct && *direct) {
+            CU_basic_set_mode(CU_BRM_VERBOSE);
+            if (strcmp(direct, "suite") == 0)
+                CU_basic_run_suite(s);
+            else if (strcmp(direct, "test") == 0)
+                CU_basic_run_test(s, CU_get_test(s, "plainleak"));
+            else if (strcmp(direct, "all") == 0)
+                CU_run_all_tests();
+            else if (strcmp(direct, "run_suite") == 0)
+                CU_run_suite(s);
+            CU_cleanup_registry();
+            return 0;
+        }
+    }
+#endif
 #ifdef NAMES_PLAIN
     /* The unmodified twin that `leakgate run` gates (names_cases_plain). */
     (void)argc;
