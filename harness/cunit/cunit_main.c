@@ -31,6 +31,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cunit_calls.h"
 #include "cunit_hooks.h"
 #include "cunit_records.h"
 #include "cunit_run.h"
@@ -318,53 +319,23 @@ leakgate_cunit_main(int argc, char **argv)
 #ifndef LEAKGATE_PRELOAD_BUILD
 /* ---- CUnit's run functions, called by the program itself --------------- */
 
-enum call_kind { CALL_VOID, CALL_VOID_SUITE, CALL_VOID_TEST, CALL_PLAIN };
-
-struct call {
-    const char *name;
-    enum call_kind kind;
-    CU_pSuite suite;
-    CU_pTest test;
-    CU_ErrorCode result;
-};
-
 /* The worst exit status of the program's gated runs (0: none failed). */
 static int linked_status;
 static unsigned int linked_depth;
 
-/* Call CUnit's own definition of c->name. */
+/* CUnit's own definition, or say why there is none. */
 static int
 call_real(void *payload)
 {
-    struct call *c = payload;
-    void *sym = dlsym(RTLD_NEXT, c->name);
-    CU_ErrorCode (*run0)(void);
-    CU_ErrorCode (*run1)(CU_pSuite);
-    CU_ErrorCode (*run2)(CU_pSuite, CU_pTest);
-    void (*plain)(void);
+    struct leakgate_cunit_call *c = payload;
+    int rc = leakgate_cunit__call_real(c);
 
-    if (!sym) {
+    if (rc == -1) {
         fprintf(stderr,
                 "leakgate: %s: CUnit's own definition was not found (CUnit "
                 "is linked statically, or before leakgate)\n",
                 c->name);
         c->result = CUE_NOREGISTRY;
-        return (int)c->result;
-    }
-    /* ISO C has no cast between object and function pointers. */
-    if (c->kind == CALL_VOID) {
-        memcpy(&run0, &sym, sizeof sym);
-        c->result = run0();
-    } else if (c->kind == CALL_VOID_SUITE) {
-        memcpy(&run1, &sym, sizeof sym);
-        c->result = run1(c->suite);
-    } else if (c->kind == CALL_VOID_TEST) {
-        memcpy(&run2, &sym, sizeof sym);
-        c->result = run2(c->suite, c->test);
-    } else {
-        memcpy(&plain, &sym, sizeof sym);
-        plain();
-        c->result = CUE_SUCCESS;
     }
     return (int)c->result;
 }
@@ -382,7 +353,7 @@ linked_exit(void)
 /* A run the program started itself, gated as leakgate_cunit_main()'s,
  * with the options of the environment. */
 static CU_ErrorCode
-linked_run(struct call *c)
+linked_run(struct leakgate_cunit_call *c)
 {
     static char name[] = "leakgate-linked";
     static bool armed;
@@ -426,64 +397,6 @@ linked_run(struct call *c)
     return c->result;
 }
 
-#define LINKED_RUN_FN __attribute__((weak, visibility("default")))
-
-LINKED_RUN_FN CU_ErrorCode
-CU_basic_run_tests(void)
-{
-    struct call c = {"CU_basic_run_tests", CALL_VOID, NULL, NULL, CUE_SUCCESS};
-
-    return linked_run(&c);
-}
-
-LINKED_RUN_FN CU_ErrorCode
-CU_basic_run_suite(CU_pSuite suite)
-{
-    struct call c = {"CU_basic_run_suite", CALL_VOID_SUITE, suite, NULL,
-                     CUE_SUCCESS};
-
-    return linked_run(&c);
-}
-
-LINKED_RUN_FN CU_ErrorCode
-CU_basic_run_test(CU_pSuite suite, CU_pTest test)
-{
-    struct call c = {"CU_basic_run_test", CALL_VOID_TEST, suite, test,
-                     CUE_SUCCESS};
-
-    return linked_run(&c);
-}
-
-LINKED_RUN_FN void
-CU_automated_run_tests(void)
-{
-    struct call c = {"CU_automated_run_tests", CALL_PLAIN, NULL, NULL,
-                     CUE_SUCCESS};
-
-    (void)linked_run(&c);
-}
-
-LINKED_RUN_FN CU_ErrorCode
-CU_run_all_tests(void)
-{
-    struct call c = {"CU_run_all_tests", CALL_VOID, NULL, NULL, CUE_SUCCESS};
-
-    return linked_run(&c);
-}
-
-LINKED_RUN_FN CU_ErrorCode
-CU_run_suite(CU_pSuite suite)
-{
-    struct call c = {"CU_run_suite", CALL_VOID_SUITE, suite, NULL, CUE_SUCCESS};
-
-    return linked_run(&c);
-}
-
-LINKED_RUN_FN CU_ErrorCode
-CU_run_test(CU_pSuite suite, CU_pTest test)
-{
-    struct call c = {"CU_run_test", CALL_VOID_TEST, suite, test, CUE_SUCCESS};
-
-    return linked_run(&c);
-}
+LEAKGATE_CUNIT_RUN_FUNCTIONS(__attribute__((weak, visibility("default"))),
+                             linked_run)
 #endif /* LEAKGATE_PRELOAD_BUILD */

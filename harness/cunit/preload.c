@@ -35,6 +35,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cunit_calls.h"
 #include "cunit_hooks.h"
 #include "error.h"
 #include "gate.h"
@@ -440,45 +441,13 @@ on_planned(const char *suite, const char *test, void *p)
 
 /* ---- the interposed functions ------------------------------------------ */
 
-enum call_kind { CALL_VOID, CALL_VOID_SUITE, CALL_VOID_TEST, CALL_PLAIN };
-
-struct call {
-    const char *name;
-    enum call_kind kind;
-    CU_pSuite suite;
-    CU_pTest test;
-    CU_ErrorCode result;
-};
-
-/* Call CUnit's own definition of c->name. */
+/* CUnit's own definition; without one, nothing can run. */
 static int
 call_real(void *payload)
 {
-    struct call *c = payload;
-    void *sym = dlsym(RTLD_NEXT, c->name);
-    CU_ErrorCode (*run0)(void);
-    CU_ErrorCode (*run1)(CU_pSuite);
-    CU_ErrorCode (*run2)(CU_pSuite, CU_pTest);
-    void (*plain)(void);
-
-    if (!sym)
+    if (leakgate_cunit__call_real(payload) == -1)
         fail(3, "CUnit's run functions are not in a shared libcunit");
-    /* ISO C has no cast between object and function pointers. */
-    if (c->kind == CALL_VOID) {
-        memcpy(&run0, &sym, sizeof sym);
-        c->result = run0();
-    } else if (c->kind == CALL_VOID_SUITE) {
-        memcpy(&run1, &sym, sizeof sym);
-        c->result = run1(c->suite);
-    } else if (c->kind == CALL_VOID_TEST) {
-        memcpy(&run2, &sym, sizeof sym);
-        c->result = run2(c->suite, c->test);
-    } else {
-        memcpy(&plain, &sym, sizeof sym);
-        plain();
-        c->result = CUE_SUCCESS;
-    }
-    return (int)c->result;
+    return (int)((struct leakgate_cunit_call *)payload)->result;
 }
 
 /*
@@ -490,7 +459,7 @@ call_real(void *payload)
  * the library named: never a run that measured nothing.
  */
 static void
-check_one_cunit(const struct call *c)
+check_one_cunit(const struct leakgate_cunit_call *c)
 {
     CU_pTestRegistry (*get)(void) = CU_get_registry;
     void *run = dlsym(RTLD_NEXT, c->name), *registry;
@@ -542,7 +511,8 @@ send_end(void)
 
 /* Run CUnit's function under the gate, with these hooks. */
 static void
-run_gated(struct call *c, const struct leakgate_cunit_hooks *hooks)
+run_gated(struct leakgate_cunit_call *c,
+          const struct leakgate_cunit_hooks *hooks)
 {
     if (!child.gate)
         start_gate();
@@ -555,7 +525,7 @@ run_gated(struct call *c, const struct leakgate_cunit_hooks *hooks)
 /* A replay started by the claimed process (replay.h): measure the listed
  * tests, write the results file, stream nothing. */
 static CU_ErrorCode
-replay(struct call *c)
+replay(struct leakgate_cunit_call *c)
 {
     run_gated(c, NULL);
     if (leakgate_gate_write_results(child.gate) < 0)
@@ -564,7 +534,7 @@ replay(struct call *c)
 }
 
 static CU_ErrorCode
-intercept(struct call *c)
+intercept(struct leakgate_cunit_call *c)
 {
     struct leakgate_cunit_hooks hooks = {on_started, on_finished, on_revised,
                                          NULL,       NULL,        on_stopped,
@@ -595,63 +565,4 @@ intercept(struct call *c)
 
 /* The interposers are the library's only exports besides malloc_conf
  * (preload.map). */
-#define LEAKGATE_PRELOAD_EXPORT __attribute__((visibility("default")))
-
-LEAKGATE_PRELOAD_EXPORT CU_ErrorCode
-CU_basic_run_tests(void)
-{
-    struct call c = {"CU_basic_run_tests", CALL_VOID, NULL, NULL, CUE_SUCCESS};
-
-    return intercept(&c);
-}
-
-LEAKGATE_PRELOAD_EXPORT CU_ErrorCode
-CU_basic_run_suite(CU_pSuite suite)
-{
-    struct call c = {"CU_basic_run_suite", CALL_VOID_SUITE, suite, NULL,
-                     CUE_SUCCESS};
-
-    return intercept(&c);
-}
-
-LEAKGATE_PRELOAD_EXPORT CU_ErrorCode
-CU_basic_run_test(CU_pSuite suite, CU_pTest test)
-{
-    struct call c = {"CU_basic_run_test", CALL_VOID_TEST, suite, test,
-                     CUE_SUCCESS};
-
-    return intercept(&c);
-}
-
-LEAKGATE_PRELOAD_EXPORT void
-CU_automated_run_tests(void)
-{
-    struct call c = {"CU_automated_run_tests", CALL_PLAIN, NULL, NULL,
-                     CUE_SUCCESS};
-
-    intercept(&c);
-}
-
-LEAKGATE_PRELOAD_EXPORT CU_ErrorCode
-CU_run_all_tests(void)
-{
-    struct call c = {"CU_run_all_tests", CALL_VOID, NULL, NULL, CUE_SUCCESS};
-
-    return intercept(&c);
-}
-
-LEAKGATE_PRELOAD_EXPORT CU_ErrorCode
-CU_run_suite(CU_pSuite suite)
-{
-    struct call c = {"CU_run_suite", CALL_VOID_SUITE, suite, NULL, CUE_SUCCESS};
-
-    return intercept(&c);
-}
-
-LEAKGATE_PRELOAD_EXPORT CU_ErrorCode
-CU_run_test(CU_pSuite suite, CU_pTest test)
-{
-    struct call c = {"CU_run_test", CALL_VOID_TEST, suite, test, CUE_SUCCESS};
-
-    return intercept(&c);
-}
+LEAKGATE_CUNIT_RUN_FUNCTIONS(__attribute__((visibility("default"))), intercept)
