@@ -292,7 +292,9 @@ leakgate_cunit__replay_awaiting(bool in_cunit)
     late_hints_report();
     if (failed > 0 && !in_cunit)
         fprintf(stderr,
-                "\nleakgate: %zu test%s failed in the replay after CUnit's "
-                "summary above; the exit status counts %s\n",
-                failed, failed == 1 ? "" : "s", failed == 1 ? "it" : "them");
+                "\nleakgate: %zu test%s failed in the replay after the CUnit "
+                "run returned: CUnit's counts, and a summary printed from "
+                "them, leave %s out; the exit status counts %s\n",
+                failed, failed == 1 ? "" : "s", failed == 1 ? "it" : "them",
+                failed == 1 ? "it" : "them");
 }
