@@ -163,6 +163,14 @@ void leakgate_files__empty_own_dir(int at,
                                    const char *name,
                                    bool (*ours)(const char *name));
 
+/* Remove this user's replay scratch directories (tmp/leakgate-replay.*)
+ * older than max_age_s seconds, and in them only a replay's own files (a
+ * failed replay keeps its directory for its log).  Best effort: cannot
+ * fail. */
+#define LEAKGATE_FILES_STALE_REPLAY_S (24u * 3600u)
+void leakgate_files__clean_stale_replays(const char *tmp,
+                                         unsigned int max_age_s);
+
 /* path made absolute against the working directory now (the caller's,
  * *out).  Returns 0, LEAKGATE_EIO or LEAKGATE_ENOMEM. */
 int leakgate_files__absolute(char **out, const char *path);

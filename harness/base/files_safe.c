@@ -24,6 +24,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "error.h"
@@ -278,6 +279,48 @@ leakgate_files__empty_own_dir(int at,
     }
     closedir(d);
     (void)unlinkat(at, name, AT_REMOVEDIR);
+}
+
+/* A file a replay's scratch directory holds (replay.c, run_replay.c). */
+static bool
+replay_file(const char *name)
+{
+    static const char *const names[] = {"list", "list.json", "list.exact",
+                                        "list.probe", "replay.log"};
+
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        if (strcmp(name, names[i]) == 0)
+            return true;
+    }
+    return false;
+}
+
+void
+leakgate_files__clean_stale_replays(const char *tmp, unsigned int max_age_s)
+{
+    struct stat st;
+    time_t now = time(NULL);
+    DIR *d;
+    int fd = open(tmp, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+    if (fd < 0)
+        return;
+    d = fdopendir(fd);
+    if (!d) {
+        close(fd);
+        return;
+    }
+    for (struct dirent *de = readdir(d); de; de = readdir(d)) {
+        /* Only this user's, older than max_age_s: a failed replay's
+         * directory is kept for its log, named in the error, a while. */
+        if (strncmp(de->d_name, "leakgate-replay.", 16) != 0 ||
+            fstatat(fd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 ||
+            !S_ISDIR(st.st_mode) || st.st_uid != geteuid() ||
+            now - st.st_mtime < (time_t)max_age_s)
+            continue;
+        leakgate_files__empty_own_dir(fd, de->d_name, replay_file);
+    }
+    closedir(d);
 }
 
 int

@@ -584,6 +584,7 @@ make_scratch(struct leakgate_buf *dir)
      * (leakgate_gate_replay_note()). */
     if (*note)
         snprintf(tmp_note, sizeof tmp_note, "%s", note);
+    leakgate_files__clean_stale_replays(tmp, LEAKGATE_FILES_STALE_REPLAY_S);
     leakgate_buf__printf(dir, "%s/leakgate-replay.XXXXXX", tmp);
     if (dir->failed)
         return leakgate_error__set(LEAKGATE_ENOMEM, "replay");

@@ -235,6 +235,29 @@ report_dir_full)
     has_leak j.xml
     grep -q 'FAIL paths/leak_after: 112 B' r.json || fail "r.json lacks leak_after"
     grep -q 'name="after"' j.xml || fail "j.xml lacks paths/after" ;;
+stale_replays)
+    # A failed replay keeps its scratch directory for its log; a later
+    # run's replay removes this user's older than a day, and in them only
+    # a replay's own files: a fresh one, one holding another file and a
+    # link named like one stay, nothing is followed.
+    victim
+    mkdir -p tmp/leakgate-replay.old tmp/leakgate-replay.new \
+        tmp/leakgate-replay.other || fail "mkdir"
+    for d in old new other; do
+        echo log >tmp/leakgate-replay.$d/replay.log &&
+            echo list >tmp/leakgate-replay.$d/list || fail "cannot plant"
+    done
+    echo mine >tmp/leakgate-replay.other/keep &&
+        ln -s "$WORK/victim" tmp/leakgate-replay.link &&
+        touch -h -d '2 days ago' tmp/leakgate-replay.old \
+            tmp/leakgate-replay.other tmp/leakgate-replay.link ||
+        fail "cannot plant"
+    TMPDIR=$WORK/tmp run 1 $F
+    [ ! -e tmp/leakgate-replay.old ] || fail "the stale replay directory is still there"
+    [ -f tmp/leakgate-replay.new/replay.log ] || fail "a fresh replay directory was removed"
+    [ -f tmp/leakgate-replay.other/keep ] || fail "another file was removed"
+    [ -L tmp/leakgate-replay.link ] || fail "the link was removed"
+    victim_intact ;;
 thresholds_fifo)
     # Refused at once, never waiting for a writer (ctest's TIMEOUT).
     mkfifo t.yaml || fail "mkfifo"
