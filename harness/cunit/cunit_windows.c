@@ -204,6 +204,16 @@ close_test_window(struct wtest *wt)
                                     "measures it exactly"),
             "recording a test");
         wt->awaiting = true;
+        /* Said at the test's own line, which CUnit ends with "passed":
+         * its verdict comes with the replay, after the last test. */
+        fputs("\nleakgate: ", stderr);
+        leakgate_cunit__put_printed(stderr, wt->ws->name);
+        fputc('/', stderr);
+        leakgate_cunit__put_printed(stderr, wt->name);
+        fputs(": its fast first pass found memory it left (or a peak over "
+              "its limit); a replay after the last test measures it exactly "
+              "and gives its verdict then\n",
+              stderr);
     }
 }
 
