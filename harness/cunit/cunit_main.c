@@ -340,60 +340,78 @@ call_real(void *payload)
     return (int)c->result;
 }
 
-/* The program ends: it cannot pass when its gated runs failed. */
+/* The process that made the gate of its own runs. */
+static pid_t linked_pid;
+
+/* The program ends (on_exit(), registered before main: it runs after the
+ * program's own handlers): an exit status of 0 cannot stand when its
+ * gated runs failed or judged nothing; another status is the program's.
+ * Not in a child the program forked. */
 static void
-linked_exit(void)
+linked_exit(int exit_status, void *arg)
 {
-    if (linked_status != 0) {
+    (void)arg;
+    if (exit_status == 0 && linked_status != 0 && getpid() == linked_pid) {
         fflush(NULL);
         _exit(linked_status);
     }
 }
 
-/* A run the program started itself, gated as leakgate_cunit_main()'s,
- * with the options of the environment. */
+__attribute__((constructor)) static void
+linked_arm(void)
+{
+    linked_pid = getpid();
+    (void)on_exit(linked_exit, NULL);
+}
+
+/*
+ * A run the program started itself, gated as leakgate_cunit_main()'s with
+ * the options of the environment.  One gate for the process, kept across
+ * its runs (a second run of one process adds to the first's verdicts; a
+ * replay started by one measures the tests of all of them), made at the
+ * first.
+ */
 static CU_ErrorCode
 linked_run(struct leakgate_cunit_call *c)
 {
     static char name[] = "leakgate-linked";
-    static bool armed;
+    static leakgate_gate *gate;
+    static struct leakgate_gate_options opts;
+    static int failed_to_start;
     char *argv[] = {name, NULL};
-    struct leakgate_gate_options opts;
-    leakgate_gate *gate = NULL;
     int rc, status;
 
     if (main_running || linked_depth > 0 || run->gate) {
         call_real(c);
         return c->result;
     }
-    rc = leakgate_gate_options_parse(&opts, 1, argv);
-    if (rc == 0)
-        rc = leakgate_gate_new(&gate, &opts);
-    if (rc < 0) {
-        fprintf(stderr, "leakgate: %s: %s\n", leakgate_strerror(rc),
-                leakgate_error_last());
-        status = exit_code_for(rc);
-        linked_status = status > linked_status ? status : linked_status;
-        if (!armed && atexit(linked_exit) == 0)
-            armed = true;
+    if (!gate && !failed_to_start) {
+        rc = leakgate_gate_options_parse(&opts, 1, argv);
+        if (rc == 0)
+            rc = leakgate_gate_new(&gate, &opts);
+        if (rc < 0) {
+            fprintf(stderr, "leakgate: %s: %s\n", leakgate_strerror(rc),
+                    leakgate_error_last());
+            failed_to_start = exit_code_for(rc);
+            gate = NULL;
+        } else {
+            open_journals(gate);
+            arm_guards();
+        }
+    }
+    if (!gate) {
+        linked_status = failed_to_start;
         call_real(c); /* as the program asked, unmeasured: it fails */
         return c->result;
     }
-    if (!armed && atexit(linked_exit) == 0)
-        armed = true;
-    open_journals(gate);
-    arm_guards();
     linked_depth++;
     leakgate_cunit_run(gate, call_real, c);
     linked_depth--;
-    leakgate_cunit__set_hooks(NULL);
     current->test = NULL;
     status = finish(gate);
     status = update_thresholds(gate, &opts, status);
     run->gate = NULL;
-    leakgate_gate_free(gate);
-    if (status > linked_status)
-        linked_status = status;
+    linked_status = status; /* the whole process's verdicts so far */
     return c->result;
 }
 
