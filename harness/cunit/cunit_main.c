@@ -273,8 +273,8 @@ open_journals(leakgate_gate *gate)
 }
 
 /* leakgate_cunit_main() is running its registry (its own call of
- * CU_basic_run_tests goes to CUnit). */
-static bool main_running;
+ * CU_basic_run_tests goes to CUnit); it was called. */
+static bool main_running, main_called;
 
 int
 leakgate_cunit_main(int argc, char **argv)
@@ -283,6 +283,7 @@ leakgate_cunit_main(int argc, char **argv)
     leakgate_gate *gate = NULL;
     int rc, status;
 
+    main_called = true;
     rc = leakgate_gate_options_parse(&opts, argc, argv);
     if (rc < 0) {
         fprintf(stderr, "leakgate: %s\n", leakgate_error_last());
@@ -342,6 +343,26 @@ call_real(void *payload)
 
 /* The process that made the gate of its own runs. */
 static pid_t linked_pid;
+/* A run the program started itself was gated. */
+static bool linked_gated;
+
+/* The run functions defined below, in a section of their own: a CUnit
+ * linked statically (or loaded ahead of leakgate) replaces them. */
+#define LINKED_RUN_SECTION "leakgate_cunit_runfns"
+extern const char __start_leakgate_cunit_runfns[] __attribute__((weak));
+extern const char __stop_leakgate_cunit_runfns[] __attribute__((weak));
+
+static bool
+run_functions_ours(void)
+{
+    CU_ErrorCode (*f)(CU_pSuite) = CU_basic_run_suite;
+    const char *p;
+
+    memcpy(&p, &f, sizeof p);
+    return __start_leakgate_cunit_runfns &&
+           p >= __start_leakgate_cunit_runfns &&
+           p < __stop_leakgate_cunit_runfns;
+}
 
 /* The program ends (on_exit(), registered before main: it runs after the
  * program's own handlers): an exit status of 0 cannot stand when its
@@ -351,7 +372,20 @@ static void
 linked_exit(int exit_status, void *arg)
 {
     (void)arg;
-    if (exit_status == 0 && linked_status != 0 && getpid() == linked_pid) {
+    if (exit_status != 0 || getpid() != linked_pid)
+        return;
+    /* Its own calls of CUnit's run functions went to CUnit's: none was
+     * gated, and leakgate_cunit_main() never ran. */
+    if (!main_called && !linked_gated && !run_functions_ours()) {
+        fprintf(stderr,
+                "leakgate: the program ran without leakgate_cunit_main() and "
+                "CUnit is linked statically (or ahead of leakgate): its own "
+                "run functions win over leakgate's, so no test was gated; "
+                "link the shared libcunit after leakgate (as leakgate::cunit "
+                "does), or end main with leakgate_cunit_main(): not a pass\n");
+        linked_status = 3;
+    }
+    if (linked_status != 0) {
         fflush(NULL);
         _exit(linked_status);
     }
@@ -404,6 +438,7 @@ linked_run(struct leakgate_cunit_call *c)
         call_real(c); /* as the program asked, unmeasured: it fails */
         return c->result;
     }
+    linked_gated = true;
     linked_depth++;
     leakgate_cunit_run(gate, call_real, c);
     linked_depth--;
@@ -415,6 +450,7 @@ linked_run(struct leakgate_cunit_call *c)
     return c->result;
 }
 
-LEAKGATE_CUNIT_RUN_FUNCTIONS(__attribute__((weak, visibility("default"))),
-                             linked_run)
+LEAKGATE_CUNIT_RUN_FUNCTIONS(
+    __attribute__((weak, visibility("default"), section(LINKED_RUN_SECTION))),
+    linked_run)
 #endif /* LEAKGATE_PRELOAD_BUILD */
