@@ -929,6 +929,8 @@ static struct join_slot {
 } joins[JOIN_SLOTS] LEAKGATE_LARGE_TABLE;
 
 static atomic_uint thread_owner;
+/* Threads followed now: the test's end looks at the table only then. */
+static atomic_uint followed;
 
 void
 leakgate_intercept__own_threads(uint32_t token)
@@ -954,6 +956,7 @@ follow(pthread_t tid, const pthread_attr_t *attr, const void *caller)
             continue;
         joins[i].tid = tid;
         joins[i].caller = caller;
+        atomic_fetch_add(&followed, 1);
         atomic_store(&joins[i].owner, token);
         return;
     }
@@ -963,11 +966,12 @@ follow(pthread_t tid, const pthread_attr_t *attr, const void *caller)
 static void
 settled(pthread_t tid)
 {
-    for (size_t i = 0; i < JOIN_SLOTS; i++) {
+    for (size_t i = 0; atomic_load(&followed) != 0 && i < JOIN_SLOTS; i++) {
         unsigned int o = atomic_load(&joins[i].owner);
 
-        if (o && o != JOIN_BUSY && pthread_equal(joins[i].tid, tid))
-            atomic_store(&joins[i].owner, 0);
+        if (o && o != JOIN_BUSY && pthread_equal(joins[i].tid, tid) &&
+            atomic_compare_exchange_strong(&joins[i].owner, &o, 0))
+            atomic_fetch_sub(&followed, 1);
     }
 }
 
@@ -976,6 +980,8 @@ leakgate_intercept__unjoined(uint32_t token, const void **callers, size_t max)
 {
     size_t n = 0;
 
+    if (atomic_load(&followed) == 0)
+        return 0;
     for (size_t i = 0; token && i < JOIN_SLOTS; i++) {
         unsigned int expected = token;
 
@@ -985,7 +991,8 @@ leakgate_intercept__unjoined(uint32_t token, const void **callers, size_t max)
             callers[n] = joins[i].caller;
         n++;
         /* Said once: the thread is not followed any more. */
-        (void)atomic_compare_exchange_strong(&joins[i].owner, &expected, 0);
+        if (atomic_compare_exchange_strong(&joins[i].owner, &expected, 0))
+            atomic_fetch_sub(&followed, 1);
     }
     return n;
 }

@@ -254,6 +254,18 @@ leakgate_files__open_at(int *fd_out, int at, const char *name, int flags)
     return 0;
 }
 
+/* A directory stream over fd (which it owns from now: closed on failure
+ * too), or NULL. */
+static DIR *
+dir_stream(int fd)
+{
+    DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+
+    if (!d && fd >= 0)
+        close(fd);
+    return d;
+}
+
 void
 leakgate_files__empty_own_dir(int at,
                               const char *name,
@@ -263,13 +275,9 @@ leakgate_files__empty_own_dir(int at,
     DIR *d;
     int fd;
 
-    if (leakgate_files__open_own_dir(&fd, at, name, name) < 0)
+    if (leakgate_files__open_own_dir(&fd, at, name, name) < 0 ||
+        !(d = dir_stream(fd)))
         return;
-    d = fdopendir(fd);
-    if (!d) {
-        close(fd);
-        return;
-    }
     for (struct dirent *de = readdir(d); de; de = readdir(d)) {
         /* A link is removed as a link; a directory is left alone. */
         if (ours(de->d_name) &&
@@ -303,13 +311,8 @@ leakgate_files__clean_stale_replays(const char *tmp, unsigned int max_age_s)
     DIR *d;
     int fd = open(tmp, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 
-    if (fd < 0)
+    if (!(d = dir_stream(fd)))
         return;
-    d = fdopendir(fd);
-    if (!d) {
-        close(fd);
-        return;
-    }
     for (struct dirent *de = readdir(d); de; de = readdir(d)) {
         /* Only this user's, older than max_age_s: a failed replay's
          * directory is kept for its log, named in the error, a while. */

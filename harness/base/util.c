@@ -822,6 +822,14 @@ leakgate_util__group_signed(char *out, int64_t n)
     return leakgate_util__group_digits(out, 32, mag, n < 0);
 }
 
+uint64_t
+leakgate_util__fnv1a(uint64_t h, const char *s)
+{
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211ull;
+    return h;
+}
+
 const char *
 leakgate_util__base_name(const char *path)
 {

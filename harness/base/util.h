@@ -223,6 +223,11 @@ char *leakgate_util__group_signed(char *out, int64_t n);
  * for NULL).  Cannot fail. */
 const char *leakgate_util__base_name(const char *path);
 
+/* 64-bit FNV-1a of the bytes of s, continued from h (start from
+ * LEAKGATE_UTIL_FNV_BASIS).  Cannot fail. */
+#define LEAKGATE_UTIL_FNV_BASIS 14695981039346656037ull
+uint64_t leakgate_util__fnv1a(uint64_t h, const char *s);
+
 /* Format a byte count for humans: "112 B", "4.0 KiB", "1.5 MiB" into out
  * (at least 32 bytes).  Returns out. */
 char *leakgate_util__human_bytes(char *out, size_t outsz, uint64_t bytes);

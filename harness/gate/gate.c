@@ -668,29 +668,15 @@ run_hint(struct leakgate_buf *b,
          const char *const *suites,
          size_t nsuites)
 {
-    size_t count = 0;
-    char *yaml = leakgate_report__run_yaml(
-        &count, (const struct leakgate_verdict *const *)gate->verdicts,
-        gate->nverdicts, suites, nsuites, &gate->env);
+    char *text = leakgate_report__run_document(
+        (const struct leakgate_verdict *const *)gate->verdicts, gate->nverdicts,
+        suites, nsuites, &gate->env);
 
-    if (!yaml) {
+    if (!text)
         b->failed = true;
-        return;
-    }
-    if (count > 0 && count == nsuites)
-        leakgate_buf__printf(b,
-                             "the thresholds document of this run: to judge "
-                             "the tests of the suite%s with shared fixtures "
-                             "(the NOTEs above) at their suite's end, %s",
-                             nsuites == 1 ? "" : "s", yaml);
-    else if (count > 0)
-        leakgate_buf__printf(b,
-                             "the thresholds document of this run (%s): to "
-                             "accept %s growth, %s",
-                             count == 1 ? "the entry of the window above"
-                                        : "the entries of the windows above",
-                             count == 1 ? "its" : "their", yaml);
-    leakgate_util__free(yaml);
+    else
+        leakgate_buf__puts(b, text);
+    leakgate_util__free(text);
 }
 
 const char *

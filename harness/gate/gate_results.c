@@ -66,14 +66,12 @@ name_component(const char *name)
 {
     struct leakgate_buf b = LEAKGATE_BUF_INIT;
     char *safe = leakgate_util__sanitize_name(name);
-    uint64_t h = 1469598103934665603ull;
+    uint64_t h = leakgate_util__fnv1a(LEAKGATE_UTIL_FNV_BASIS, name);
 
     if (!safe)
         return NULL;
     if (strcmp(safe, name) == 0 && strlen(safe) <= COMPONENT_MAX)
         return safe;
-    for (const unsigned char *p = (const unsigned char *)name; *p; p++)
-        h = (h ^ *p) * 1099511628211ull;
     if (strlen(safe) > COMPONENT_MAX - 13)
         safe[COMPONENT_MAX - 13] = '\0';
     leakgate_buf__printf(&b, "%s~%012llx", safe,
@@ -255,24 +253,9 @@ write_picture(int dir_fd,
     return rc;
 }
 
-/* Forget v's artifact paths (named again). */
-static void
-not_named(struct leakgate_verdict *v)
-{
-    char **paths[] = {&v->heap_before, &v->heap_after, &v->json_path,
-                      &v->text_path, &v->dot_path};
-
-    for (size_t i = 0; i < sizeof paths / sizeof paths[0]; i++) {
-        leakgate_util__free(*paths[i]);
-        *paths[i] = NULL;
-    }
-}
-
-/* v's artifact paths: DIR/SUITE/STEM.* (display names). */
+/* v's artifact directory: DIR/SUITE (its display name). */
 static int
-name_artifacts(struct leakgate_verdict *v,
-               const char *report_dir,
-               const char *stem)
+name_dir(struct leakgate_verdict *v, const char *report_dir)
 {
     struct leakgate_buf dir = LEAKGATE_BUF_INIT;
     char *safe_suite = name_component(v->suite);
@@ -282,8 +265,15 @@ name_artifacts(struct leakgate_verdict *v,
     leakgate_util__free(safe_suite);
     leakgate_util__free(v->artifact_dir);
     v->artifact_dir = leakgate_buf__take(&dir);
-    if (!v->artifact_dir)
-        return leakgate_error__set(LEAKGATE_ENOMEM, "artifact path");
+    return v->artifact_dir
+               ? 0
+               : leakgate_error__set(LEAKGATE_ENOMEM, "artifact path");
+}
+
+/* v's artifact paths in its directory: STEM.* (display names). */
+static int
+name_artifacts(struct leakgate_verdict *v, const char *stem)
+{
     v->heap_before = artifact_path(v->artifact_dir, stem, ".before.heap");
     v->heap_after = artifact_path(v->artifact_dir, stem, ".after.heap");
     v->json_path = artifact_path(v->artifact_dir, stem, ".json");
@@ -301,12 +291,15 @@ name_artifacts(struct leakgate_verdict *v,
 static char *
 artifact_origin(const char **label_out)
 {
-    static char exe[4096];
+    static char exe[4096]; /* the process's: read once */
     struct leakgate_buf b = LEAKGATE_BUF_INIT;
     const char *prefix = getenv(LEAKGATE_OUTPUTS_PREFIX_ENV);
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
 
-    exe[n > 0 ? n : 0] = '\0';
+    if (!exe[0]) {
+        ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+
+        exe[n > 0 ? n : 0] = '\0';
+    }
     prefix = prefix ? prefix : "";
     leakgate_buf__printf(&b, "%s\t%s\n", exe, prefix);
     *label_out = *prefix ? prefix : leakgate_util__base_name(exe);
@@ -323,12 +316,8 @@ qualified_stem(const char *test, const char *label, const char *origin)
     struct leakgate_buf b = LEAKGATE_BUF_INIT;
     char *safe = leakgate_util__sanitize_name(test);
     char *lab = leakgate_util__sanitize_name(*label ? label : "unknown");
-    uint64_t h = 1469598103934665603ull;
-
-    for (const char *p = test; *p; p++)
-        h = (h ^ (unsigned char)*p) * 1099511628211ull;
-    for (const char *p = origin; *p; p++)
-        h = (h ^ (unsigned char)*p) * 1099511628211ull;
+    uint64_t h = leakgate_util__fnv1a(
+        leakgate_util__fnv1a(LEAKGATE_UTIL_FNV_BASIS, test), origin);
     if (safe && lab) {
         if (strlen(safe) > 120)
             safe[120] = '\0';
@@ -484,16 +473,15 @@ leakgate_gate__write_artifacts(struct leakgate_gate *gate,
     const struct leakgate_verdict *one[1] = {v};
     char *json = NULL, *stem = NULL;
     int dir_fd = -1;
-    int rc = name_artifacts(v, gate->opts.report_dir, "");
+    int rc = name_dir(v, gate->opts.report_dir);
 
-    if (rc == 0)
-        rc = open_artifact_dir(&dir_fd, gate->opts.report_dir, v->suite);
+    if (rc < 0)
+        return rc;
+    rc = open_artifact_dir(&dir_fd, gate->opts.report_dir, v->suite);
     if (rc == 0)
         rc = claim_stem(&stem, v, dir_fd, v->artifact_dir);
-    if (rc == 0) {
-        not_named(v);
-        rc = name_artifacts(v, gate->opts.report_dir, stem);
-    }
+    if (rc == 0)
+        rc = name_artifacts(v, stem);
     if (rc == 0 && v->how == LEAKGATE_MEASURED_SUITE_END) {
         /* Judged object by object: no heap pair shows what it lost. */
         leakgate_util__free(v->heap_before);

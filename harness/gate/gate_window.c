@@ -151,13 +151,11 @@ leakgate_gate__scope_open(struct leakgate_gate *gate,
 static size_t
 name_hash(const char *suite, const char *test)
 {
-    uint64_t h = 1469598103934665603ull;
+    uint64_t h = leakgate_util__fnv1a(
+        leakgate_util__fnv1a(
+            leakgate_util__fnv1a(LEAKGATE_UTIL_FNV_BASIS, suite), "\t"),
+        test);
 
-    for (const char *p = suite; *p; p++)
-        h = (h ^ (unsigned char)*p) * 1099511628211ull;
-    h = (h ^ '\t') * 1099511628211ull;
-    for (const char *p = test; *p; p++)
-        h = (h ^ (unsigned char)*p) * 1099511628211ull;
     return (size_t)(h ^ (h >> 29));
 }
 

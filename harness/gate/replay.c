@@ -574,8 +574,8 @@ leakgate_gate_replay_note(const leakgate_gate *gate)
     return tmp_note;
 }
 
-static int
-make_scratch(struct leakgate_buf *dir)
+int
+leakgate_replay__make_scratch(struct leakgate_buf *dir)
 {
     const char *note;
     const char *tmp = leakgate_files__tmpdir(&note);
@@ -664,7 +664,7 @@ child_files(struct child_files *f)
     int rc;
 
     memset(f, 0, sizeof *f);
-    rc = make_scratch(&f->dir);
+    rc = leakgate_replay__make_scratch(&f->dir);
     if (rc == 0) {
         leakgate_buf__printf(&f->list, "%s/list", f->dir.ptr);
         leakgate_buf__printf(&f->json, "%s/list.json", f->dir.ptr);

@@ -63,6 +63,24 @@ void leakgate_replay__beat_measured(const struct leakgate_gate *gate);
  * $LEAKGATE_PROGRESS (seconds; 0 or not a number: none), else 5 when
  * stderr is a terminal, else none.  Cannot fail. */
 #define LEAKGATE_PROGRESS_ENV "LEAKGATE_PROGRESS"
+
+/* A new scratch directory for a replay's files, $TMPDIR/leakgate-replay.*
+ * (or /tmp's), after this user's stale ones are removed
+ * (leakgate_files__clean_stale_replays()); *dir its path.  Returns 0,
+ * LEAKGATE_EIO (naming it) or LEAKGATE_ENOMEM. */
+int leakgate_replay__make_scratch(struct leakgate_buf *dir);
+
+/* Wait for the replay pid, reading its beats on beat (non-blocking):
+ * silent for timeout_s, it is sent the stop signal, and killed 10 s
+ * later (*timed_out says so); a progress line every
+ * leakgate_replay__progress_s() seconds counts its measured tests of
+ * total.  *status: its wait status. */
+void leakgate_replay__wait(pid_t pid,
+                           int beat,
+                           unsigned int timeout_s,
+                           size_t total,
+                           int *status,
+                           bool *timed_out);
 unsigned int leakgate_replay__progress_s(void);
 
 /*

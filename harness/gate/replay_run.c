@@ -218,13 +218,13 @@ ended(pid_t pid, int *status_out, int flags)
  * judged and writes its results); 10 s later it is killed.  *timed_out
  * says whether it was stopped.
  */
-static void
-wait_replay(pid_t pid,
-            int beat,
-            unsigned int timeout_s,
-            size_t total,
-            int *status_out,
-            bool *timed_out)
+void
+leakgate_replay__wait(pid_t pid,
+                      int beat,
+                      unsigned int timeout_s,
+                      size_t total,
+                      int *status_out,
+                      bool *timed_out)
 {
     double start = now_s(), last = start, grace = 0, said = start;
     unsigned int every = leakgate_replay__progress_s();
@@ -327,10 +327,10 @@ leakgate_replay__start_and_wait(struct leakgate_gate *gate,
                     gate->lean);
     if (beat[1] >= 0)
         close(beat[1]);
-    wait_replay(pid, beat[0],
-                probe ? probe_timeout(gate)
-                      : leakgate_gate_replay_timeout(gate),
-                listed(list), status_out, &gate->replay.timed_out);
+    leakgate_replay__wait(pid, beat[0],
+                          probe ? probe_timeout(gate)
+                                : leakgate_gate_replay_timeout(gate),
+                          listed(list), status_out, &gate->replay.timed_out);
     if (beat[0] >= 0)
         close(beat[0]);
     return 0;

@@ -261,14 +261,6 @@ leakgate_outputs__has_env(const struct leakgate_outputs *os)
     return os && os->has_env;
 }
 
-static uint64_t
-fnv1a(uint64_t h, const char *s)
-{
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
-    return h;
-}
-
 /* Whether this V record was journaled already; else remember it. */
 static bool
 sent_before(struct leakgate_outputs *os,
@@ -276,9 +268,11 @@ sent_before(struct leakgate_outputs *os,
             const char *test,
             const char *json)
 {
-    uint64_t name =
-        fnv1a(fnv1a(fnv1a(0xcbf29ce484222325ull, suite), "\t"), test);
-    uint64_t text = fnv1a(0xcbf29ce484222325ull, json);
+    uint64_t name = leakgate_util__fnv1a(
+        leakgate_util__fnv1a(
+            leakgate_util__fnv1a(LEAKGATE_UTIL_FNV_BASIS, suite), "\t"),
+        test);
+    uint64_t text = leakgate_util__fnv1a(LEAKGATE_UTIL_FNV_BASIS, json);
     size_t at;
 
     name += name == 0; /* 0 marks an empty slot */

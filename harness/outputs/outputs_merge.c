@@ -81,13 +81,10 @@ static size_t
 key_hash(const struct record *r)
 {
     const char *parts[4] = {r->suite, r->test, r->prefix, r->binary};
-    uint64_t h = 1469598103934665603ull;
+    uint64_t h = LEAKGATE_UTIL_FNV_BASIS;
 
-    for (size_t i = 0; i < 4; i++) {
-        for (const char *p = parts[i]; *p; p++)
-            h = (h ^ (unsigned char)*p) * 1099511628211ull;
-        h = (h ^ '\t') * 1099511628211ull;
-    }
+    for (size_t i = 0; i < 4; i++)
+        h = leakgate_util__fnv1a(leakgate_util__fnv1a(h, parts[i]), "\t");
     return (size_t)(h ^ (h >> 29));
 }
 

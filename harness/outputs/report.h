@@ -75,6 +75,15 @@ char *leakgate_report__run_yaml(size_t *count_out,
                                 size_t nsuites,
                                 const struct leakgate_report_env *env);
 
+/* The run's one thresholds document as printed after "leakgate: " (the
+ * words that say what it is and where it goes, then run_yaml's text), ""
+ * when no window gave an entry; NULL on ENOMEM.  The caller's. */
+char *leakgate_report__run_document(const struct leakgate_verdict *const *v,
+                                    size_t n,
+                                    const char *const *suites,
+                                    size_t nsuites,
+                                    const struct leakgate_report_env *env);
+
 /*
  * One window of a results document, rendered by the per-window writers
  * below.  A linked run (gate_results.c), `leakgate run` (its records carry

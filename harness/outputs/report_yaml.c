@@ -453,3 +453,35 @@ leakgate_report__run_yaml(size_t *count_out,
         b.failed = true;
     return leakgate_buf__take(&b);
 }
+
+char *
+leakgate_report__run_document(const struct leakgate_verdict *const *v,
+                              size_t n,
+                              const char *const *suites,
+                              size_t nsuites,
+                              const struct leakgate_report_env *env)
+{
+    struct leakgate_buf b = LEAKGATE_BUF_INIT;
+    size_t count = 0;
+    char *yaml = leakgate_report__run_yaml(&count, v, n, suites, nsuites, env);
+
+    if (!yaml)
+        return NULL;
+    if (count > 0 && count == nsuites)
+        leakgate_buf__printf(&b,
+                             "the thresholds document of this run: to judge "
+                             "the tests of the suite%s with shared fixtures "
+                             "(the NOTEs above) at their suite's end, %s",
+                             nsuites == 1 ? "" : "s", yaml);
+    else if (count > 0)
+        leakgate_buf__printf(&b,
+                             "the thresholds document of this run (%s): to "
+                             "accept %s growth, %s",
+                             count == 1 ? "the entry of the window above"
+                                        : "the entries of the windows above",
+                             count == 1 ? "its" : "their", yaml);
+    else
+        leakgate_buf__puts(&b, "");
+    leakgate_util__free(yaml);
+    return leakgate_buf__take(&b);
+}

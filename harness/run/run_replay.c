@@ -10,16 +10,15 @@
  * writes their names to a list in a scratch directory, starts the program
  * again with the interposer and jemalloc preloaded and $LEAKGATE_REPLAY
  * naming the list (the same replay the program would have started:
- * replay.h), with stdout on /dev/null and stderr into the scratch
- * directory's log, waits while it beats ($LEAKGATE_REPLAY_BEAT) for at
- * most the replay timeout of silence, then reads its results file and
+ * replay.h, in a scratch directory of leakgate_replay__make_scratch()),
+ * with stdout on /dev/null and stderr into the scratch directory's log,
+ * waits as the program would (leakgate_replay__wait(): the replay timeout
+ * of silence, progress lines), then reads its results file and
  * puts each measured verdict in its record.  The scratch directory is
  * removed, or kept and named when the replay failed.
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <poll.h>
-#include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -66,15 +65,9 @@ scratch_make(struct scratch *s, const struct leakgate_run *r)
     int rc;
 
     memset(s, 0, sizeof *s);
-    leakgate_buf__printf(&s->dir, "%s/leakgate-replay.XXXXXX",
-                         leakgate_files__tmpdir(NULL));
-    if (s->dir.failed)
-        return leakgate_error__set(LEAKGATE_ENOMEM, "replay");
-    if (!mkdtemp(s->dir.ptr))
-        return leakgate_error__set(LEAKGATE_EIO,
-                                   "cannot make a directory for the replay "
-                                   "(%s): %s",
-                                   s->dir.ptr, strerror(errno));
+    rc = leakgate_replay__make_scratch(&s->dir);
+    if (rc < 0)
+        return rc;
     leakgate_buf__printf(&s->list, "%s/list", s->dir.ptr);
     leakgate_buf__printf(&s->json, "%s/list.json", s->dir.ptr);
     leakgate_buf__printf(&s->log, "%s/replay.log", s->dir.ptr);
@@ -122,33 +115,6 @@ start(pid_t *pid,
     return 0;
 }
 
-/* Wait for the replay while it beats; silent for timeout_s, it is
- * killed.  *timed_out says so. */
-static void
-wait_beating(
-    pid_t pid, int beat, unsigned int timeout_s, int *status, bool *timed_out)
-{
-    char buf[256];
-
-    *timed_out = false;
-    for (;;) {
-        struct pollfd p = {beat, POLLIN, 0};
-        int n = poll(&p, 1, (int)(timeout_s * 1000u));
-
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n == 0) {
-            *timed_out = true;
-            kill(pid, SIGKILL);
-            break;
-        }
-        if (n < 0 || read(beat, buf, sizeof buf) <= 0)
-            break; /* every write end closed: the replay ended */
-    }
-    while (waitpid(pid, status, 0) < 0 && errno == EINTR)
-        continue;
-}
-
 /* The replay's verdict of suite/test, measured (NULL: none). */
 static const struct leakgate_verdict *
 find(const leakgate_results *res, const char *suite, const char *test)
@@ -171,21 +137,14 @@ document(const struct leakgate_verdict **taken,
          size_t n,
          const leakgate_results *res)
 {
-    size_t count = 0;
-    char *yaml = leakgate_report__run_yaml(
-        &count, (const struct leakgate_verdict *const *)taken, n, NULL, 0,
-        &res->env);
+    char *text = leakgate_report__run_document(
+        (const struct leakgate_verdict *const *)taken, n, NULL, 0, &res->env);
 
-    if (!yaml)
+    if (!text)
         return leakgate_error__set(LEAKGATE_ENOMEM, "thresholds document");
-    if (count > 0)
-        fprintf(stderr,
-                "leakgate: the thresholds document of this run (%s): to "
-                "accept %s growth, %s",
-                count == 1 ? "the entry of the window above"
-                           : "the entries of the windows above",
-                count == 1 ? "its" : "their", yaml);
-    leakgate_util__free(yaml);
+    if (*text)
+        fprintf(stderr, "leakgate: %s", text);
+    leakgate_util__free(text);
     return 0;
 }
 
@@ -259,7 +218,7 @@ leakgate_run__replay_waiting(struct leakgate_run *r,
     if (rc == 0)
         rc = leakgate_run__build_env(&env, &r->opts, preload, jemalloc, -1, -1,
                                      -1, s.list.ptr);
-    if (rc == 0 && pipe2(beat, O_CLOEXEC) != 0)
+    if (rc == 0 && pipe2(beat, O_CLOEXEC | O_NONBLOCK) != 0)
         rc = leakgate_error__set(LEAKGATE_EIO, "cannot start the replay: %s",
                                  strerror(errno));
     if (rc == 0) {
@@ -273,7 +232,8 @@ leakgate_run__replay_waiting(struct leakgate_run *r,
     if (beat[1] >= 0)
         close(beat[1]);
     if (rc == 0)
-        wait_beating(pid, beat[0], timeout_s, &status, &timed_out);
+        leakgate_replay__wait(pid, beat[0], timeout_s, waiting, &status,
+                              &timed_out);
     if (beat[0] >= 0)
         close(beat[0]);
     if (rc == 0 && timed_out)
