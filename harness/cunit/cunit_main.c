@@ -276,6 +276,12 @@ open_journals(leakgate_gate *gate)
  * CU_basic_run_tests goes to CUnit); it was called. */
 static bool main_running, main_called;
 
+/* The worst exit status of the runs the program started itself (0: none
+ * failed), and whether one was gated (cunit_main.c's linked runs, below;
+ * never in the preload library). */
+static int linked_status;
+static bool linked_gated;
+
 int
 leakgate_cunit_main(int argc, char **argv)
 {
@@ -284,6 +290,13 @@ leakgate_cunit_main(int argc, char **argv)
     int rc, status;
 
     main_called = true;
+    /* The program ran its tests already, gated (its own
+     * CU_basic_run_tests() before this last line): a test runs once per
+     * process, so this is the verdict. */
+    if (linked_gated) {
+        CU_cleanup_registry();
+        return linked_status;
+    }
     rc = leakgate_gate_options_parse(&opts, argc, argv);
     if (rc < 0) {
         fprintf(stderr, "leakgate: %s\n", leakgate_error_last());
@@ -320,8 +333,7 @@ leakgate_cunit_main(int argc, char **argv)
 #ifndef LEAKGATE_PRELOAD_BUILD
 /* ---- CUnit's run functions, called by the program itself --------------- */
 
-/* The worst exit status of the program's gated runs (0: none failed). */
-static int linked_status;
+/* Nesting of the program's own run calls. */
 static unsigned int linked_depth;
 
 /* CUnit's own definition, or say why there is none. */
@@ -343,8 +355,6 @@ call_real(void *payload)
 
 /* The process that made the gate of its own runs. */
 static pid_t linked_pid;
-/* A run the program started itself was gated. */
-static bool linked_gated;
 
 /* The run functions defined below, in a section of their own: a CUnit
  * linked statically (or loaded ahead of leakgate) replaces them. */

@@ -18,6 +18,8 @@
  *   linked_entry twice SUITE SUITE        CU_basic_run_suite() twice
  *   linked_entry console                  CU_console_run_tests(), its
  *                                         answers "r" (run all), "q"
+ *   linked_entry then_main                CU_basic_run_tests(), then
+ *                                         leakgate_cunit_main() last
  *
  * Suites: "clean" (frees what it allocates), "leaky" (its "drops_node"
  * loses one 48 B node; its "frees_node" is clean).
@@ -143,6 +145,15 @@ main(int argc, char **argv)
     if (CU_initialize_registry() != CUE_SUCCESS)
         return 3;
     register_suites();
+    /* pgpointcloud's main with README step 3 done literally: it runs
+     * every test itself, cleans up, and its last line is
+     * leakgate_cunit_main() (which must not run them again). */
+    if (argc > 1 && strcmp(argv[1], "then_main") == 0) {
+        CU_basic_set_mode(CU_BRM_VERBOSE);
+        CU_basic_run_tests();
+        CU_cleanup_registry();
+        return leakgate_cunit_main(1, argv);
+    }
     if (argc > 1) {
         run_direct(argc, argv);
         CU_cleanup_registry();
