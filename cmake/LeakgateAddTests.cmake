@@ -2,17 +2,23 @@
 # Script mode (cmake -P), run after each build by leakgate_discover_tests():
 # lists the tests of TEST_EXECUTABLE and writes CTEST_FILE with one
 # add_test() per "suite/test" line (TEST_PER test), per suite (suite) or
-# one for the binary (binary).  The --filter value escapes glob
-# metacharacters so that each ctest test runs exactly its own windows.
-execute_process(COMMAND ${TEST_EXECUTABLE} --list
+# one for the binary (binary).  leakgate's options reach the binary in its
+# environment, never in its argv (LEAKGATE_LIST=1 to list,
+# LEAKGATE_FILTER=<glob> for each test), so a runner that parses its own
+# arguments (`-s SUITE`, test names) runs as its EXTRA_ARGS say.  The
+# filter escapes glob metacharacters so that each ctest test runs exactly
+# its own windows.
+execute_process(COMMAND ${CMAKE_COMMAND} -E env LEAKGATE_LIST=1
+                        ${TEST_EXECUTABLE} ${TEST_ARGS}
                 WORKING_DIRECTORY ${TEST_WORKING_DIR}
                 OUTPUT_VARIABLE listing
                 ERROR_VARIABLE errors
                 RESULT_VARIABLE result)
 if(NOT result EQUAL 0)
+  list(JOIN TEST_ARGS " " shown_args)
   message(FATAL_ERROR
-    "leakgate_discover_tests: '${TEST_EXECUTABLE} --list' failed "
-    "(exit ${result}):\n${errors}")
+    "leakgate_discover_tests: 'LEAKGATE_LIST=1 ${TEST_EXECUTABLE} "
+    "${shown_args}' failed (exit ${result}):\n${errors}")
 endif()
 if(NOT TEST_PER)
   set(TEST_PER test)
@@ -41,16 +47,12 @@ function(bracket out text)
 endfunction()
 
 # add_one(<ctest name> <filter>): append one test to `content`, running
-# the binary with --filter <filter> (none when empty).  Both go through
-# variables, never lists: a name may hold ';'.
+# the binary with LEAKGATE_FILTER=<filter> (none when empty).  Both go
+# through variables, never lists: a name may hold ';'.
 function(add_one name filter)
   bracket(quoted_name "${TEST_PREFIX}${name}")
   bracket(quoted_exe "${TEST_EXECUTABLE}")
   string(APPEND content "add_test(${quoted_name} ${quoted_exe}")
-  if(NOT filter STREQUAL "")
-    bracket(quoted "${filter}")
-    string(APPEND content " --filter ${quoted}")
-  endif()
   foreach(arg IN LISTS TEST_ARGS)
     bracket(quoted "${arg}")
     string(APPEND content " ${quoted}")
@@ -67,6 +69,13 @@ function(add_one name filter)
   set(ours_ENVIRONMENT "LEAKGATE_OUTPUTS_RENDER=end")
   if(NOT TEST_PREFIX STREQUAL "")
     list(APPEND ours_ENVIRONMENT "LEAKGATE_TEST_PREFIX=${TEST_PREFIX}")
+  endif()
+  if(NOT filter STREQUAL "")
+    # Last in the ENVIRONMENT list, its ';' escaped: ctest splits the
+    # list at a bare ';' outside brackets, and a name's own brackets may
+    # be unbalanced ("[" alone), which only this last element can hold.
+    string(REPLACE ";" "\\;" escaped "${filter}")
+    string(APPEND ours_ENVIRONMENT ";LEAKGATE_FILTER=${escaped}")
   endif()
   set(ours_FIXTURES_REQUIRED leakgate_outputs)
   set(value_of "")
@@ -99,7 +108,8 @@ if(TEST_PER STREQUAL "binary")
 endif()
 # One name a line, as --list prints them (a newline or a control byte in
 # a name printed escaped).  Split by hand: a CMake list would cut a name
-# at its ';'.
+# at its ';'.  A line without '/' is not a name: what a runner printed
+# before it called CUnit (a banner).
 set(rest "${listing}")
 while(NOT rest STREQUAL "" AND NOT TEST_PER STREQUAL "binary")
   string(FIND "${rest}" "\n" nl)
@@ -111,7 +121,7 @@ while(NOT rest STREQUAL "" AND NOT TEST_PER STREQUAL "binary")
     math(EXPR nl "${nl} + 1")
     string(SUBSTRING "${rest}" ${nl} -1 rest)
   endif()
-  if(line STREQUAL "")
+  if(NOT line MATCHES "/")
     continue()
   endif()
   if(TEST_PER STREQUAL "test")

@@ -72,14 +72,21 @@ leakgate_cmd_run(int argc, char **argv)
     struct leakgate_gate_options opts;
     leakgate_run *run = NULL;
     int sep = separator(argc, argv);
-    int rc, status;
+    int rc, status, program_at;
 
-    rc = leakgate_gate_options_parse(&opts, sep, argv);
-    if (rc < 0) {
-        fprintf(stderr, "leakgate: run: %s%s\n", leakgate_error_last(),
-                sep == argc ? " (the program goes after --: leakgate run "
-                              "[options] -- PROGRAM [ARGS...])"
-                            : "");
+    rc = leakgate_gate_options_parse_args(&opts, sep, argv, &program_at);
+    if (rc < 0 || program_at < sep) {
+        const char *hint = sep == argc ? " (the program goes after --: "
+                                         "leakgate run [options] -- PROGRAM "
+                                         "[ARGS...])"
+                                       : "";
+
+        if (rc < 0)
+            fprintf(stderr, "leakgate: run: %s%s\n", leakgate_error_last(),
+                    hint);
+        else
+            fprintf(stderr, "leakgate: run: unexpected argument '%s'%s\n",
+                    argv[program_at], hint);
         return 2;
     }
     status = early_exit(&opts, sep, argc);

@@ -431,6 +431,14 @@ linked_run(struct leakgate_cunit_call *c)
     }
     if (!gate && !failed_to_start) {
         rc = leakgate_gate_options_parse(&opts, 1, argv);
+        /* LEAKGATE_LIST (leakgate_discover_tests() lists a runner that
+         * parses its own arguments so) or a run's [outputs] test: what
+         * leakgate_cunit_main() would do, then the process ends. */
+        status = rc == 0 ? early_exit(&opts) : -1;
+        if (status >= 0) {
+            CU_cleanup_registry();
+            exit(status);
+        }
         if (rc == 0)
             rc = leakgate_gate_new(&gate, &opts);
         if (rc < 0) {

@@ -76,6 +76,9 @@ static const struct flag_env flag_envs[] = {
      offsetof(struct leakgate_gate_options, update_thresholds)},
     {"LEAKGATE_TIGHTEN", offsetof(struct leakgate_gate_options, tighten)},
     {"LEAKGATE_EXACT", offsetof(struct leakgate_gate_options, exact)},
+    /* --list's twin: what leakgate_discover_tests() sets, so that a
+     * runner that parses its own arguments is listed unchanged. */
+    {"LEAKGATE_LIST", offsetof(struct leakgate_gate_options, list)},
 };
 
 #define NVALUE (sizeof value_options / sizeof value_options[0])
@@ -147,8 +150,13 @@ parse_flag(struct leakgate_gate_options *opts, const char *arg)
     else if (strcmp(arg, "--no-color") == 0)
         opts->color = 0;
     else
-        return leakgate_error__set(LEAKGATE_EUSAGE,
-                                   "unknown option '%s' (see --help)", arg);
+        return leakgate_error__set(
+            LEAKGATE_EUSAGE,
+            "unknown option '%s' (see --help); a program's own options go "
+            "after its first other argument or after '--', or leave argv "
+            "to the program (leakgate_cunit_main(1, argv)) and give "
+            "leakgate's options as LEAKGATE_* variables",
+            arg);
     return 0;
 }
 
@@ -294,10 +302,22 @@ leakgate_gate_options_parse(struct leakgate_gate_options *opts,
                             int argc,
                             char *const *argv)
 {
+    int program_at;
+
+    return leakgate_gate_options_parse_args(opts, argc, argv, &program_at);
+}
+
+int
+leakgate_gate_options_parse_args(struct leakgate_gate_options *opts,
+                                 int argc,
+                                 char *const *argv,
+                                 int *program_at)
+{
     const struct leakgate_gate_options init = LEAKGATE_GATE_OPTIONS_INIT;
     int rc;
 
     *opts = init;
+    *program_at = argc;
     if (!argv) {
         rc = leakgate_options__own_argv(&argc, &argv);
         if (rc < 0)
@@ -306,9 +326,17 @@ leakgate_gate_options_parse(struct leakgate_gate_options *opts,
     if (!argv) /* cannot happen: leakgate_options__own_argv() fills it (for the
                   analyzer) */
         return leakgate_error__set(LEAKGATE_ERROR, "no command line");
+    *program_at = argc;
     for (int i = 1; i < argc; i++) {
         bool matched;
 
+        /* leakgate's options come first: "--" or the first argument that
+         * is not an option ("data.txt") starts the program's own. */
+        if (strcmp(argv[i], "--") == 0 || argv[i][0] != '-' ||
+            argv[i][1] == '\0') {
+            *program_at = i + (strcmp(argv[i], "--") == 0);
+            break;
+        }
         rc = parse_value(opts, argc, argv, &i, &matched);
         if (rc < 0)
             return rc;
@@ -365,6 +393,7 @@ leakgate_gate_options_usage(void)
            "  --filter GLOB        run only tests whose suite/test matches\n"
            "                       [LEAKGATE_FILTER]\n"
            "  --list               print suite/test lines and exit 0\n"
+           "                       [LEAKGATE_LIST]\n"
            "  --report-dir DIR     write artifacts for failing tests\n"
            "                       [LEAKGATE_REPORT_DIR]\n"
            "  --junit FILE         write JUnit XML [LEAKGATE_JUNIT]\n"
@@ -407,6 +436,9 @@ leakgate_gate_options_usage(void)
            "  --color, --no-color  colour on stderr (default: if a "
            "terminal)\n"
            "  --help, --version\n"
+           "\n"
+           "leakgate reads its options up to the first other argument or\n"
+           "up to --; what follows is the program's own.\n"
            "\n"
            "exit status: 0 all tests passed; 1 a test failed (assertion or\n"
            "gate); 2 usage or configuration error; 3 the gate could not "

@@ -165,6 +165,10 @@ struct leakgate_gate_options {
  *
  * @param[out] opts    filled in; strings point into argv or environ
  * @param[in]  argc    argument count
+ * Options are read up to "--" or the first argument that is not an
+ * option, which start the program's own arguments
+ * (leakgate_gate_options_parse_args()).
+ *
  * @param[in]  argv    arguments; argv[0] is skipped.  NULL: the process's
  *                     own command line (/proc/self/cmdline), kept for the
  *                     life of the process
@@ -174,6 +178,25 @@ struct leakgate_gate_options {
 LEAKGATE_API int leakgate_gate_options_parse(struct leakgate_gate_options *opts,
                                              int argc,
                                              char *const *argv);
+
+/**
+ * leakgate_gate_options_parse(), saying where the program's own arguments
+ * start.  leakgate's options come first: the first argument that is not
+ * an option ("data.txt"; a lone "-" is one) or "--" ends them, and
+ * *program_at is its index ("--": the index after it), else argc.  What
+ * follows is the program's, never read as leakgate's.
+ *
+ * @param[out] opts       as for leakgate_gate_options_parse()
+ * @param[in]  argc       argument count
+ * @param[in]  argv       arguments (NULL: the process's own)
+ * @param[out] program_at where the program's arguments start
+ * @return as leakgate_gate_options_parse()
+ */
+LEAKGATE_API int
+leakgate_gate_options_parse_args(struct leakgate_gate_options *opts,
+                                 int argc,
+                                 char *const *argv,
+                                 int *program_at);
 
 /** @return the --help text for test binaries (static storage). */
 LEAKGATE_API const char *leakgate_gate_options_usage(void);

@@ -3,8 +3,9 @@
  * odd_names: suite and test names with the characters CMake lists, its
  * bracket arguments, the shell and --filter's globs would split or read
  * (issue 39, item 4): ';', '[', ']', '$', '"', '#', '\', spaces, '*',
- * '?', and "]==]".  leakgate_discover_tests() must register each intact,
- * and each ctest test must run exactly its own test: one of them leaks.
+ * '?', "]==]", and brackets that do not pair ("[" or "]" alone).
+ * leakgate_discover_tests() must register each intact, and each ctest test must
+ * run exactly its own test: one of them leaks.
  */
 #include <CUnit/CUnit.h>
 #include <leakgate/cunit.h>
@@ -40,5 +41,7 @@ main(int argc, char **argv)
     CU_add_test(s, "star*q?", clean);
     CU_add_test(s, "back\\slash sp ace", clean);
     CU_add_test(s, "close]==]bracket", clean);
+    CU_add_test(s, "open[only", clean);
+    CU_add_test(s, "only]shut;x", clean);
     return leakgate_cunit_main(argc, argv);
 }

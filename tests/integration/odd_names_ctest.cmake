@@ -16,6 +16,8 @@ foreach(name "odd_test/semi;colon/a;b" "odd_test/semi;colon/leak;y"
              "odd_test/br[ack]ets $x \"q\" #h/star*q?"
              "odd_test/br[ack]ets $x \"q\" #h/back\\\\slash sp ace"
              "odd_test/br[ack]ets $x \"q\" #h/close]==]bracket"
+             "odd_test/br[ack]ets $x \"q\" #h/open[only"
+             "odd_test/br[ack]ets $x \"q\" #h/only]shut;x"
              "odd_test/br[ack]ets $x \"q\" #h/[suite]")
   string(FIND "${listed}" ": ${name}\n" at)
   if(at LESS 0)
@@ -28,11 +30,12 @@ set(ENV{LEAKGATE_JUNIT} ${WORK}/junit.xml)
 execute_process(COMMAND ${CTEST} --test-dir ${DIR} -R "^odd_test/"
                 OUTPUT_VARIABLE out ERROR_VARIABLE err RESULT_VARIABLE rc)
 file(READ ${WORK}/junit.xml junit)
-foreach(match "tests=\"7\"" "failures=\"1\""
+foreach(match "tests=\"9\"" "failures=\"1\""
               "<testcase classname=\"odd_test/semi;colon\" name=\"leak;y\"[^>]*>.*<failure"
               "<testcase classname=\"odd_test/semi;colon\" name=\"a;b\""
               "name=\"star[*]q[?]\"" "name=\"back[\\][\\]slash sp ace\""
-              "name=\"close]==]bracket\"")
+              "name=\"close]==]bracket\"" "name=\"open[[]only\""
+              "name=\"only[]]shut;x\"")
   if(NOT junit MATCHES "${match}")
     string(APPEND failed "junit.xml has no '${match}'\n")
   endif()

@@ -165,7 +165,48 @@ test_options__replay_timeout(void)
     unsetenv("LEAKGATE_REPLAY_TIMEOUT");
 }
 
+/* The program's own arguments: from the first other argument or after
+ * "--", never read as leakgate's; LEAKGATE_LIST is --list's twin. */
+static void
+test_options__program_arguments(void)
+{
+    struct leakgate_gate_options o;
+    char *positional[] = {(char[]){"prog"},   (char[]){"--filter"},
+                          (char[]){"a/*"},    (char[]){"data.txt"},
+                          (char[]){"--list"}, (char[]){"-v"}};
+    char *separated[] = {(char[]){"prog"}, (char[]){"--"}, (char[]){"--junit"},
+                         (char[]){"x.xml"}};
+    char *dash[] = {(char[]){"prog"}, (char[]){"-"}, (char[]){"--bogus"}};
+    char *none[] = {(char[]){"prog"}, NULL};
+    int at = -1;
+
+    unsetenv("LEAKGATE_LIST");
+    unsetenv("LEAKGATE_JUNIT");
+    CU_ASSERT_EQUAL(leakgate_gate_options_parse_args(&o, 6, positional, &at),
+                    0);
+    CU_ASSERT_EQUAL(at, 3);
+    CU_ASSERT_STRING_EQUAL(o.filter, "a/*");
+    CU_ASSERT_EQUAL(o.list, 0);
+    CU_ASSERT_EQUAL(leakgate_gate_options_parse(&o, 6, positional), 0);
+    CU_ASSERT_EQUAL(leakgate_gate_options_parse_args(&o, 4, separated, &at), 0);
+    CU_ASSERT_EQUAL(at, 2);
+    CU_ASSERT_PTR_NULL(o.junit_path);
+    CU_ASSERT_EQUAL(leakgate_gate_options_parse_args(&o, 3, dash, &at), 0);
+    CU_ASSERT_EQUAL(at, 1);
+    CU_ASSERT_EQUAL(leakgate_gate_options_parse_args(&o, 1, none, &at), 0);
+    CU_ASSERT_EQUAL(at, 1);
+    CU_ASSERT_EQUAL(o.list, 0);
+    setenv("LEAKGATE_LIST", "1", 1);
+    CU_ASSERT_EQUAL(leakgate_gate_options_parse(&o, 1, none), 0);
+    CU_ASSERT_EQUAL(o.list, 1);
+    setenv("LEAKGATE_LIST", "0", 1);
+    CU_ASSERT_EQUAL(leakgate_gate_options_parse(&o, 1, none), 0);
+    CU_ASSERT_EQUAL(o.list, 0);
+    unsetenv("LEAKGATE_LIST");
+}
+
 const struct unit_case unit_cases[] = {
+    {"test_options__program_arguments", test_options__program_arguments},
     {"test_options__replay_timeout", test_options__replay_timeout},
     {"test_options__defaults", test_options__defaults},
     {"test_options__values_and_flags", test_options__values_and_flags},
