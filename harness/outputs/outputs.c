@@ -75,8 +75,12 @@ add_output(struct leakgate_outputs *os,
     o->spec = leakgate_util__strdup(spec);
     rc = o->spec ? leakgate_outputs__set_store(o, key)
                  : leakgate_error__set(LEAKGATE_ENOMEM, "store");
-    return rc == 0 ? broken(o, leakgate_outputs__open_journal(o, os->key, true))
-                   : rc;
+    if (rc < 0)
+        return rc;
+    rc = leakgate_outputs__open_journal(o, os->key, true);
+    if (rc == LEAKGATE_EIO)
+        leakgate_outputs__hold(o, os->key, "H\n", 2);
+    return broken(o, rc);
 }
 
 int
@@ -156,6 +160,7 @@ leakgate_outputs__free(struct leakgate_outputs *os)
         leakgate_util__free(os->out[i].rundir);
         leakgate_util__free(os->out[i].parent);
         leakgate_util__free(os->out[i].broken);
+        leakgate_buf__dispose(&os->out[i].held);
     }
     leakgate_util__free(os->sent);
     leakgate_util__free(os);
@@ -171,9 +176,15 @@ leakgate_outputs__append(struct leakgate_outputs *os,
     int rc = 0;
 
     for (size_t i = 0; os && i < os->n; i++) {
-        int one = broken(&os->out[i], leakgate_outputs__append_to(
-                                          &os->out[i], os->key, line, len));
+        struct leakgate_outputs_file *o = &os->out[i];
+        int one =
+            o->broken ? 0 : leakgate_outputs__append_to(o, os->key, line, len);
 
+        /* A journal that failed keeps none of this process's later lines:
+         * they are held, and the output written from them at the end. */
+        if (o->broken || one == LEAKGATE_EIO)
+            leakgate_outputs__hold(o, os->key, line, len);
+        one = broken(o, one);
         rc = rc == 0 ? one : rc;
     }
     return rc;

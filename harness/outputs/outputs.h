@@ -67,6 +67,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "util.h"
+
 /* The run's name when $LEAKGATE_RUN_ID is unset: its starter's. */
 #define LEAKGATE_OUTPUTS_RUN_ID_ENV "LEAKGATE_RUN_ID"
 
@@ -183,7 +185,9 @@ void leakgate_outputs__free(struct leakgate_outputs *o);
 
 /* ---- internal to outputs.c and outputs_merge.c ------------------------- */
 
-/* A run's journal holds every window of every process of the run. */
+/* A run's journal holds every window of every process of the run, up to
+ * this bound: a line that would pass it is not written (the output is
+ * then written from this process's held lines, as for a full disk). */
 #define LEAKGATE_OUTPUTS_JOURNAL_MAX ((size_t)1 << 30)
 /* Its name in the run directory, and "merged": how many of its bytes the
  * last merge read. */
@@ -203,10 +207,24 @@ struct leakgate_outputs_file {
     dev_t dev;    /* the journal's file: a test that closed fd (another */
     ino_t ino;    /* file may have its number now) is noticed */
     char *broken; /* why its journal could not be written (a full disk, a
-                     name too long), or NULL: this output alone is then
-                     lost or written from this process's windows, never
-                     the others (outputs.c) */
+                     name too long, its bound), or NULL: this output
+                     alone is then written from what the journal holds
+                     and this process's lines kept in `held`, never the
+                     others (outputs.c) */
+    struct leakgate_buf held; /* the lines the journal could not take */
+    bool held_lost; /* more than LEAKGATE_OUTPUTS_HELD_MAX: not written */
 };
+
+/* The most lines of a broken journal one process keeps in memory. */
+#define LEAKGATE_OUTPUTS_HELD_MAX ((size_t)256 << 20)
+
+/* Keep a line o's journal could not take (its "\nKEY\tLEN\t" head
+ * first, as journaled) in o->held, or mark it lost past
+ * LEAKGATE_OUTPUTS_HELD_MAX.  Cannot fail. */
+void leakgate_outputs__hold(struct leakgate_outputs_file *o,
+                            const char *key,
+                            const char *line,
+                            size_t len);
 
 /* A V record already journaled: the same one is not written twice (an
  * open-addressing table by name_hash; name_hash 0 is an empty slot). */

@@ -911,6 +911,75 @@ merge_one(struct loaded *l,
     return rc;
 }
 
+/*
+ * o's journal failed (o->broken says why): o written from what the
+ * journal holds (when it can be read) and the lines this process held,
+ * as one run's text.  Returns 0 (a note on stderr names the file and the
+ * cause) or the error that kept it from being written.
+ */
+static int
+merge_held(const struct leakgate_outputs_file *o, const char *pictures)
+{
+    struct loaded l;
+    const char *name = o->kind == LEAKGATE_OUTPUTS_INDEX ? "/index.html" : "";
+    int lock = -1, run = -1, rc;
+    bool whole = false;
+    char *text;
+
+    memset(&l, 0, sizeof l);
+    if (o->held_lost || o->held.failed)
+        return leakgate_error__set(LEAKGATE_EIO, "%s%s was not written: %s",
+                                   o->spec, name, o->broken);
+    if (leakgate_outputs__lock(&lock, o) == 0 &&
+        leakgate_outputs__run_dir(&run, lock, o) == 0 &&
+        read_text(&l.r, run, o->rundir) == 0)
+        whole = true;
+    if (run >= 0)
+        close(run);
+    leakgate_files__unlock(lock);
+    if (!whole) {
+        run_dispose(&l.r);
+        memset(&l.r, 0, sizeof l.r);
+    }
+    text = leakgate_util__malloc(l.r.size + o->held.len + 1);
+    if (!text) {
+        loaded_dispose(&l);
+        return leakgate_error__set(LEAKGATE_ENOMEM, "journal");
+    }
+    if (l.r.size > 0)
+        memcpy(text, l.r.text, l.r.size);
+    if (o->held.len > 0)
+        memcpy(text + l.r.size, o->held.ptr, o->held.len);
+    text[l.r.size + o->held.len] = '\0';
+    leakgate_util__free(l.r.text);
+    l.r.text = text;
+    l.r.size += o->held.len;
+    l.read = true;
+    rc = parse_run(&l.r);
+    if (rc == 0)
+        rc = compose(&l.r);
+    if (rc == 0)
+        rc = render(o, &l.r, &l.res, pictures);
+    loaded_dispose(&l);
+    if (rc < 0) {
+        char why[1024];
+
+        snprintf(why, sizeof why, "%s", leakgate_error_last());
+        return leakgate_error__set(LEAKGATE_EIO,
+                                   "%s%s was not written: %s; then: %s",
+                                   o->spec, name, o->broken, why);
+    }
+    fprintf(stderr,
+            "leakgate: note: %s%s: %s; it was written from %sthis "
+            "process's own results%s\n",
+            o->spec, name, o->broken,
+            whole ? "what the journal holds and " : "",
+            whole ? ""
+                  : " (the windows of other processes of this run are "
+                    "not in it)");
+    return 0;
+}
+
 /* $LEAKGATE_OUTPUTS_RENDER is "end": the run's [outputs] tests write. */
 static bool
 at_end(void)
@@ -963,12 +1032,7 @@ leakgate_outputs__merge(struct leakgate_outputs *os, const char *pictures)
     for (size_t i = 0; os && i < os->n; i++) {
         const struct leakgate_outputs_file *o = &os->out[i];
 
-        rc = o->broken
-                 ? leakgate_error__set(
-                       LEAKGATE_EIO, "%s%s was not written: %s", o->spec,
-                       o->kind == LEAKGATE_OUTPUTS_INDEX ? "/index.html" : "",
-                       o->broken)
-                 : merge_one(&l, o, pictures);
+        rc = o->broken ? merge_held(o, pictures) : merge_one(&l, o, pictures);
         first = leakgate_error__gather(first, said, rc);
     }
     loaded_dispose(&l);

@@ -18,7 +18,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -454,6 +456,24 @@ line_head(char *head, size_t cap, const char *key, size_t len)
     return n;
 }
 
+/* Why a write stopped short (it sets no errno): the file size limit
+ * reached, or a full file system; "" when neither shows. */
+static const char *
+short_write_cause(int fd)
+{
+    struct rlimit lim;
+    struct statvfs fs;
+    struct stat st;
+
+    if (fstat(fd, &st) == 0 && getrlimit(RLIMIT_FSIZE, &lim) == 0 &&
+        lim.rlim_cur != RLIM_INFINITY &&
+        (rlim_t)st.st_size >= lim.rlim_cur - (lim.rlim_cur > 0))
+        return " (File too large: the file size limit, ulimit -f)";
+    if (fstatvfs(fd, &fs) == 0 && fs.f_bavail == 0)
+        return " (No space left on device)";
+    return "";
+}
+
 /* One line into o's journal with a single writev(2): O_APPEND puts it
  * whole after every other process's, never between their bytes.  A
  * short write is not completed (the rest would land after another
@@ -477,8 +497,9 @@ append_one(struct leakgate_outputs_file *o,
     if (w >= 0)
         return leakgate_error__set(LEAKGATE_EIO,
                                    "cannot write the journal in %s: %zd of "
-                                   "%zu bytes written",
-                                   o->rundir, w, head_len + len);
+                                   "%zu bytes written%s",
+                                   o->rundir, w, head_len + len,
+                                   short_write_cause(o->fd));
     return leakgate_error__set(LEAKGATE_EIO,
                                "cannot write the journal in %s: %s", o->rundir,
                                strerror(errno));
@@ -491,13 +512,42 @@ leakgate_outputs__append_to(struct leakgate_outputs_file *o,
                             size_t len)
 {
     char head[LEAKGATE_OUTPUTS_KEY_MAX + 32];
+    size_t head_len = line_head(head, sizeof head, key, len);
+    struct stat st;
 
-    if (o->fd >= 0 && !leakgate_outputs__journal_ok(o))
+    if (o->fd >= 0 &&
+        (fstat(o->fd, &st) != 0 || st.st_dev != o->dev || st.st_ino != o->ino))
         o->fd = -1; /* not ours any more: never closed */
     if (o->fd < 0 || len == 0)
         return 0;
-    return append_one(o, head, line_head(head, sizeof head, key, len), line,
-                      len);
+    if ((size_t)st.st_size + head_len + len > LEAKGATE_OUTPUTS_JOURNAL_MAX)
+        return leakgate_error__set(LEAKGATE_EIO,
+                                   "cannot write the journal in %s: it "
+                                   "would pass its bound of %zu MiB",
+                                   o->rundir,
+                                   LEAKGATE_OUTPUTS_JOURNAL_MAX >> 20);
+    return append_one(o, head, head_len, line, len);
+}
+
+void
+leakgate_outputs__hold(struct leakgate_outputs_file *o,
+                       const char *key,
+                       const char *line,
+                       size_t len)
+{
+    char head[LEAKGATE_OUTPUTS_KEY_MAX + 32];
+    size_t head_len = line_head(head, sizeof head, key, len);
+
+    if (o->held_lost || len == 0)
+        return;
+    if (o->held.len + head_len + len > LEAKGATE_OUTPUTS_HELD_MAX ||
+        !leakgate_buf__reserve(&o->held, head_len + len + 1)) {
+        o->held_lost = true;
+        leakgate_buf__dispose(&o->held);
+        return;
+    }
+    leakgate_buf__put(&o->held, head, head_len);
+    leakgate_buf__put(&o->held, line, len);
 }
 
 /* The store beside (or in) an existing directory must be a directory
