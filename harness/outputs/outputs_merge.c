@@ -1019,14 +1019,29 @@ leakgate_outputs__merge(struct leakgate_outputs *os, const char *pictures)
     if (rc == 0)
         rc = leakgate_outputs__append(os, "D\n", 2);
     first = rc;
-    if (!leakgate_outputs__finishing() && at_end())
-        return first; /* the run's [outputs] tests write the files */
 
     struct loaded l;
     char said[1024];
 
     memset(&l, 0, sizeof l);
     snprintf(said, sizeof said, "%s", leakgate_error_last());
+    if (!leakgate_outputs__finishing() && at_end()) {
+        /* The run's [outputs] tests write the files, from the journals:
+         * a process whose journal failed is missing there. */
+        for (size_t i = 0; os && i < os->n; i++) {
+            const struct leakgate_outputs_file *o = &os->out[i];
+
+            if (o->broken)
+                first = leakgate_error__gather(
+                    first, said,
+                    leakgate_error__set(
+                        LEAKGATE_EIO,
+                        "%s%s will lack this process's windows: %s", o->spec,
+                        o->kind == LEAKGATE_OUTPUTS_INDEX ? "/index.html" : "",
+                        o->broken));
+        }
+        return first;
+    }
     /* Each output on its own: one that cannot be written costs no other;
      * the error says every one that failed. */
     for (size_t i = 0; os && i < os->n; i++) {

@@ -4,7 +4,9 @@
 # JUnit file does not) costs no result: the JUnit file is written from
 # what the journal holds and the lines the process held, with every
 # window and every failure, the exit status is the verdicts' (1), and a
-# note names the file and the cause.  Without the limit: no note.
+# note names the file and the cause.  Without the limit: no note.  A
+# ctest test process (LEAKGATE_OUTPUTS_RENDER=end) says its windows will
+# be missing and exits 3.
 # BIN: outputs_corpus; FSIZE: tests/faults/with_fsize.sh; WORK: scratch.
 file(REMOVE_RECURSE ${WORK})
 file(MAKE_DIRECTORY ${WORK})
@@ -45,4 +47,16 @@ foreach(limit 400 unlimited)
     message(FATAL_ERROR "${failed}\n--- stderr (${limit}) ---\n${err}")
   endif()
 endforeach()
+# A ctest test process (the [outputs] test writes the file from the
+# journals): it cannot put its windows there, so it says so and exits 3.
+file(MAKE_DIRECTORY ${WORK}/ctest)
+execute_process(COMMAND ${CMAKE_COMMAND} -E env LEAKGATE_OUTPUTS_RENDER=end
+                        sh ${FSIZE} 400 ${BIN} --filter "s*" --junit j.xml
+                WORKING_DIRECTORY ${WORK}/ctest
+                OUTPUT_QUIET ERROR_VARIABLE err RESULT_VARIABLE rc)
+if(NOT rc EQUAL 3 OR NOT err MATCHES
+   "leakgate: [^\n]*/j.xml will lack this process's windows: cannot write the journal in [^\n]*File too large")
+  message(FATAL_ERROR "ctest process: exit ${rc}, expected 3 naming the "
+                      "file and the cause:\n${err}")
+endif()
 message(STATUS "held journal: every window written, the cause named")
