@@ -46,6 +46,20 @@ leakgate_error__set(int code, const char *fmt, ...)
 }
 
 int
+leakgate_error__set_at(int code,
+                       const char *name,
+                       unsigned int line,
+                       unsigned int col,
+                       const char *fmt,
+                       va_list ap)
+{
+    char msg[512];
+
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    return leakgate_error__set(code, "%s:%u:%u: %s", name, line, col, msg);
+}
+
+int
 leakgate_error__gather(int first, char first_text[1024], int rc)
 {
     if (rc >= 0) {

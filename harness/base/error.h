@@ -12,6 +12,8 @@
 #ifndef LEAKGATE_ERROR_H
 #define LEAKGATE_ERROR_H
 
+#include <stdarg.h>
+
 #include "leakgate/leakgate.h"
 
 /*
@@ -21,6 +23,17 @@
  */
 int leakgate_error__set(int code, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
+
+/*
+ * leakgate_error__set() with the detail "NAME:LINE:COL: " and fmt's text
+ * (a parser's error at a place in a file).  Returns `code`.
+ */
+int leakgate_error__set_at(int code,
+                           const char *name,
+                           unsigned int line,
+                           unsigned int col,
+                           const char *fmt,
+                           va_list ap) __attribute__((format(printf, 5, 0)));
 
 /*
  * Gather the errors of independent steps: given the first error so far

@@ -56,13 +56,13 @@ fail_at(const struct parser *ps,
         const char *fmt,
         ...)
 {
-    char msg[512];
     va_list ap;
+    int rc;
 
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
+    rc = leakgate_error__set_at(code, ps->name, line, col, fmt, ap);
     va_end(ap);
-    return leakgate_error__set(code, "%s:%u:%u: %s", ps->name, line, col, msg);
+    return rc;
 }
 
 static int

@@ -214,22 +214,27 @@ leakgate_buf__put_xml(struct leakgate_buf *b, const char *s)
 }
 
 void
+leakgate_buf__put_json_char(struct leakgate_buf *b, char c)
+{
+    unsigned char u = (unsigned char)c;
+
+    if (u == '"' || u == '\\')
+        leakgate_buf__printf(b, "\\%c", u);
+    else if (u == '\n')
+        leakgate_buf__puts(b, "\\n");
+    else if (u == '\t')
+        leakgate_buf__puts(b, "\\t");
+    else if (u < 0x20)
+        leakgate_buf__printf(b, "\\u%04x", u);
+    else
+        leakgate_buf__put(b, &c, 1);
+}
+
+void
 leakgate_buf__put_json(struct leakgate_buf *b, const char *s)
 {
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-
-        if (c == '"' || c == '\\')
-            leakgate_buf__printf(b, "\\%c", c);
-        else if (c == '\n')
-            leakgate_buf__puts(b, "\\n");
-        else if (c == '\t')
-            leakgate_buf__puts(b, "\\t");
-        else if (c < 0x20)
-            leakgate_buf__printf(b, "\\u%04x", c);
-        else
-            leakgate_buf__put(b, s, 1);
-    }
+    for (; *s; s++)
+        leakgate_buf__put_json_char(b, *s);
 }
 
 char *

@@ -76,6 +76,8 @@ void leakgate_buf__vprintf(struct leakgate_buf *b, const char *fmt, va_list ap)
  * added). */
 void leakgate_buf__put_xml(struct leakgate_buf *b, const char *s);
 void leakgate_buf__put_json(struct leakgate_buf *b, const char *s);
+/* One byte of a JSON string, escaped as leakgate_buf__put_json() does. */
+void leakgate_buf__put_json_char(struct leakgate_buf *b, char c);
 /* Hand the text to the caller (NULL-safe, returns "" copy if empty), and
  * reset b.  NULL when b failed or on ENOMEM. */
 char *leakgate_buf__take(struct leakgate_buf *b);

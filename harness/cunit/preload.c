@@ -99,7 +99,7 @@ fixed_line(char *line,
     bool whole = true;
 
     *len = 0;
-    leakgate_run__put_field_fixed(line, LINE_MAX_FIXED, len, type);
+    leakgate_records__put_field_fixed(line, LINE_MAX_FIXED, len, type);
     for (size_t i = 0; i < n; i++) {
         if (*len + 3 >= LINE_MAX_FIXED) {
             whole = false;
@@ -107,7 +107,7 @@ fixed_line(char *line,
         }
         line[(*len)++] = '\t';
         whole &=
-            leakgate_run__put_field_fixed(line, LINE_MAX_FIXED, len, fields[i]);
+            leakgate_records__put_field_fixed(line, LINE_MAX_FIXED, len, fields[i]);
     }
     line[(*len)++] = '\n';
     return whole;
@@ -271,9 +271,9 @@ send_env(const struct leakgate_run_pieces *p)
     leakgate_util__free(child.json_env);
     child.json_env = leakgate_util__strdup(p->json_env);
     leakgate_buf__puts(&b, "N\t");
-    leakgate_run__put_field(&b, p->junit_env);
+    leakgate_records__put_field(&b, p->junit_env);
     leakgate_buf__puts(&b, "\t");
-    leakgate_run__put_field(&b, p->json_env);
+    leakgate_records__put_field(&b, p->json_env);
     send_buf(&b);
 }
 
@@ -357,7 +357,7 @@ verdict_fields(const char **f,
     leakgate_run__seconds(seconds, v->seconds);
     f[0] = v->suite;
     f[1] = v->test;
-    f[2] = leakgate_run__status_name(v->status);
+    f[2] = leakgate_records__status_name(v->status);
     f[3] = failed ? "1" : "0";
     f[4] = seconds;
     /* run_proto.h: "s" measured only, "w" waiting for a replay */
@@ -396,7 +396,7 @@ send_record(const char *suite, const char *test, bool revised)
         leakgate_buf__puts(&b, "V");
         for (size_t i = 0; i < n; i++) {
             leakgate_buf__puts(&b, "\t");
-            leakgate_run__put_field(&b, f[i]);
+            leakgate_records__put_field(&b, f[i]);
         }
         if (b.failed)
             fail(3, "out of memory while sending a record to leakgate run");

@@ -147,16 +147,7 @@ put_ascii(struct leakgate_buf *b, char c, enum leakgate_report_escape mode)
     const char *special = strchr(specials, c);
 
     if (mode == LEAKGATE_REPORT_ESC_JSON) {
-        if (c == '"' || c == '\\')
-            leakgate_buf__printf(b, "\\%c", c);
-        else if (c == '\n')
-            leakgate_buf__puts(b, "\\n");
-        else if (c == '\t')
-            leakgate_buf__puts(b, "\\t");
-        else if ((unsigned char)c < 0x20)
-            leakgate_buf__printf(b, "\\u%04x", (unsigned int)c);
-        else
-            leakgate_buf__put(b, &c, 1);
+        leakgate_buf__put_json_char(b, c);
     } else if (c && special &&
                (mode == LEAKGATE_REPORT_ESC_XML_ATTR ||
                 special - specials < 3)) {

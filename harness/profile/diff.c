@@ -64,25 +64,13 @@ signed_count(uint64_t v, int sign)
     return sign < 0 ? -m : m;
 }
 
-static int
-cmp_pcs(const uintptr_t *a, size_t na, const uintptr_t *b, size_t nb)
-{
-    size_t n = na < nb ? na : nb;
-
-    for (size_t i = 0; i < n; i++) {
-        if (a[i] != b[i])
-            return a[i] < b[i] ? -1 : 1;
-    }
-    return (na > nb) - (na < nb);
-}
-
 bool
 leakgate_diff__same_pcs(const uintptr_t *a,
                         size_t na,
                         const uintptr_t *b,
                         size_t nb)
 {
-    return cmp_pcs(a, na, b, nb) == 0;
+    return leakgate_heapfile__cmp_pcs(a, na, b, nb) == 0;
 }
 
 const struct leakgate_diff_entry *
@@ -102,7 +90,7 @@ cmp_items(const void *a, const void *b)
 {
     const struct item *x = a, *y = b;
 
-    return cmp_pcs(x->key, x->nkey, y->key, y->nkey);
+    return leakgate_heapfile__cmp_pcs(x->key, x->nkey, y->key, y->nkey);
 }
 
 static int
@@ -121,7 +109,7 @@ cmp_entries(const void *a, const void *b)
 
     if (x->delta_bytes != y->delta_bytes)
         return x->delta_bytes > y->delta_bytes ? -1 : 1;
-    return cmp_pcs(x->pcs, x->npcs, y->pcs, y->npcs);
+    return leakgate_heapfile__cmp_pcs(x->pcs, x->npcs, y->pcs, y->npcs);
 }
 
 static void

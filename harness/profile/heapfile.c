@@ -595,8 +595,11 @@ parse_all(struct parser *ps, const char *text, size_t len)
     return 0;
 }
 
-static int
-cmp_pcs(const uintptr_t *a, size_t na, const uintptr_t *b, size_t nb)
+int
+leakgate_heapfile__cmp_pcs(const uintptr_t *a,
+                           size_t na,
+                           const uintptr_t *b,
+                           size_t nb)
 {
     size_t n = na < nb ? na : nb;
 
@@ -612,7 +615,7 @@ static int
 cmp_stacks(const void *a, const void *b)
 {
     const struct leakgate_heap_stack *x = a, *y = b;
-    int c = cmp_pcs(x->pcs, x->npcs, y->pcs, y->npcs);
+    int c = leakgate_heapfile__cmp_pcs(x->pcs, x->npcs, y->pcs, y->npcs);
 
     if (c)
         return c;
@@ -645,7 +648,8 @@ check_unique(struct parser *ps, const char *text, size_t len)
     const struct leakgate_heap_stack *s = ps->heap->stacks;
 
     for (size_t i = 1; i < ps->heap->nstacks; i++) {
-        if (cmp_pcs(s[i - 1].pcs, s[i - 1].npcs, s[i].pcs, s[i].npcs) == 0) {
+        if (leakgate_heapfile__cmp_pcs(s[i - 1].pcs, s[i - 1].npcs, s[i].pcs,
+                                       s[i].npcs) == 0) {
             ps->lineno = record_line(ps, text, len, s[i].pcs);
             return fail(ps, LEAKGATE_EFORMAT,
                         "the same stack is recorded twice");

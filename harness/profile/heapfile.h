@@ -79,4 +79,11 @@ int leakgate_heapfile__parse(struct leakgate_heap **out,
 /* Free a parsed heap; NULL is a no-op. */
 void leakgate_heapfile__free(struct leakgate_heap *heap);
 
+/* Order two stacks (return addresses, innermost first): by address, frame
+ * by frame, then the shorter first.  Cannot fail. */
+int leakgate_heapfile__cmp_pcs(const uintptr_t *a,
+                               size_t na,
+                               const uintptr_t *b,
+                               size_t nb);
+
 #endif

@@ -56,7 +56,7 @@ static int
 fill_case(struct leakgate_run_case *c, char **f)
 {
     memset(c, 0, sizeof *c);
-    c->status = leakgate_run__status_parse(f[3]);
+    c->status = leakgate_records__status_parse(f[3]);
     c->failed = strcmp(f[4], "1") == 0;
     c->skipped = strcmp(f[6], "s") == 0;
     c->waiting = strcmp(f[6], "w") == 0;
@@ -143,7 +143,7 @@ int
 leakgate_run__take_record(struct leakgate_run *r, char *line)
 {
     char *f[LEAKGATE_RUN_FIELDS_MAX];
-    size_t n = leakgate_run__split(f, LEAKGATE_RUN_FIELDS_MAX, line);
+    size_t n = leakgate_records__split(f, LEAKGATE_RUN_FIELDS_MAX, line);
     char type = '?';
     int rc = 0;
 

@@ -86,7 +86,7 @@ put_record(struct leakgate_buf *b,
     leakgate_buf__puts(b, type);
     for (const char *const *f = (const char *const[]){a, c, d, NULL}; *f; f++) {
         leakgate_buf__puts(b, "\t");
-        leakgate_run__put_field(b, *f);
+        leakgate_records__put_field(b, *f);
     }
     leakgate_buf__puts(b, "\n");
 }
@@ -123,7 +123,7 @@ put_window(struct leakgate_buf *b,
                                    "0.5", json, junit, NULL};
          *f; f++) {
         leakgate_buf__puts(b, "\t");
-        leakgate_run__put_field(b, *f);
+        leakgate_records__put_field(b, *f);
     }
     leakgate_buf__puts(b, "\n");
     free(json);

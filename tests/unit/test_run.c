@@ -29,14 +29,14 @@ test_run__field_round_trip(void)
     size_t n;
 
     leakgate_buf__puts(&b, "V\t");
-    leakgate_run__put_field(&b, "a\tb\nc\\d\\t");
+    leakgate_records__put_field(&b, "a\tb\nc\\d\\t");
     leakgate_buf__puts(&b, "\t");
-    leakgate_run__put_field(&b, "");
+    leakgate_records__put_field(&b, "");
     leakgate_buf__puts(&b, "\t");
-    leakgate_run__put_field(&b, "plain");
+    leakgate_records__put_field(&b, "plain");
     CU_ASSERT_FATAL(!b.failed);
     CU_ASSERT_PTR_NULL(strchr(b.ptr, '\n'));
-    n = leakgate_run__split(f, LEAKGATE_RUN_FIELDS_MAX, b.ptr);
+    n = leakgate_records__split(f, LEAKGATE_RUN_FIELDS_MAX, b.ptr);
     CU_ASSERT_EQUAL_FATAL(n, 4);
     CU_ASSERT_STRING_EQUAL(f[0], "V");
     CU_ASSERT_STRING_EQUAL(f[1], "a\tb\nc\\d\\t");
@@ -53,14 +53,14 @@ test_run__fixed_field_truncates(void)
 
     memset(line, 'x', sizeof line);
     CU_ASSERT(
-        !leakgate_run__put_field_fixed(line, sizeof line, &len, "\t\t\t\t\t"));
+        !leakgate_records__put_field_fixed(line, sizeof line, &len, "\t\t\t\t\t"));
     /* Room is kept for "\n" and the NUL; an escape pair is never cut. */
     CU_ASSERT(len + 2 <= sizeof line);
     CU_ASSERT_EQUAL(len % 2, 0);
     CU_ASSERT_EQUAL(line[len], '\0');
     CU_ASSERT_STRING_EQUAL(line, "\\t\\t\\t");
     len = 0;
-    CU_ASSERT(leakgate_run__put_field_fixed(line, sizeof line, &len, "\t"));
+    CU_ASSERT(leakgate_records__put_field_fixed(line, sizeof line, &len, "\t"));
     CU_ASSERT_STRING_EQUAL(line, "\\t");
 }
 

@@ -25,7 +25,7 @@
 #include "files.h"
 #include "report.h"
 #include "results.h"
-#include "run_proto.h"
+#include "records.h"
 #include "util.h"
 
 static int append_buf(struct leakgate_outputs *os, struct leakgate_buf *b);
@@ -141,9 +141,9 @@ leakgate_outputs__set_binary(struct leakgate_outputs *os, const char *binary)
     }
     prefix = getenv(LEAKGATE_OUTPUTS_PREFIX_ENV);
     leakgate_buf__puts(&b, "B\t");
-    leakgate_run__put_field(&b, binary);
+    leakgate_records__put_field(&b, binary);
     leakgate_buf__puts(&b, "\t");
-    leakgate_run__put_field(&b, prefix ? prefix : "");
+    leakgate_records__put_field(&b, prefix ? prefix : "");
     return append_buf(os, &b);
 }
 
@@ -233,7 +233,7 @@ leakgate_outputs__started(struct leakgate_outputs *os,
         if (len + 3 >= sizeof line)
             return; /* names this long are not journaled */
         line[len++] = '\t';
-        leakgate_run__put_field_fixed(line, sizeof line, &len, fields[i]);
+        leakgate_records__put_field_fixed(line, sizeof line, &len, fields[i]);
     }
     line[len++] = '\n';
     (void)leakgate_outputs__append(os, line, len);
@@ -259,9 +259,9 @@ leakgate_outputs__env(struct leakgate_outputs *os,
     struct leakgate_buf b = LEAKGATE_BUF_INIT;
 
     leakgate_buf__puts(&b, "N\t");
-    leakgate_run__put_field(&b, json_env);
+    leakgate_records__put_field(&b, json_env);
     leakgate_buf__puts(&b, "\t");
-    leakgate_run__put_field(&b, junit_env);
+    leakgate_records__put_field(&b, junit_env);
     os->has_env = true;
     return append_buf(os, &b);
 }
@@ -332,16 +332,16 @@ leakgate_outputs__window(struct leakgate_outputs *os,
     if (rc < 0 || sent_before(os, suite, test, piece->json_test))
         return rc;
     leakgate_buf__puts(&b, "V\t");
-    leakgate_run__put_field(&b, suite);
+    leakgate_records__put_field(&b, suite);
     leakgate_buf__puts(&b, "\t");
-    leakgate_run__put_field(&b, test);
+    leakgate_records__put_field(&b, test);
     /* %.17g: the merge sums the same doubles report.c would. */
     leakgate_buf__printf(&b, "\t%s\t%d\t%d\t%d\t%.17g\t",
-                         leakgate_run__status_name(piece->status), rank,
+                         leakgate_records__status_name(piece->status), rank,
                          piece->failed ? 1 : 0, piece->error ? 1 : 0,
                          piece->seconds > 0 ? piece->seconds : 0.0);
-    leakgate_run__put_field(&b, piece->json_test);
+    leakgate_records__put_field(&b, piece->json_test);
     leakgate_buf__puts(&b, "\t");
-    leakgate_run__put_field(&b, piece->junit_case);
+    leakgate_records__put_field(&b, piece->junit_case);
     return append_buf(os, &b);
 }

@@ -49,14 +49,14 @@ fail(const struct loader *ld,
      const char *fmt,
      ...)
 {
-    char msg[512];
     va_list ap;
+    int rc;
 
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
+    rc = leakgate_error__set_at(LEAKGATE_EFORMAT, ld->name, at->line, at->col,
+                                fmt, ap);
     va_end(ap);
-    return leakgate_error__set(LEAKGATE_EFORMAT, "%s:%u:%u: %s", ld->name,
-                               at->line, at->col, msg);
+    return rc;
 }
 
 static int

@@ -151,18 +151,6 @@ leakgate_outputs__key_owner(const char *key,
            strspn(text + 21, "0123456789") == key_len - 21;
 }
 
-/* A journal of an earlier leakgate, "START-PID.log" (one per process). */
-static bool
-old_journal(const char *name)
-{
-    size_t n = strlen(name);
-    unsigned long long start;
-    long pid;
-
-    return n > 4 && strcmp(name + n - 4, ".log") == 0 &&
-           leakgate_outputs__key_owner(name, n - 4, &start, &pid);
-}
-
 /* ---- stores ------------------------------------------------------------- */
 
 int
@@ -194,11 +182,11 @@ leakgate_outputs__set_store(struct leakgate_outputs_file *o, const char *key)
 }
 
 /* The files leakgate keeps in a run directory: the journal, the merge's
- * stamp and its temporary files (and an earlier leakgate's journals). */
+ * stamp and its temporary files. */
 static bool
 run_file(const char *name)
 {
-    return strcmp(name, LEAKGATE_OUTPUTS_JOURNAL) == 0 || old_journal(name) ||
+    return strcmp(name, LEAKGATE_OUTPUTS_JOURNAL) == 0 ||
            strcmp(name, "merged") == 0 || strncmp(name, "merged.tmp.", 11) == 0;
 }
 
@@ -235,7 +223,6 @@ static bool
 any_writer_alive(int store_fd, const char *name)
 {
     struct leakgate_buf text = LEAKGATE_BUF_INIT;
-    DIR *d = NULL;
     bool live = false;
     int fd, rc;
 
@@ -248,21 +235,7 @@ any_writer_alive(int store_fd, const char *name)
     else if (rc != LEAKGATE_ENOTFOUND)
         live = true; /* unreadable: not judged stale */
     leakgate_buf__dispose(&text);
-    d = fdopendir(fd);
-    if (!d)
-        close(fd);
-    for (struct dirent *de = d ? readdir(d) : NULL; de && !live;
-         de = readdir(d)) {
-        size_t n = strlen(de->d_name);
-        unsigned long long start;
-        long pid;
-
-        live = old_journal(de->d_name) &&
-               leakgate_outputs__key_owner(de->d_name, n - 4, &start, &pid) &&
-               leakgate_outputs__alive(pid, start);
-    }
-    if (d)
-        closedir(d);
+    close(fd);
     return live;
 }
 

@@ -48,6 +48,7 @@
 
 #include "leakgate/leakgate.h"
 #include "leakgate/run.h"
+#include "records.h"
 #include "report.h"
 #include "util.h"
 
@@ -129,32 +130,12 @@ struct leakgate_run {
                                          (outputs.h), or NULL */
 };
 
-/* Append s escaped for one field.  Never fails (b->failed on ENOMEM). */
-void leakgate_run__put_field(struct leakgate_buf *b, const char *s);
-
-/* A record's status field: "pass", "fail", "not_judged" (anything else
- * is written and read as not judged).  Cannot fail. */
-const char *leakgate_run__status_name(leakgate_status status);
-leakgate_status leakgate_run__status_parse(const char *field);
-
-/* Append s escaped to dst[*len], truncated to leave room for "\n" and the
- * NUL within cap; never allocates (for records sent while recording).
- * False when s was cut short. */
-bool leakgate_run__put_field_fixed(char *dst,
-                                   size_t cap,
-                                   size_t *len,
-                                   const char *s);
-
 /* A record's seconds field: s as a C99 hexadecimal floating constant
  * ("0x1.8p-3"), exact, so that strtod() gives back the same double (0 for
  * a negative, infinite or NaN s).  A few dozen instructions where printf's
  * "%a" takes thousands, once per test.  Cannot fail. */
 #define LEAKGATE_RUN_SECONDS_MAX 32
 void leakgate_run__seconds(char out[LEAKGATE_RUN_SECONDS_MAX], double s);
-
-/* Split a record (no newline) into fields, unescaping in place.  Returns
- * the number of fields (at most max).  Cannot fail. */
-size_t leakgate_run__split(char **fields, size_t max, char *line);
 
 /* Send len bytes on the channel, never raising SIGPIPE.  With a doorbell
  * (bell >= 0) the sends do not block: leakgate run does not sleep on the

@@ -26,7 +26,7 @@
 #include "files.h"
 #include "report.h"
 #include "results.h"
-#include "run_proto.h"
+#include "records.h"
 #include "util.h"
 #include "verdict.h"
 
@@ -158,7 +158,7 @@ take_window(struct journal *j, char **f)
     rec.binary = j->binary ? j->binary : "";
     rec.prefix = j->prefix ? j->prefix : "";
     rec.piece.suite = f[1];
-    rec.piece.status = leakgate_run__status_parse(f[3]);
+    rec.piece.status = leakgate_records__status_parse(f[3]);
     rec.rank = (int)strtol(f[4], NULL, 10);
     rec.piece.failed = strcmp(f[5], "1") == 0;
     rec.piece.error = strcmp(f[6], "1") == 0;
@@ -176,7 +176,7 @@ static int
 take_line(struct journal *j, char *line)
 {
     char *f[10];
-    size_t n = leakgate_run__split(f, 10, line);
+    size_t n = leakgate_records__split(f, 10, line);
 
     if ((n == 2 || n == 3) && strcmp(f[0], "B") == 0) {
         j->binary = f[1];
