@@ -748,6 +748,7 @@ leakgate_cunit_run(leakgate_gate *gate, int (*fn)(void *payload), void *payload)
     if (run_depth > 0)
         return fn(payload); /* the outer run has wrapped the registry */
     fail_on_inactive = CU_get_fail_on_inactive();
+    leakgate_cunit__drop_replayed_records(); /* CUnit clears its list */
     memset(run, 0, sizeof *run);
     run->gate = gate;
     leakgate_gate_set_runner(gate, __start_leakgate_runner,
@@ -782,6 +783,7 @@ leakgate_cunit_run(leakgate_gate *gate, int (*fn)(void *payload), void *payload)
     disarm_watchdog();
     CU_set_fail_on_inactive(fail_on_inactive);
     leakgate_cunit__replay_awaiting(false);
+    leakgate_cunit__add_replayed_records();
     leakgate_cunit__probe_warmup();
     finish_run();
     refuse_unjudged();

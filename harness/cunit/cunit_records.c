@@ -112,17 +112,25 @@ leakgate_cunit__current_test(void)
  * stderr.  A multi-line text would be printed twice on a terminal and
  * break a TAP or JUnit handler's output.
  */
+void
+leakgate_cunit__failure_text(char *text, size_t size, const leakgate_verdict *v)
+{
+    const char *report = leakgate_verdict_report(v);
+    size_t len = strcspn(report, "\n");
+
+    snprintf(text, size, "%.*s (leakgate's report is on stderr)",
+             (int)(len < 400 ? len : 400), report);
+}
+
 static void
 add_cunit_failure(const leakgate_verdict *v)
 {
-    const char *report = leakgate_verdict_report(v), *file;
-    size_t len = strcspn(report, "\n");
+    const char *file;
     unsigned int line;
     char text[512];
 
     leakgate_verdict_location(v, &file, &line);
-    snprintf(text, sizeof text, "%.*s (leakgate's report is on stderr)",
-             (int)(len < 400 ? len : 400), report);
+    leakgate_cunit__failure_text(text, sizeof text, v);
     CU_assertImplementation(CU_FALSE, line, text, file ? file : "leakgate", "",
                             CU_FALSE);
 }

@@ -56,6 +56,8 @@ struct wtest {
     bool suite_wait;     /* ... for its suite's end (scope: suite) */
     bool report_late;    /* replayed in its suite's cleanup: reported when
                             the suite's window has closed (its hint) */
+    bool record_pending; /* failed after CUnit completed it: its failure
+                            record goes into CUnit's list after the run */
 };
 
 /* A record that is over but not yet handed to the hooks. */
@@ -125,6 +127,11 @@ struct wtest *leakgate_cunit__current_test(void);
  * failed.  NULL: false. */
 struct leakgate_note;
 bool leakgate_cunit__report_verdict(const leakgate_verdict *v);
+/* The condition of a gate failure's CUnit record into text (size bytes):
+ * the report's first line and where the rest is.  Cannot fail. */
+void leakgate_cunit__failure_text(char *text,
+                                  size_t size,
+                                  const leakgate_verdict *v);
 
 /* A failure the gate noted in the running test's record (a thread it left
  * neither joined nor detached): said on stderr, and recorded as a CUnit

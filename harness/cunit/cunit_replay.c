@@ -9,7 +9,9 @@
 #include "cunit_replay.h"
 
 #include <CUnit/CUnit.h>
+#include <dlfcn.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define SUITE_WINDOW "[suite]"
@@ -95,7 +97,7 @@ awaiting_names(char *out, size_t size, size_t n)
  * test), so the record is leakgate's report on stderr.
  */
 void
-leakgate_cunit__count_replayed_failure(const struct wtest *wt)
+leakgate_cunit__count_replayed_failure(struct wtest *wt)
 {
     CU_pRunSummary sum = CU_get_run_summary();
     CU_pSuite s = wt->ws->suite;
@@ -105,12 +107,113 @@ leakgate_cunit__count_replayed_failure(const struct wtest *wt)
         had |= f->pTest == wt->test;
     sum->nAsserts++;
     sum->nAssertsFailed++;
+    wt->record_pending = true;
     if (had)
         return;
     sum->nTestsFailed++;
     s->uiNumberOfTestsFailed++;
     if (s->uiNumberOfTestsSuccess > 0)
         s->uiNumberOfTestsSuccess--;
+}
+
+/* The records CUnit's empty list could not take (see cunit_replay.h). */
+static CU_pFailureRecord kept;
+
+/* CUnit's CU_get_failure_list() as the glue defines it (exported by the
+ * preload library, weak in a linked binary: a CUnit linked statically
+ * keeps its own): CUnit's own list, or, when that is empty after a run
+ * whose replay failed tests, the records kept for them. */
+__attribute__((weak, visibility("default"))) CU_pFailureRecord
+CU_get_failure_list(void)
+{
+    static CU_pFailureRecord (*real)(void);
+    void *sym;
+
+    if (!real) {
+        sym = dlsym(RTLD_NEXT, "CU_get_failure_list");
+        if (!sym)
+            return kept;
+        memcpy(&real, &sym, sizeof sym);
+    }
+    return real() ? real() : kept;
+}
+
+void
+leakgate_cunit__drop_replayed_records(void)
+{
+    while (kept) {
+        CU_pFailureRecord next = kept->pNext;
+
+        free(kept->strFileName);
+        free(kept->strCondition);
+        free(kept);
+        kept = next;
+    }
+}
+
+/* A CUnit failure record of wt's failing verdict v.  The C library's
+ * malloc, not leakgate's heap: CUnit frees the records of its list with
+ * free() when the next run starts.  Made after the run, when no window
+ * is open: never part of a test's growth. */
+static CU_pFailureRecord
+new_record(const struct wtest *wt, const leakgate_verdict *v)
+{
+    CU_pFailureRecord f = malloc(sizeof *f);
+    const char *file = NULL;
+    unsigned int line = 0;
+    char text[512];
+
+    if (!f)
+        return NULL;
+    leakgate_verdict_location(v, &file, &line);
+    leakgate_cunit__failure_text(text, sizeof text, v);
+    memset(f, 0, sizeof *f);
+    f->type = CUF_AssertFailed;
+    f->uiLineNumber = line;
+    f->strFileName = strdup(file && *file ? file : "leakgate");
+    f->strCondition = strdup(text);
+    f->pTest = wt->test;
+    f->pSuite = wt->ws->suite;
+    if (!f->strFileName || !f->strCondition) {
+        free(f->strFileName);
+        free(f->strCondition);
+        free(f);
+        return NULL;
+    }
+    return f;
+}
+
+void
+leakgate_cunit__add_replayed_records(void)
+{
+    CU_pRunSummary sum = CU_get_run_summary();
+    CU_pFailureRecord tail = CU_get_failure_list();
+
+    if (tail == kept)
+        tail = NULL; /* CUnit's own list is empty */
+    while (tail && tail->pNext)
+        tail = tail->pNext;
+    for (size_t i = 0; i < run->ntests; i++) {
+        struct wtest *wt = &run->tests[i];
+        const leakgate_verdict *v;
+        CU_pFailureRecord f;
+
+        if (!wt->record_pending)
+            continue;
+        wt->record_pending = false;
+        v = leakgate_gate_verdict(run->gate, wt->ws->name, wt->name);
+        f = v ? new_record(wt, v) : NULL;
+        if (!f)
+            continue;
+        if (tail) {
+            tail->pNext = f;
+            f->pPrev = tail;
+        } else {
+            kept = f;
+        }
+        tail = f;
+        sum->nFailureRecords++;
+    }
 }
 
 /* Suites whose tests the replay judged after their window closed get the
@@ -283,8 +386,7 @@ leakgate_cunit__replay_awaiting(bool in_cunit)
             }
         } else if (leakgate_cunit__report_verdict(v)) {
             failed++;
-            if (in_cunit)
-                leakgate_cunit__count_replayed_failure(wt);
+            leakgate_cunit__count_replayed_failure(wt);
         }
         if (hooks->revised)
             hooks->revised(wt->ws->name, wt->name, hooks->payload);
@@ -293,8 +395,9 @@ leakgate_cunit__replay_awaiting(bool in_cunit)
     if (failed > 0 && !in_cunit)
         fprintf(stderr,
                 "\nleakgate: %zu test%s failed in the replay after the CUnit "
-                "run returned: CUnit's counts, and a summary printed from "
-                "them, leave %s out; the exit status counts %s\n",
+                "run returned: a summary CUnit printed before leaves %s out; "
+                "its counts and failure list, and the exit status, count "
+                "%s\n",
                 failed, failed == 1 ? "" : "s", failed == 1 ? "it" : "them",
                 failed == 1 ? "it" : "them");
 }

@@ -8,13 +8,25 @@
 #ifndef LEAKGATE_CUNIT_REPLAY_H
 #define LEAKGATE_CUNIT_REPLAY_H
 
+#include <CUnit/CUnit.h>
 #include <stdbool.h>
 
 #include "cunit_records.h"
 
 /* Count a failing verdict the replay (or its suite's end) gave wt, which
  * CUnit has completed, in CUnit's run summary.  Cannot fail. */
-void leakgate_cunit__count_replayed_failure(const struct wtest *wt);
+void leakgate_cunit__count_replayed_failure(struct wtest *wt);
+
+/* The failure records of the verdicts leakgate_cunit__count_replayed_
+ * failure() counted, into CUnit's failure list (CU_get_failure_list()),
+ * after the run, when no window is open: appended to CUnit's own list,
+ * or, when that is empty (its head is CUnit's own), kept here until the
+ * next run and handed out by CU_get_failure_list() as the glue defines
+ * it (cunit_replay.c: CUnit's own list, else these).  Cannot
+ * fail (a record that cannot be allocated is left out). */
+void leakgate_cunit__add_replayed_records(void);
+/* Free the records kept above (a new run starts).  Cannot fail. */
+void leakgate_cunit__drop_replayed_records(void);
 
 /* Report the tests of ws (NULL: of every suite) whose report waited for
  * their suite's window. */

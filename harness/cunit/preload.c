@@ -106,8 +106,8 @@ fixed_line(char *line,
             break; /* names this long: a short record, which is ignored */
         }
         line[(*len)++] = '\t';
-        whole &=
-            leakgate_records__put_field_fixed(line, LINE_MAX_FIXED, len, fields[i]);
+        whole &= leakgate_records__put_field_fixed(line, LINE_MAX_FIXED, len,
+                                                   fields[i]);
     }
     line[(*len)++] = '\n';
     return whole;
