@@ -244,7 +244,7 @@ LEAKGATE_API void leakgate_gate_settings(struct leakgate_window_settings *out,
 
 /**
  * Before the first window, for each window the run will measure: in a
- * lean process (a program linked with leakgate::cunit_lean, without
+ * lean process (a program linked with leakgate::cunit, without
  * jemalloc) a window whose settings need an exact measurement from the
  * start (`rerun: false`, `repeat:` > 1) cannot run; the program is started
  * again with jemalloc preloaded (its own arguments; this call does not

@@ -10,7 +10,7 @@
  *   worker/stops    lets the worker free its object and exit; waits
  * Every test passes; worker/other's verdict says that a thread
  * worker/starts started allocated during it.  Built twice: linked with
- * leakgate::cunit and with leakgate::cunit_lean.
+ * leakgate::cunit and with leakgate::cunit_jemalloc.
  */
 #include <pthread.h>
 #include <semaphore.h>

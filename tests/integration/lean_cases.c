@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Suite windows a lean process judges from tracker pieces (gate_lean.c),
- * built twice: linked with leakgate::cunit_lean and with leakgate::cunit
+ * built twice: linked with leakgate::cunit (lean) and with
+ * leakgate::cunit_jemalloc
  * (tests/integration/CMakeLists.txt, lean/cases_*).  Suites:
  *   kept       init keeps a table its thresholds accept: passes
  *   kept_leak  init keeps a table nothing accepts: fails, at its line
