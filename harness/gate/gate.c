@@ -21,6 +21,7 @@
 #include "error.h"
 #include "files.h"
 #include "intercept.h"
+#include "options.h"
 #include "symbolize.h"
 #include "outputs.h"
 #include "policy.h"
@@ -33,7 +34,11 @@
 static int
 load_config(struct leakgate_gate *gate)
 {
-    const char *path = leakgate_config__path(gate->opts.thresholds_path);
+    /* Options not parsed (LEAKGATE_GATE_OPTIONS_INIT) still get the
+     * file the build named. */
+    const char *path = leakgate_config__path(
+        gate->opts.thresholds_path ? gate->opts.thresholds_path
+                                   : leakgate_options__build_thresholds());
     int rc;
 
     if (!path)

@@ -298,14 +298,28 @@ has_prefix(const char *s, const char *prefix)
     return s && strncmp(s, prefix, strlen(prefix)) == 0;
 }
 
-/* A test runner's frame: CUnit itself or leakgate's glue. */
+/* A test runner's frame: CUnit, cmocka (their shared libraries), Check's
+ * and Unity's runners (linked into the test binary: by name), or
+ * leakgate's glue and adapters (docs/frameworks.md).  The frames from
+ * the first one out are the framework's, never a suggested rule's. */
 static bool
 is_runner_frame(const struct leakgate_frame *f)
 {
+    static const char *const modules[] = {"libcunit.", "libcmocka."};
+    static const char *const functions[] = {"leakgate_", "srunner_",
+                                            "tcase_run_", "UnityDefaultTestRun",
+                                            "_cmocka_run_group_tests"};
     const char *slash = f->module ? strrchr(f->module, '/') : NULL;
 
-    return has_prefix(slash ? slash + 1 : f->module, "libcunit.") ||
-           has_prefix(f->function, "leakgate_");
+    for (size_t i = 0; i < sizeof modules / sizeof modules[0]; i++) {
+        if (has_prefix(slash ? slash + 1 : f->module, modules[i]))
+            return true;
+    }
+    for (size_t i = 0; i < sizeof functions / sizeof functions[0]; i++) {
+        if (has_prefix(f->function, functions[i]))
+            return true;
+    }
+    return false;
 }
 
 /* The frame starts a process or thread: never the user's code. */

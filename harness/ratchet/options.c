@@ -34,6 +34,15 @@
 extern const char leakgate_options_build_thresholds[]
     __attribute__((weak, visibility("default")));
 
+const char *
+leakgate_options__build_thresholds(void)
+{
+    return leakgate_options_build_thresholds &&
+                   *leakgate_options_build_thresholds
+               ? leakgate_options_build_thresholds
+               : NULL;
+}
+
 /* /proc/self/cmdline is at most ARG_MAX (2 MiB on Linux) long. */
 #define CMDLINE_MAX ((size_t)4 << 20)
 
@@ -352,9 +361,8 @@ leakgate_gate_options_parse_args(struct leakgate_gate_options *opts,
         if (!*field(opts, &value_options[k]) && env && *env)
             *field(opts, &value_options[k]) = env;
     }
-    if (!opts->thresholds_path && leakgate_options_build_thresholds &&
-        *leakgate_options_build_thresholds)
-        opts->thresholds_path = leakgate_options_build_thresholds;
+    if (!opts->thresholds_path)
+        opts->thresholds_path = leakgate_options__build_thresholds();
     for (size_t k = 0; k < sizeof flag_envs / sizeof flag_envs[0]; k++) {
         const char *env = getenv(flag_envs[k].env);
         int *flag = (int *)(void *)((char *)opts + flag_envs[k].offset);

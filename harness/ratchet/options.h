@@ -26,6 +26,11 @@ int leakgate_options__test_timeout(unsigned int *seconds_out, const char *text);
  * began (replay.c).  Static.  Cannot fail. */
 const char *const *leakgate_options__env_names(void);
 
+/* The thresholds file the build named (CMake's leakgate_thresholds_file():
+ * leakgate_options_build_thresholds in the test binary), or NULL.  Cannot
+ * fail. */
+const char *leakgate_options__build_thresholds(void);
+
 /*
  * The process's own argv (/proc/self/cmdline), read once and kept for the
  * life of the process, NULL-terminated; for a caller that has none (a

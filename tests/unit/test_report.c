@@ -441,6 +441,44 @@ test_report__raw_pcs(void)
     leakgate_util__free(text);
 }
 
+/* A framework's runner frames, and what is outside them, never reach a
+ * report or a suggested rule: CUnit's and cmocka's libraries, Check's and
+ * Unity's runners by name, leakgate's adapters; a user's frame named
+ * like none of them stays. */
+static void
+test_report__runner_frames_trimmed(void)
+{
+    static const char *const unit = "/build/unit_tests";
+    struct {
+        const char *function, *module;
+        bool runner;
+    } cases[] = {
+        {"srunner_run_tagged", unit, true},
+        {"tcase_run_tfun_nofork", unit, true},
+        {"UnityDefaultTestRun", unit, true},
+        {"leakgate_check_window", unit, true},
+        {"cmocka_run_one_test_or_fixture",
+         "/usr/lib/x86_64-linux-gnu/libcmocka.so.0", true},
+        {NULL, "/usr/lib/x86_64-linux-gnu/libcunit.so.1", true},
+        {"suite_setup_tables", unit, false},
+    };
+
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        struct leakgate_frame f[4] = {
+            {0x401000, "strtab_new", "strtab.c", 38, unit, 0x1000, false},
+            {0x402000, "removes_body", "test.c", 24, unit, 0x2000, false},
+            {0x403000, cases[i].function, NULL, 0, cases[i].module, 0x3000,
+             false},
+            {0x404000, "main", "test.c", 40, unit, 0x4000, false}};
+        uintptr_t pcs[4] = {0x401000, 0x402000, 0x403000, 0x404000};
+        struct leakgate_vstack s = {pcs, 4, f, 4, 0, 4, 64, 1, NULL, 0, {0}};
+
+        leakgate_verdict__trim(&s);
+        CU_ASSERT_EQUAL(s.shown_begin, 0);
+        CU_ASSERT_EQUAL(s.shown_end, cases[i].runner ? 2 : 4);
+    }
+}
+
 static void
 test_report__frames_edge_cases(void)
 {
@@ -1502,6 +1540,7 @@ test_report__verdict_free(void)
 
 const char *const unit_suite = "report";
 const struct unit_case unit_cases[] = {
+    {"test_report__runner_frames_trimmed", test_report__runner_frames_trimmed},
     {"test_report__golden_failure", test_report__golden_failure},
     {"test_report__pass_is_empty", test_report__pass_is_empty},
     {"test_report__color", test_report__color},
