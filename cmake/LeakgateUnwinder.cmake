@@ -7,7 +7,7 @@
 # renamed, nothing else in a program can bind to them, and a program's own
 # _Unwind_* (C++ exceptions) still come from libgcc_s as in a plain run.
 # Why: a test binary then does not load libgcc_s.so.1 at all (issue 23,
-# docs/performance.md "Process start").
+# docs/internals/performance-record.md "Process start").
 #
 # -D GCC_EH=<libgcc_eh.a> -D NM=<nm> -D OBJCOPY=<objcopy> -D AR=<ar>
 # -D OUT=<directory>

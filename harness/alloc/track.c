@@ -620,7 +620,8 @@ probe_wrappers(void)
         /* Every bit the probe set is cleared (unless another thread's
          * allocation was recorded meanwhile): the first window need not
          * scan the probe's page of marks, a one-test process's 3 page
-         * faults of zeros (docs/performance.md "Process start"). */
+         * faults of zeros (docs/internals/performance-record.md "Process
+         * start"). */
         sum_slots(&sets, &clears);
         if (sets == clears)
             track.sets_at_end = sets;

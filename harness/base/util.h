@@ -26,7 +26,7 @@ char *leakgate_util__strndup(const char *s, size_t n);
  * none: GCC on x86-64 places it in .lbss, after every other variable, so
  * the small ones a test process starts with share a few pages instead of
  * sitting between the tables (each page first touched costs a page fault;
- * docs/performance.md "Process start").  Elsewhere nothing. */
+ * docs/internals/performance-record.md "Process start").  Elsewhere nothing. */
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
 #define LEAKGATE_LARGE_TABLE __attribute__((section(".lbss.leakgate")))
 #else

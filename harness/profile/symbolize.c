@@ -94,8 +94,8 @@ struct leakgate_symbolizer {
  * linked: a gated process that never symbolizes (every test passes the
  * fast pass, the common case under ctest's one process per test) does not
  * map libdw, libelf, libz, liblzma and libbz2 nor pay their relocations
- * (docs/performance.md, "One process").  Every libdw function this file
- * calls goes through `dw`; calling one directly would be an undefined
+ * (docs/internals/performance-record.md, "One process").  Every libdw function
+ * this file calls goes through `dw`; calling one directly would be an undefined
  * reference at link time, since nothing links libdw.
  */
 #define LIBDW_FUNCTIONS(X)                                                     \

@@ -3,7 +3,7 @@
  * track_cost: what one malloc+free costs under each way of gating, and
  * what one empty window costs, in one process (jemalloc as leakgate links
  * it: exact-mode malloc_conf, recording inactive).  Prints a Markdown
- * table; run by hand (docs/performance.md quotes it):
+ * table; run by hand (docs/internals/performance-record.md quotes it):
  *
  *   build/bench/tests/bench/bench_track_cost [iterations]
  *
@@ -26,11 +26,10 @@
  * Per empty window: leakgate_track__begin/end versus the exact gate's
  * leakgate_gate_begin/end (two dumps, parse, diff, judge).
  *
- * The peak meter (issue 16; docs/performance.md "Peak meter: mechanism
- * and cost"), per malloc+free as above:
- *   meter on                the wrappers' meter alone (global atomics:
- *                           live, peak, allocations; sallocx per call)
- *   tracker window + meter  the fast first pass as built since 3060c7b
+ * The peak meter (issue 16; docs/internals/performance-record.md "Peak meter:
+ * mechanism and cost"), per malloc+free as above: meter on                the
+ * wrappers' meter alone (global atomics: live, peak, allocations; sallocx per
+ * call) tracker window + meter  the fast first pass as built since 3060c7b
  *   meter, trigger armed    an exact window's meter with a peak_limit
  *                           far above (profiling inactive here)
  *   two threads             both rows again with two threads churning at
