@@ -64,9 +64,22 @@ static const char style[] =
     "border-radius:6px;padding:.5em;background:#fff}\n"
     "figure svg{max-width:100%;height:auto}\n"
     "ul.files{columns:2;margin:.2em 0}\n"
+    "ul.failing{margin:.5em 0 0;columns:2}\n"
+    "section.cause{border:1px solid var(--line);border-left:6px solid "
+    "var(--fail);border-radius:8px;padding:.2em 1.2em 1em;margin:1.5em 0;"
+    "background:#fffafa}\n"
+    "details.grouped{margin:.6em 0}\n"
     "</style>\n";
 
 /* ---- small helpers ------------------------------------------------------ */
+
+/* What the whole page shares: the source root its paths are shown
+ * relative to ("/src/proj/", the directory that holds every source file
+ * of the failing windows' shown frames; empty: paths as they are). */
+struct page {
+    const char *root;
+    size_t root_len;
+};
 
 static void
 text(struct leakgate_buf *b, const char *s)
@@ -179,6 +192,45 @@ counts(size_t out[4], const struct leakgate_verdict *const *v, size_t n)
         out[(unsigned int)v[i]->status < 3 ? v[i]->status : 1]++;
         out[3] += leakgate_verdict__unjudged(v[i]);
     }
+}
+
+/* The failing windows under the banner, each a link to its section
+ * (or to the card of the cause it shares); at most 20. */
+static void
+failing_list(struct leakgate_buf *b,
+             const struct leakgate_verdict *const *v,
+             size_t n,
+             const size_t *cause)
+{
+    size_t shown = 0, failed = 0;
+
+    for (size_t i = 0; i < n; i++)
+        failed += v[i]->status == LEAKGATE_STATUS_FAIL;
+    if (failed == 0)
+        return;
+    leakgate_buf__puts(b, "<ul class=\"failing\">\n");
+    for (size_t i = 0; i < n && shown < 20; i++) {
+        if (v[i]->status != LEAKGATE_STATUS_FAIL)
+            continue;
+        shown++;
+        if (cause[i] != SIZE_MAX)
+            leakgate_buf__printf(b, "<li><a href=\"#cause-%zu\"><code>",
+                                 cause[i]);
+        else
+            leakgate_buf__printf(b, "<li><a href=\"#w-%zu\"><code>", i);
+        if (v[i]->origin)
+            text(b, v[i]->origin);
+        name_text(b, v[i]->name);
+        leakgate_buf__puts(b, "</code></a> ");
+        bytes(b, (int64_t)v[i]->policy.total_bytes);
+        leakgate_buf__puts(b, "</li>\n");
+    }
+    if (failed > shown)
+        leakgate_buf__printf(b,
+                             "<li>and %zu more (<a href=\"#failures\">"
+                             "Failures</a>)</li>\n",
+                             failed - shown);
+    leakgate_buf__puts(b, "</ul>\n");
 }
 
 static void
@@ -475,14 +527,24 @@ peaks_table(struct leakgate_buf *b,
 /* ---- one failing window ------------------------------------------------- */
 
 static void
-frame_row(struct leakgate_buf *b, const struct leakgate_frame *f)
+frame_row(struct leakgate_buf *b,
+          const struct leakgate_frame *f,
+          const struct page *pg)
 {
     leakgate_buf__puts(b, "<tr><td class=\"fn mono\">");
     text(b, f->function ? f->function : "??");
     if (f->inlined)
         leakgate_buf__puts(b, " <span class=\"muted\">(inlined)</span>");
     leakgate_buf__puts(b, "</td><td class=\"mono\">");
-    if (f->file) {
+    if (f->file && pg->root_len > 0 &&
+        strncmp(f->file, pg->root, pg->root_len) == 0) {
+        /* Under the source root: relative, the whole path on hover. */
+        leakgate_buf__puts(b, "<span title=\"");
+        leakgate_report__put_escaped(b, f->file, ESC_ATTR);
+        leakgate_buf__puts(b, "\">");
+        text(b, f->file + pg->root_len);
+        leakgate_buf__printf(b, ":%u</span>", f->line);
+    } else if (f->file) {
         text(b, f->file);
         leakgate_buf__printf(b, ":%u", f->line);
     } else if (f->module) {
@@ -501,7 +563,8 @@ stack_block(struct leakgate_buf *b,
             const struct leakgate_vstack *s,
             size_t nth,
             size_t of,
-            bool peak)
+            bool peak,
+            const struct page *pg)
 {
     char num[32];
     size_t begin = s->shown_begin, end = s->shown_end;
@@ -522,7 +585,7 @@ stack_block(struct leakgate_buf *b,
     }
     leakgate_buf__puts(b, "</p>\n<table class=\"frames\">\n");
     for (size_t k = begin; k < end; k++)
-        frame_row(b, &s->frames[k]);
+        frame_row(b, &s->frames[k], pg);
     for (size_t k = 0; !s->frames && k < s->npcs; k++)
         leakgate_buf__printf(
             b, "<tr><td class=\"mono\">0x%" PRIxPTR "</td></tr>\n", s->pcs[k]);
@@ -680,7 +743,8 @@ artifacts(struct leakgate_buf *b,
 static void
 peak_section(struct leakgate_buf *b,
              const struct leakgate_verdict *v,
-             const struct leakgate_report_env *env)
+             const struct leakgate_report_env *env,
+             const struct page *pg)
 {
     char num[32], from[512];
 
@@ -707,7 +771,7 @@ peak_section(struct leakgate_buf *b,
     bytes(b, (int64_t)v->peak_level);
     leakgate_buf__puts(b, " these stacks held the most:</p>\n");
     for (size_t k = 0; k < v->npeak_stacks; k++)
-        stack_block(b, &v->peak_stacks[k], k + 1, v->npeak_stacks, true);
+        stack_block(b, &v->peak_stacks[k], k + 1, v->npeak_stacks, true, pg);
 }
 
 static void
@@ -715,7 +779,8 @@ failure(struct leakgate_buf *b,
         const struct leakgate_verdict *v,
         size_t i,
         const char *svg,
-        const struct leakgate_report_env *env)
+        const struct leakgate_report_env *env,
+        const struct page *pg)
 {
     size_t of = 0, nth = 0;
 
@@ -741,9 +806,9 @@ failure(struct leakgate_buf *b,
     leakgate_buf__puts(b, of ? "<h3>Stacks</h3>\n" : "");
     for (size_t k = 0; k < v->nstacks; k++) {
         if (offending(v, &v->stacks[k]))
-            stack_block(b, &v->stacks[k], ++nth, of, false);
+            stack_block(b, &v->stacks[k], ++nth, of, false, pg);
     }
-    peak_section(b, v, env);
+    peak_section(b, v, env, pg);
     /* The call graph is of what was retained: none for a failure on the
      * peak alone. */
     if (of > 0 || !v->peak_over)
@@ -756,6 +821,148 @@ failure(struct leakgate_buf *b,
     leakgate_buf__puts(b, "</pre></details>\n</section>\n");
 }
 
+/* ---- causes: failing windows that share their largest stack --------- */
+
+/* The largest offending stack of a failing window, or NULL. */
+static const struct leakgate_vstack *
+cause_stack(const struct leakgate_verdict *v)
+{
+    const struct leakgate_vstack *best = NULL;
+
+    for (size_t k = 0; k < v->nstacks; k++) {
+        if (offending(v, &v->stacks[k]) &&
+            (!best || v->stacks[k].bytes > best->bytes))
+            best = &v->stacks[k];
+    }
+    if (!best || !best->frames || best->shown_end <= best->shown_begin ||
+        best->shown_end > best->nframes)
+        return NULL;
+    return best;
+}
+
+/* Whether two stacks show the same functions at the same lines. */
+static bool
+same_cause(const struct leakgate_vstack *x, const struct leakgate_vstack *y)
+{
+    if (x->shown_end - x->shown_begin != y->shown_end - y->shown_begin)
+        return false;
+    for (size_t k = 0; k < x->shown_end - x->shown_begin; k++) {
+        const struct leakgate_frame *a = &x->frames[x->shown_begin + k];
+        const struct leakgate_frame *c = &y->frames[y->shown_begin + k];
+
+        if (!a->function || !c->function ||
+            strcmp(a->function, c->function) != 0 || a->line != c->line)
+            return false;
+    }
+    return true;
+}
+
+/* cause[i]: the number of the cause window i shares with another failing
+ * window (its first window's index), or SIZE_MAX.  NULL on ENOMEM. */
+static size_t *
+causes(const struct leakgate_verdict *const *v, size_t n)
+{
+    size_t *cause = leakgate_util__calloc(n ? n : 1, sizeof *cause);
+
+    if (!cause)
+        return NULL;
+    for (size_t i = 0; i < n; i++)
+        cause[i] = SIZE_MAX;
+    for (size_t i = 0; i < n; i++) {
+        const struct leakgate_vstack *si;
+
+        if (v[i]->status != LEAKGATE_STATUS_FAIL || cause[i] != SIZE_MAX ||
+            !(si = cause_stack(v[i])))
+            continue;
+        for (size_t j = i + 1; j < n; j++) {
+            const struct leakgate_vstack *sj;
+
+            if (v[j]->status == LEAKGATE_STATUS_FAIL && cause[j] == SIZE_MAX &&
+                (sj = cause_stack(v[j])) && same_cause(si, sj))
+                cause[i] = cause[j] = i;
+        }
+    }
+    return cause;
+}
+
+/* One card for a stack that several failing windows retained: the
+ * stack once, and the windows it hit, each linked to its section. */
+static void
+cause_card(struct leakgate_buf *b,
+           const struct leakgate_verdict *const *v,
+           size_t n,
+           const size_t *cause,
+           size_t first,
+           const struct page *pg)
+{
+    const struct leakgate_vstack *s = cause_stack(v[first]);
+    const struct leakgate_frame *top = &s->frames[s->shown_begin];
+    size_t hit = 0;
+
+    for (size_t i = 0; i < n; i++)
+        hit += cause[i] == first;
+    leakgate_buf__printf(b,
+                         "<section class=\"cause\" id=\"cause-%zu\">\n"
+                         "<h2>One cause, %zu windows: <code>",
+                         first, hit);
+    text(b, top->function);
+    leakgate_buf__puts(b, "</code></h2>\n<p>The same stack is over its limit "
+                          "in each of these windows:</p>\n<ul>\n");
+    for (size_t i = 0; i < n; i++) {
+        if (cause[i] != first)
+            continue;
+        leakgate_buf__printf(b, "<li><a href=\"#w-%zu\"><code>", i);
+        if (v[i]->origin)
+            text(b, v[i]->origin);
+        name_text(b, v[i]->name);
+        leakgate_buf__puts(b, "</code></a> ");
+        bytes(b, cause_stack(v[i])->bytes);
+        leakgate_buf__puts(b, "</li>\n");
+    }
+    leakgate_buf__puts(b, "</ul>\n");
+    stack_block(b, s, 1, 1, false, pg);
+    leakgate_buf__puts(b, "<p class=\"muted\">Each window's own report, "
+                          "picture and thresholds entry are below.</p>\n"
+                          "</section>\n");
+}
+
+/* The directory that holds every absolute source path of the failing
+ * windows' shown frames, with its '/'; none when they share only "/". */
+static void
+source_root(struct page *pg, const struct leakgate_verdict *const *v, size_t n)
+{
+    pg->root = NULL;
+    pg->root_len = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (v[i]->status != LEAKGATE_STATUS_FAIL)
+            continue;
+        for (size_t k = 0; k < v[i]->nstacks; k++) {
+            const struct leakgate_vstack *s = &v[i]->stacks[k];
+
+            for (size_t f = s->shown_begin;
+                 s->frames && f < s->shown_end && f < s->nframes; f++) {
+                const char *file = s->frames[f].file;
+                size_t len = 0;
+
+                if (!file || file[0] != '/')
+                    continue;
+                if (!pg->root) {
+                    pg->root = file;
+                    pg->root_len = (size_t)(strrchr(file, '/') - file) + 1;
+                    continue;
+                }
+                while (len < pg->root_len && file[len] == pg->root[len])
+                    len++;
+                while (len > 0 && pg->root[len - 1] != '/')
+                    len--;
+                pg->root_len = len;
+            }
+        }
+    }
+    if (pg->root_len <= 1)
+        pg->root_len = 0;
+}
+
 char *
 leakgate_html__index(const struct leakgate_verdict *const *v,
                      const char *const *svgs,
@@ -764,25 +971,58 @@ leakgate_html__index(const struct leakgate_verdict *const *v,
                      const struct leakgate_html_run *run)
 {
     struct leakgate_buf b = LEAKGATE_BUF_INIT;
-    size_t c[4];
+    size_t c[4], *cause = causes(v, n);
     bool peaks = any_peak(v, n);
+    struct page pg;
 
+    if (!cause)
+        return NULL;
     counts(c, v, n);
+    source_root(&pg, v, n);
     head(&b, c, n, run);
-    environment(&b, env, run);
+    failing_list(&b, v, n, cause);
+    /* The failures first: a cause several windows share once, then each
+     * window (those of a shared cause folded). */
+    if (c[1]) {
+        leakgate_buf__puts(&b, "<h2 id=\"failures\">Failures</h2>\n");
+        if (pg.root_len > 0) {
+            leakgate_buf__puts(&b, "<p class=\"muted\">Source paths are "
+                                   "relative to <code>");
+            leakgate_buf__put(&b, pg.root, pg.root_len);
+            leakgate_buf__puts(&b, "</code>.</p>\n");
+        }
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (cause[i] == i)
+            cause_card(&b, v, n, cause, i, &pg);
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (v[i]->status != LEAKGATE_STATUS_FAIL)
+            continue;
+        if (cause[i] != SIZE_MAX) {
+            leakgate_buf__puts(&b, "<details class=\"grouped\"><summary>"
+                                   "<code>");
+            if (v[i]->origin)
+                text(&b, v[i]->origin);
+            name_text(&b, v[i]->name);
+            leakgate_buf__printf(&b,
+                                 "</code>: its report (<a href=\"#cause-%zu\">"
+                                 "one cause</a> with others)</summary>\n",
+                                 cause[i]);
+        }
+        failure(&b, v[i], i, svgs ? svgs[i] : NULL, env, &pg);
+        if (cause[i] != SIZE_MAX)
+            leakgate_buf__puts(&b, "</details>\n");
+    }
     windows(&b, v, n, peaks);
     if (peaks)
         peaks_table(&b, v, n);
-    if (c[1])
-        leakgate_buf__puts(&b, "<h2 id=\"failures\">Failures</h2>\n");
-    for (size_t i = 0; i < n; i++) {
-        if (v[i]->status == LEAKGATE_STATUS_FAIL)
-            failure(&b, v[i], i, svgs ? svgs[i] : NULL, env);
-    }
+    environment(&b, env, run);
     leakgate_buf__puts(&b, "<p class=\"muted\">Written by leakgate ");
     leakgate_buf__puts(&b, LEAKGATE_VERSION);
     leakgate_buf__puts(&b, ". Sizes are jemalloc's usable sizes: "
                            "<code>malloc(100)</code> retains 112&#160;B.</p>"
                            "\n</body>\n</html>\n");
+    leakgate_util__free(cause);
     return leakgate_buf__take(&b);
 }

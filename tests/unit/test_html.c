@@ -422,7 +422,61 @@ test_html__enomem(void)
 }
 
 const char *const unit_suite = "html";
+/* The page reads at a glance: the banner names and links the failing
+ * windows, the failures come before the tables, source paths are shown
+ * relative to the directory that holds them all, and two windows that
+ * retained the same stack get one card listing both (their own sections
+ * folded below it); a window with a cause of its own gets none. */
+static void
+test_html__glance(void)
+{
+    static char f_abs[] = "/home/ci/proj/src/cache.c";
+    static char f_abs2[] = "/home/ci/proj/src/parser.c";
+    static char s_twin[] = "test_twin";
+    static char s_twin_name[] = "parser/test_twin";
+    struct fixture fx;
+    struct leakgate_verdict twin;
+    const struct leakgate_verdict *v[3];
+    char *html;
+
+    fixture_init(&fx);
+    html = page(&fx, NULL);
+    CU_ASSERT(contains(html, "<ul class=\"failing\">\n<li><a href=\"#w-1\">"
+                             "<code>parser/test_&lt;cache&gt;&amp;</code></a> "
+                             "4,096&#160;B</li>"));
+    CU_ASSERT(strstr(html, "id=\"failures\"") != NULL &&
+              strstr(html, "id=\"failures\"") < strstr(html, "id=\"row-0\""));
+    CU_ASSERT(!strstr(html, "One cause"));
+    CU_ASSERT(!strstr(html, "relative to <code>"));
+    leakgate_util__free(html);
+
+    fx.frames[0].file = f_abs;
+    fx.frames[1].file = f_abs2;
+    twin = fx.fail;
+    twin.test = s_twin;
+    twin.name = s_twin_name;
+    v[0] = &fx.pass;
+    v[1] = &fx.fail;
+    v[2] = &twin;
+    html = leakgate_html__index(v, NULL, 3, &fx.env, &fx.run);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(html);
+    CU_ASSERT(contains(html, "Source paths are relative to <code>"
+                             "/home/ci/proj/src/</code>"));
+    CU_ASSERT(contains(html, "<span title=\"/home/ci/proj/src/cache.c\">"
+                             "cache.c:42</span>"));
+    CU_ASSERT(contains(html, "<section class=\"cause\" id=\"cause-1\">\n"
+                             "<h2>One cause, 2 windows: <code>cache_insert"));
+    CU_ASSERT(contains(html, "<li><a href=\"#w-2\"><code>parser/test_twin"
+                             "</code></a> 4,096&#160;B</li>"));
+    CU_ASSERT(contains(html, "<li><a href=\"#cause-1\"><code>"
+                             "parser/test_twin</code></a>"));
+    CU_ASSERT(contains(html, "<details class=\"grouped\"><summary><code>"
+                             "parser/test_twin</code>: its report"));
+    leakgate_util__free(html);
+}
+
 const struct unit_case unit_cases[] = {
+    {"test_html__glance", test_html__glance},
     {"test_html__page", test_html__page},
     {"test_html__failure_section", test_html__failure_section},
     {"test_html__self_contained", test_html__self_contained},
