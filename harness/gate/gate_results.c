@@ -143,12 +143,18 @@ verdict_dot(char **out,
     *out = NULL;
     for (size_t i = 0; gs && i < v->nstacks; i++) {
         const struct leakgate_vstack *s = &v->stacks[i];
+        size_t begin = s->shown_begin;
 
         if (s->bytes <= 0 || !s->frames || s->judgement.ignored)
             continue;
-        gs[n++] = (struct leakgate_graph_stack){s->frames + s->shown_begin,
-                                                s->shown_end - s->shown_begin,
-                                                s->bytes, s->objs};
+        /* Drawn from the user's frames down: the C library's innermost
+         * frames (__strdup) are folded into their caller, whose box then
+         * holds the bytes the report's first line is about. */
+        while (begin + 1 < s->shown_end &&
+               leakgate_symbolize__system_frame(&s->frames[begin]))
+            begin++;
+        gs[n++] = (struct leakgate_graph_stack){
+            s->frames + begin, s->shown_end - begin, s->bytes, s->objs};
     }
     leakgate_buf__printf(
         &title, "leakgate: %s %s",
