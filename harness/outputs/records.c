@@ -29,7 +29,10 @@ leakgate_records__put_field(struct leakgate_buf *b, const char *s)
 }
 
 bool
-leakgate_records__put_field_fixed(char *dst, size_t cap, size_t *len, const char *s)
+leakgate_records__put_field_fixed(char *dst,
+                                  size_t cap,
+                                  size_t *len,
+                                  const char *s)
 {
     size_t n = *len;
 

@@ -27,9 +27,9 @@ leakgate_status leakgate_records__status_parse(const char *field);
  * NUL within cap; never allocates (for records sent while recording).
  * False when s was cut short. */
 bool leakgate_records__put_field_fixed(char *dst,
-                                   size_t cap,
-                                   size_t *len,
-                                   const char *s);
+                                       size_t cap,
+                                       size_t *len,
+                                       const char *s);
 
 /* Split a record (no newline) into fields, unescaping in place.  Returns
  * the number of fields (at most max).  Cannot fail. */

@@ -52,8 +52,8 @@ test_run__fixed_field_truncates(void)
     size_t len = 0;
 
     memset(line, 'x', sizeof line);
-    CU_ASSERT(
-        !leakgate_records__put_field_fixed(line, sizeof line, &len, "\t\t\t\t\t"));
+    CU_ASSERT(!leakgate_records__put_field_fixed(line, sizeof line, &len,
+                                                 "\t\t\t\t\t"));
     /* Room is kept for "\n" and the NUL; an escape pair is never cut. */
     CU_ASSERT(len + 2 <= sizeof line);
     CU_ASSERT_EQUAL(len % 2, 0);
