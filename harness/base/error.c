@@ -53,7 +53,7 @@ leakgate_error__set_at(int code,
                        const char *fmt,
                        va_list ap)
 {
-    char msg[512];
+    char msg[768];
 
     vsnprintf(msg, sizeof msg, fmt, ap);
     return leakgate_error__set(code, "%s:%u:%u: %s", name, line, col, msg);

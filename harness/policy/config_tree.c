@@ -15,31 +15,11 @@
 #include "error.h"
 #include "util.h"
 
-static int vfail(int code,
-                 const char *name,
-                 unsigned int line,
-                 unsigned int col,
-                 const char *fmt,
-                 va_list ap) __attribute__((format(printf, 5, 0)));
 static int fail_mark(const struct loader *ld,
                      const yaml_mark_t *mark,
                      int code,
                      const char *fmt,
                      ...) __attribute__((format(printf, 4, 5)));
-
-static int
-vfail(int code,
-      const char *name,
-      unsigned int line,
-      unsigned int col,
-      const char *fmt,
-      va_list ap)
-{
-    char msg[768];
-
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    return leakgate_error__set(code, "%s:%u:%u: %s", name, line, col, msg);
-}
 
 int
 leakgate_config__fail_node(const struct loader *ld,
@@ -51,7 +31,8 @@ leakgate_config__fail_node(const struct loader *ld,
     int rc;
 
     va_start(ap, fmt);
-    rc = vfail(LEAKGATE_ECONFIG, ld->name, nd->line, nd->col, fmt, ap);
+    rc = leakgate_error__set_at(LEAKGATE_ECONFIG, ld->name, nd->line, nd->col,
+                                fmt, ap);
     va_end(ap);
     return rc;
 }
@@ -68,8 +49,8 @@ fail_mark(const struct loader *ld,
     int rc;
 
     va_start(ap, fmt);
-    rc = vfail(code, ld->name, (unsigned int)mark->line + 1,
-               (unsigned int)mark->column + 1, fmt, ap);
+    rc = leakgate_error__set_at(code, ld->name, (unsigned int)mark->line + 1,
+                                (unsigned int)mark->column + 1, fmt, ap);
     va_end(ap);
     return rc;
 }
@@ -86,7 +67,7 @@ leakgate_config__fail_at(const struct loader *ld,
     int rc;
 
     va_start(ap, fmt);
-    rc = vfail(code, ld->name, line, col, fmt, ap);
+    rc = leakgate_error__set_at(code, ld->name, line, col, fmt, ap);
     va_end(ap);
     return rc;
 }
