@@ -68,13 +68,17 @@ leakgate_check_run(Suite *s, const char *name)
     srunner_set_fork_status(sr, CK_NOFORK);
     srunner_run_all(sr, CK_NORMAL);
     failed = srunner_ntests_failed(sr);
+    /* The last test failed an assertion: its window is still open. */
+    leakgate_gate_mark_aborted(leakgate_check_gate, "an assertion failed");
+    (void)leakgate_gate_end(leakgate_check_gate, 0, NULL);
     srunner_free(sr);
     if (*leakgate_gate_scope_hints(leakgate_check_gate))
         fprintf(stderr, "leakgate: %s",
                 leakgate_gate_scope_hints(leakgate_check_gate));
     judged = leakgate_gate_judged(leakgate_check_gate);
-    fprintf(stderr, "leakgate: %zu windows judged, %zu over the limits\n",
-            judged, leakgate_gate_failures(leakgate_check_gate));
+    fprintf(stderr, "leakgate: %zu window%s judged, %zu over the limits\n",
+            judged, judged == 1 ? "" : "s",
+            leakgate_gate_failures(leakgate_check_gate));
     (void)leakgate_gate_write_results(leakgate_check_gate);
     leakgate_gate_free(leakgate_check_gate);
     return judged == 0 ? 3 : failed > 0 ? 1 : 0;

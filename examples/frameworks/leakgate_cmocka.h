@@ -46,12 +46,19 @@ leakgate_cmocka_end(void **state)
 /* clang-format on */
 
 #define leakgate_cmocka_run(group, tests)                                      \
-    leakgate_cmocka_main((group), (tests), sizeof(tests) / sizeof((tests)[0]))
+    leakgate_cmocka_main((group), (tests), sizeof(tests) / sizeof((tests)[0]), \
+                         NULL, NULL)
+/* With the group's own setup and teardown (cmocka_run_group_tests()'s). */
+#define leakgate_cmocka_run_fixtures(group, tests, setup, teardown)            \
+    leakgate_cmocka_main((group), (tests), sizeof(tests) / sizeof((tests)[0]), \
+                         (setup), (teardown))
 
 static int
 leakgate_cmocka_main(const char *group,
                      const struct CMUnitTest *tests,
-                     size_t n)
+                     size_t n,
+                     CMFixtureFunction setup,
+                     CMFixtureFunction teardown)
 {
     struct leakgate_gate_options opts;
     size_t judged;
@@ -63,13 +70,14 @@ leakgate_cmocka_main(const char *group,
         fprintf(stderr, "leakgate: %s\n", leakgate_error_last());
         return 3;
     }
-    failed = _cmocka_run_group_tests(group, tests, n, NULL, NULL);
+    failed = _cmocka_run_group_tests(group, tests, n, setup, teardown);
     if (*leakgate_gate_scope_hints(leakgate_cmocka_gate))
         fprintf(stderr, "leakgate: %s",
                 leakgate_gate_scope_hints(leakgate_cmocka_gate));
     judged = leakgate_gate_judged(leakgate_cmocka_gate);
-    fprintf(stderr, "leakgate: %zu windows judged, %zu over the limits\n",
-            judged, leakgate_gate_failures(leakgate_cmocka_gate));
+    fprintf(stderr, "leakgate: %zu window%s judged, %zu over the limits\n",
+            judged, judged == 1 ? "" : "s",
+            leakgate_gate_failures(leakgate_cmocka_gate));
     (void)leakgate_gate_write_results(leakgate_cmocka_gate);
     leakgate_gate_free(leakgate_cmocka_gate);
     return judged == 0 ? 3 : failed > 0 ? 1 : 0;

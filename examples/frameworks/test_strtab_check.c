@@ -2,7 +2,9 @@
 /*
  * strtab's tests written for Check and gated with leakgate_check.h
  * (docs/frameworks.md).  Built with -DSTRTAB_LEAK, one test forgets to
- * free its table: leakgate must fail it, at its line.
+ * free its table: leakgate must fail it, at its line.  Built with
+ * -DSTRTAB_FAIL, the last test fails an assertion: Check fails it, and
+ * its window is closed unjudged, never taken for a leak.
  */
 #include <check.h>
 
@@ -32,6 +34,18 @@ LEAKGATE_START_TEST(removes)
 }
 END_TEST
 
+#ifdef STRTAB_FAIL
+LEAKGATE_START_TEST(counts_wrong)
+{
+    struct strtab *tab = strtab_new();
+
+    strtab_intern(tab, "one");
+    strtab_free(tab);
+    ck_assert_int_eq(1, 2);
+}
+END_TEST
+#endif
+
 int
 main(void)
 {
@@ -40,6 +54,9 @@ main(void)
 
     tcase_add_test(tc, interns_once);
     tcase_add_test(tc, removes);
+#ifdef STRTAB_FAIL
+    tcase_add_test(tc, counts_wrong);
+#endif
     suite_add_tcase(s, tc);
     return leakgate_check_run(s, "strtab");
 }

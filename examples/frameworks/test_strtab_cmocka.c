@@ -2,7 +2,9 @@
 /*
  * strtab's tests written for cmocka and gated with leakgate_cmocka.h
  * (docs/frameworks.md).  Built with -DSTRTAB_LEAK, one test forgets to
- * free its table: leakgate must fail it, at its line.
+ * free its table: leakgate must fail it, at its line.  Built with
+ * -DSTRTAB_FAIL, a test fails an assertion: cmocka fails it, and the
+ * message cmocka allocates for it is not taken for a leak.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -39,12 +41,28 @@ removes(void **state)
 #endif
 }
 
+#ifdef STRTAB_FAIL
+static void
+counts_wrong(void **state)
+{
+    struct strtab *tab = strtab_new();
+
+    (void)state;
+    strtab_intern(tab, "one");
+    strtab_free(tab);
+    assert_int_equal(1, 2);
+}
+#endif
+
 int
 main(void)
 {
     const struct CMUnitTest tests[] = {
         leakgate_cmocka_unit_test(interns_once),
         leakgate_cmocka_unit_test(removes),
+#ifdef STRTAB_FAIL
+        leakgate_cmocka_unit_test(counts_wrong),
+#endif
     };
 
     return leakgate_cmocka_run("strtab", tests);

@@ -123,6 +123,37 @@ add_wrapper_range(struct leakgate_gate *gate)
     return 0;
 }
 
+/* The test frameworks' own modules, whose allocations (a failure
+ * record, cmocka's error message) are bookkeeping, never a test's
+ * growth: a stack whose allocating frame lies in one is excluded. */
+static int
+framework_ranges(struct leakgate_gate *gate)
+{
+    static const char *const modules[] = {"libcunit.", "libcmocka."};
+
+    for (size_t i = 0; i < sizeof modules / sizeof modules[0]; i++) {
+        struct leakgate_range *found = NULL, *r;
+        size_t n = 0;
+        int rc = leakgate_profile__module_ranges(&found, &n, modules[i], NULL);
+
+        if (rc < 0)
+            return rc;
+        r = n ? leakgate_util__realloc(gate->exclude,
+                                       (gate->nexclude + n) * sizeof *r)
+              : gate->exclude;
+        if (n && !r) {
+            leakgate_util__free(found);
+            return leakgate_error__set(LEAKGATE_ENOMEM, "module ranges");
+        }
+        if (n)
+            memcpy(r + gate->nexclude, found, n * sizeof *r);
+        gate->exclude = r;
+        gate->nexclude += n;
+        leakgate_util__free(found);
+    }
+    return 0;
+}
+
 /* LEAKGATE_UNWIND=check, at exit: what was compared (a difference
  * aborted).  A linked binary and a `leakgate run` child say it; a replay
  * does not (its last line is what its parent quotes when it fails). */
@@ -196,8 +227,7 @@ prepare_profiling(struct leakgate_gate *gate)
     if (rc == 0)
         rc = add_wrapper_range(gate);
     if (rc == 0)
-        rc = leakgate_profile__module_ranges(&gate->exclude, &gate->nexclude,
-                                             "libcunit.", NULL);
+        rc = framework_ranges(gate);
     /* Dumping must work before any test runs: jemalloc says so, no
      * probe dump (a dump that fails later still stops the run). */
     if (rc == 0)
@@ -215,8 +245,7 @@ prepare_lean(struct leakgate_gate *gate)
     if (rc == 0)
         rc = add_wrapper_range(gate);
     if (rc == 0)
-        rc = leakgate_profile__module_ranges(&gate->exclude, &gate->nexclude,
-                                             "libcunit.", NULL);
+        rc = framework_ranges(gate);
     return rc;
 }
 

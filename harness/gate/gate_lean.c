@@ -165,7 +165,17 @@ leakgate_gate__lean_init(struct leakgate_gate *gate)
      * after the whole run. */
     if (leakgate_profile__check_conf() < 0)
         return LEAKGATE_ENOPROF;
-    if (leakgate_track__install() < 0)
+    if (leakgate_track__install() < 0) {
+        const char *preload = getenv("LD_PRELOAD");
+
+        if (preload && strstr(preload, "vgpreload"))
+            return leakgate_error__set(
+                LEAKGATE_ENOPROF,
+                "this process runs under valgrind, which replaces malloc: "
+                "leakgate's allocation wrappers do not see its allocations.  "
+                "leakgate measures leaks itself: run the gated tests without "
+                "valgrind; to compare, run valgrind on a build without "
+                "leakgate");
         return leakgate_error__set(
             LEAKGATE_ENOPROF,
             "this program links leakgate without jemalloc "
@@ -174,6 +184,7 @@ leakgate_gate__lean_init(struct leakgate_gate *gate)
             "allocator serves malloc, and leakgate cannot measure such a "
             "process; build the tests without the sanitizer and preload no "
             "other allocator");
+    }
     /* A replay must measure exactly: never a restart, which would lose
      * its list and run as a first run.  A lean replay (replay.c) measures
      * by allocation order: it needs no jemalloc. */

@@ -309,6 +309,25 @@ leakgate_profile__check(struct leakgate_profile_info *out)
     if (leakgate_wrapper(jemalloc_malloc, &ours) && ours)
         jemalloc_malloc = (void *)(uintptr_t)leakgate_intercept__next_malloc();
     foreign = leakgate_wrapper(jemalloc_malloc, &ours) && !ours;
+    if ((foreign || strcmp(module_of(jemalloc_malloc),
+                           module_of(leakgate_profile__mallctl())) == 0) &&
+        !malloc_reaches_jemalloc()) {
+        const char *preload = getenv("LD_PRELOAD");
+
+        /* The symbol is jemalloc's, but allocations go elsewhere: malloc
+         * is replaced at run time (valgrind redirects it). */
+        return leakgate_error__set(
+            LEAKGATE_ENOPROF,
+            "allocations in this process do not reach jemalloc: %s replaces "
+            "malloc at run time.  leakgate measures leaks itself: run the "
+            "gated tests without it; to compare, run %s on a build "
+            "without leakgate",
+            preload && strstr(preload, "vgpreload") ? "valgrind"
+                                                    : "something (valgrind, "
+                                                      "a preloaded "
+                                                      "allocator)",
+            preload && strstr(preload, "vgpreload") ? "valgrind" : "it");
+    }
     if ((!foreign && strcmp(module_of(jemalloc_malloc),
                             module_of(leakgate_profile__mallctl())) != 0) ||
         !malloc_reaches_jemalloc())
