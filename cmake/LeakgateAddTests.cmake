@@ -108,10 +108,8 @@ if(TEST_PER STREQUAL "binary")
 endif()
 # One name a line, as --list prints them (a newline or a control byte in
 # a name printed escaped).  Split by hand: a CMake list would cut a name
-# at its ';'.  A line without '/' is not a name: what a runner printed
-# before it called CUnit (a banner).
-set(rest "${listing}")
-while(NOT rest STREQUAL "" AND NOT TEST_PER STREQUAL "binary")
+# at its ';'.
+macro(next_line)
   string(FIND "${rest}" "\n" nl)
   if(nl LESS 0)
     set(line "${rest}")
@@ -121,15 +119,52 @@ while(NOT rest STREQUAL "" AND NOT TEST_PER STREQUAL "binary")
     math(EXPR nl "${nl} + 1")
     string(SUBSTRING "${rest}" ${nl} -1 rest)
   endif()
-  if(NOT line MATCHES "/")
+endmacro()
+# Every suite lists its own window "suite/[suite]" once: the suites, one
+# a line between newlines, whatever '/' their names hold.  None at all:
+# the binary ran instead of listing (it is not linked with leakgate).
+set(suites "\n")
+set(rest "${listing}")
+while(NOT rest STREQUAL "")
+  next_line()
+  if(line MATCHES "^(.*)/\\[suite\\]$")
+    string(APPEND suites "${CMAKE_MATCH_1}\n")
+  endif()
+endwhile()
+if(suites STREQUAL "\n")
+  list(JOIN TEST_ARGS " " shown_args)
+  message(FATAL_ERROR
+    "leakgate_discover_tests: 'LEAKGATE_LIST=1 ${TEST_EXECUTABLE} "
+    "${shown_args}' listed no CUnit test (no 'suite/[suite]' line): it ran "
+    "without leakgate.  Link it with leakgate::cunit (leakgate_cunit_main() "
+    "or CUnit's own run functions then list its tests).  It printed:\n"
+    "${listing}")
+endif()
+# The names: a line is one when it is a suite's window or starts with a
+# listed suite and '/'; any other line is the runner's own output (a
+# banner, printed before it called CUnit).
+set(rest "${listing}")
+while(NOT rest STREQUAL "" AND NOT TEST_PER STREQUAL "binary")
+  next_line()
+  set(known FALSE)
+  set(prefix "${line}")
+  string(FIND "${prefix}" "/" at REVERSE)
+  while(at GREATER 0 AND NOT known)
+    string(SUBSTRING "${prefix}" 0 ${at} prefix)
+    string(FIND "${suites}" "\n${prefix}\n" hit)
+    if(hit GREATER_EQUAL 0)
+      set(known TRUE)
+    else()
+      string(FIND "${prefix}" "/" at REVERSE)
+    endif()
+  endwhile()
+  if(NOT known)
     continue()
   endif()
   if(TEST_PER STREQUAL "test")
     escape_glob(pattern "${line}")
     add_one("${line}" "${pattern}")
   elseif(line MATCHES "^(.*)/\\[suite\\]$")
-    # Every suite lists its own window "suite/[suite]" once: the suite's
-    # name, whatever '/' it contains.
     set(suite "${CMAKE_MATCH_1}")
     escape_glob(pattern "${suite}")
     add_one("${suite}" "${pattern}/*")

@@ -9,12 +9,15 @@
 #                         [PROPERTIES name value...])
 #
 # Registers ctest tests for the CUnit tests of TARGET, like
-# gtest_discover_tests().  The names come from `TARGET --list`, run after
-# each build.  PER says how many processes ctest starts:
+# gtest_discover_tests().  The names come from `LEAKGATE_LIST=1 TARGET
+# EXTRA_ARGS...`, run after each build (leakgate's options go in the
+# environment, never in the program's argv).  PER says how many processes
+# ctest starts:
 #   test    (the default) one ctest test per CUnit test, "<suite>/<test>",
 #           plus "<suite>/[suite]" for each suite's own init/cleanup
-#           window, each running `TARGET --filter <exact name>`;
-#   suite   one per CUnit suite, "<suite>", running `--filter '<suite>/*'`;
+#           window, each running TARGET with LEAKGATE_FILTER=<exact name>;
+#   suite   one per CUnit suite, "<suite>", with
+#           LEAKGATE_FILTER='<suite>/*';
 #   binary  one for the whole binary, "TARGET", running it unfiltered.
 # Whatever the granularity, every CUnit test is still gated and reported on
 # its own (report, --junit, --json); only what ctest counts changes.

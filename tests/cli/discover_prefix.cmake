@@ -115,6 +115,50 @@ configure(one_target "add_executable(fake_a ${WORK}/fake.c)\n"
 configure(prefixed "${two}leakgate_discover_tests(fake_a TEST_PREFIX a/)\n"
                    "leakgate_discover_tests(fake_b TEST_PREFIX b/)\n" FALSE)
 
+# 7. Must fire: a binary that runs instead of listing (not linked with
+# leakgate: LEAKGATE_LIST means nothing to it) fails the build, naming
+# it, instead of making ctest tests of its output's lines; a banner line
+# with a '/' beside a real listing is left out, not made a test.
+file(WRITE ${WORK}/ungated.c [=[
+#include <stdio.h>
+int main(void)
+{
+    puts("     http://cunit.sourceforge.net/\nasserts   17  17  n/a");
+    return 0;
+}
+]=])
+file(WRITE ${WORK}/banner.c [=[
+#include <stdio.h>
+#include <stdlib.h>
+int main(void)
+{
+    puts("runner 1.0: data in ./data/");
+    if (getenv("LEAKGATE_LIST"))
+        puts("s/t\ns/[suite]");
+    return 0;
+}
+]=])
+configure(ungated "add_executable(ungated ${WORK}/ungated.c)\n"
+                  "leakgate_discover_tests(ungated)\n" FALSE)
+execute_process(COMMAND ${CMAKE_COMMAND} --build ${WORK}/ungated/build
+                OUTPUT_VARIABLE out ERROR_VARIABLE err RESULT_VARIABLE rc)
+string(REGEX REPLACE "[ \t\r\n]+" " " flat "${out}${err}")
+if(rc EQUAL 0 OR NOT flat MATCHES "listed no CUnit test .no 'suite/.suite.' line.: it ran without leakgate")
+  string(APPEND failed "ungated: the build did not fail naming it:\n${out}${err}\n")
+endif()
+configure(banner "add_executable(banner ${WORK}/banner.c)\n"
+                 "leakgate_discover_tests(banner)\n" FALSE)
+execute_process(COMMAND ${CMAKE_COMMAND} --build ${WORK}/banner/build
+                OUTPUT_VARIABLE out ERROR_VARIABLE out RESULT_VARIABLE rc)
+execute_process(COMMAND ${CMAKE_CTEST_COMMAND} --test-dir
+                        ${WORK}/banner/build -N
+                OUTPUT_VARIABLE listed RESULT_VARIABLE rc2)
+if(NOT rc EQUAL 0 OR NOT listed MATCHES "Total Tests: 3"
+   OR listed MATCHES "runner")
+  string(APPEND failed "banner: expected s/t, s/[suite] and [outputs] only:\n"
+                       "${out}${listed}\n")
+endif()
+
 if(failed)
   message(FATAL_ERROR "${failed}")
 endif()
