@@ -4,15 +4,18 @@
  *
  *   bench_<suite>_plain [--list] [--filter GLOB]
  *
- * --list prints "suite/test" lines; --filter runs only the tests whose
- * "suite/test" matches GLOB (fnmatch, backslash escapes), each with its
- * suite's init and cleanup: what a project that runs one ctest test per
- * CUnit test without leakgate does (ci/bench's ctest suite registers them
- * with the same script as leakgate_discover_tests()).
+ * --list (or LEAKGATE_LIST=1) prints "suite/test" lines and each suite's
+ * "suite/[suite]" line, as a gated binary lists; --filter (or
+ * LEAKGATE_FILTER) runs only the tests whose "suite/test" matches GLOB
+ * (fnmatch, backslash escapes), each with its suite's init and cleanup:
+ * what a project that runs one ctest test per CUnit test without leakgate
+ * does (ci/bench's ctest suite registers them with the same script as
+ * leakgate_discover_tests(), which passes both in the environment).
  */
 #include <CUnit/Basic.h>
 #include <fnmatch.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "bench.h"
@@ -34,6 +37,8 @@ list_or_run(const char *filter, int list)
             snprintf(name, sizeof name, "%s/%s", s->pName, t->pName);
             if (list) {
                 puts(name);
+                if (!t->pNext)
+                    printf("%s/[suite]\n", s->pName);
                 continue;
             }
             if (fnmatch(filter, name, 0) != 0)
@@ -49,8 +54,9 @@ list_or_run(const char *filter, int list)
 int
 main(int argc, char **argv)
 {
-    const char *filter = NULL;
-    int list = 0;
+    const char *filter = getenv("LEAKGATE_FILTER");
+    const char *list_env = getenv("LEAKGATE_LIST");
+    int list = list_env && *list_env && strcmp(list_env, "0") != 0;
     unsigned int failures;
 
     for (int i = 1; i < argc; i++) {
