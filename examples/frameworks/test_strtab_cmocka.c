@@ -4,7 +4,10 @@
  * (docs/frameworks.md).  Built with -DSTRTAB_LEAK, one test forgets to
  * free its table: leakgate must fail it, at its line.  Built with
  * -DSTRTAB_FAIL, a test fails an assertion: cmocka fails it, and the
- * message cmocka allocates for it is not taken for a leak.
+ * message cmocka allocates for it is not taken for a leak.  Built with
+ * -DSTRTAB_FIXTURES, the group has a setup and teardown of its own
+ * (a shared table) and a test has its own teardown, chained before the
+ * window closes (docs/frameworks.md).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -54,6 +57,53 @@ counts_wrong(void **state)
 }
 #endif
 
+#ifdef STRTAB_FIXTURES
+static struct strtab *shared;
+
+static int
+group_setup(void **state)
+{
+    (void)state;
+    shared = strtab_new();
+    return shared ? 0 : -1;
+}
+
+static int
+group_teardown(void **state)
+{
+    (void)state;
+    strtab_free(shared);
+    return 0;
+}
+
+/* Its own teardown frees what it interned into the shared table. */
+static void
+uses_shared(void **state)
+{
+    (void)state;
+    assert_non_null(strtab_intern(shared, "for now"));
+}
+
+static int
+forget_interned(void **state)
+{
+    (void)state;
+    return strtab_remove(shared, "for now") == 1 ? 0 : -1;
+}
+
+static int
+uses_shared_teardown(void **state)
+{
+    void *name = *state;
+    int rc;
+
+    *state = NULL;
+    rc = forget_interned(state); /* the test's own teardown */
+    *state = name;
+    return leakgate_cmocka_end(state) || rc;
+}
+#endif
+
 int
 main(void)
 {
@@ -63,7 +113,16 @@ main(void)
 #ifdef STRTAB_FAIL
         leakgate_cmocka_unit_test(counts_wrong),
 #endif
+#ifdef STRTAB_FIXTURES
+        {"uses_shared", uses_shared, leakgate_cmocka_begin,
+         uses_shared_teardown, (void *)(uintptr_t) "uses_shared"},
+#endif
     };
 
+#ifdef STRTAB_FIXTURES
+    return leakgate_cmocka_run_fixtures("strtab", tests, group_setup,
+                                        group_teardown);
+#else
     return leakgate_cmocka_run("strtab", tests);
+#endif
 }

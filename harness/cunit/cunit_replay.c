@@ -127,6 +127,7 @@ __attribute__((weak, visibility("default"))) CU_pFailureRecord
 CU_get_failure_list(void)
 {
     static CU_pFailureRecord (*real)(void);
+    CU_pFailureRecord list;
     void *sym;
 
     if (!real) {
@@ -135,7 +136,8 @@ CU_get_failure_list(void)
             return kept;
         memcpy(&real, &sym, sizeof sym);
     }
-    return real() ? real() : kept;
+    list = real();
+    return list ? list : kept;
 }
 
 void

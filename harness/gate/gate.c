@@ -129,9 +129,9 @@ add_wrapper_range(struct leakgate_gate *gate)
 static int
 framework_ranges(struct leakgate_gate *gate)
 {
-    static const char *const modules[] = {"libcunit.", "libcmocka."};
+    const char *const *modules = leakgate_verdict__framework_modules;
 
-    for (size_t i = 0; i < sizeof modules / sizeof modules[0]; i++) {
+    for (size_t i = 0; modules[i]; i++) {
         struct leakgate_range *found = NULL, *r;
         size_t n = 0;
         int rc = leakgate_profile__module_ranges(&found, &n, modules[i], NULL);

@@ -166,9 +166,7 @@ leakgate_gate__lean_init(struct leakgate_gate *gate)
     if (leakgate_profile__check_conf() < 0)
         return LEAKGATE_ENOPROF;
     if (leakgate_track__install() < 0) {
-        const char *preload = getenv("LD_PRELOAD");
-
-        if (preload && strstr(preload, "vgpreload"))
+        if (leakgate_profile__valgrind())
             return leakgate_error__set(
                 LEAKGATE_ENOPROF,
                 "this process runs under valgrind, which replaces malloc: "

@@ -302,16 +302,19 @@ has_prefix(const char *s, const char *prefix)
  * and Unity's runners (linked into the test binary: by name), or
  * leakgate's glue and adapters (docs/frameworks.md).  The frames from
  * the first one out are the framework's, never a suggested rule's. */
+const char *const leakgate_verdict__framework_modules[] = {"libcunit.",
+                                                           "libcmocka.", NULL};
+
 static bool
 is_runner_frame(const struct leakgate_frame *f)
 {
-    static const char *const modules[] = {"libcunit.", "libcmocka."};
+    const char *const *modules = leakgate_verdict__framework_modules;
     static const char *const functions[] = {"leakgate_", "srunner_",
                                             "tcase_run_", "UnityDefaultTestRun",
                                             "_cmocka_run_group_tests"};
     const char *slash = f->module ? strrchr(f->module, '/') : NULL;
 
-    for (size_t i = 0; i < sizeof modules / sizeof modules[0]; i++) {
+    for (size_t i = 0; modules[i]; i++) {
         if (has_prefix(slash ? slash + 1 : f->module, modules[i]))
             return true;
     }

@@ -230,6 +230,12 @@ bool leakgate_verdict__grew_loading(const struct leakgate_verdict *v);
  */
 void leakgate_verdict__trim(struct leakgate_vstack *s);
 
+/* The test frameworks' shared libraries, by the start of their file
+ * names ("libcunit."), NULL-terminated: their frames are the runner's
+ * (leakgate_verdict__trim()), and what they allocate is bookkeeping that
+ * exact windows exclude (gate.c). */
+extern const char *const leakgate_verdict__framework_modules[];
+
 /*
  * The suites and tests entries of cfg that match no window of v[0..n):
  * one line each, "FILE:LINE: tests entry 'PATTERN' matches no test of

@@ -87,6 +87,14 @@ leakgate_profile__sanitizer(void)
 }
 
 bool
+leakgate_profile__valgrind(void)
+{
+    const char *preload = getenv("LD_PRELOAD");
+
+    return preload && strstr(preload, "vgpreload");
+}
+
+bool
 leakgate_profile__jemalloc(void)
 {
     find_mallctl();
@@ -312,7 +320,7 @@ leakgate_profile__check(struct leakgate_profile_info *out)
     if ((foreign || strcmp(module_of(jemalloc_malloc),
                            module_of(leakgate_profile__mallctl())) == 0) &&
         !malloc_reaches_jemalloc()) {
-        const char *preload = getenv("LD_PRELOAD");
+        bool vg = leakgate_profile__valgrind();
 
         /* The symbol is jemalloc's, but allocations go elsewhere: malloc
          * is replaced at run time (valgrind redirects it). */
@@ -322,11 +330,8 @@ leakgate_profile__check(struct leakgate_profile_info *out)
             "malloc at run time.  leakgate measures leaks itself: run the "
             "gated tests without it; to compare, run %s on a build "
             "without leakgate",
-            preload && strstr(preload, "vgpreload") ? "valgrind"
-                                                    : "something (valgrind, "
-                                                      "a preloaded "
-                                                      "allocator)",
-            preload && strstr(preload, "vgpreload") ? "valgrind" : "it");
+            vg ? "valgrind" : "something (valgrind, a preloaded allocator)",
+            vg ? "valgrind" : "it");
     }
     if ((!foreign && strcmp(module_of(jemalloc_malloc),
                             module_of(leakgate_profile__mallctl())) != 0) ||

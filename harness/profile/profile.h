@@ -35,6 +35,9 @@ bool leakgate_profile__jemalloc(void);
  * alone keeps the C library's malloc (NULL).  Cannot fail.
  */
 const char *leakgate_profile__sanitizer(void);
+/* This process runs under valgrind, which replaces malloc at run time
+ * (its preloaded vgpreload_* objects).  Cannot fail. */
+bool leakgate_profile__valgrind(void);
 /* Its mallctl (NULL: none), for the library it is defined in. */
 const void *leakgate_profile__mallctl(void);
 
