@@ -332,13 +332,13 @@ classed(const void *p, size_t n, size_t align)
  * rare, and the lane's registers. */
 #define HOT inline __attribute__((always_inline))
 
-/* Note p as allocated in the open window; usize is its jemalloc usable
- * size when the caller knows it (a lean process's class, just noted; 0:
- * look it up), caller the wrapper's return address (the code that called
- * malloc), for track_stacks.c.  In the wrappers' section: an allocation's
- * stack starts below it. */
+/* Note p as allocated in the open window for a request of n bytes; usize
+ * is its jemalloc usable size when the caller knows it (a lean process's
+ * class, just noted; 0: look it up), caller the wrapper's return address
+ * (the code that called malloc), for track_stacks.c.  In the wrappers'
+ * section: an allocation's stack starts below it. */
 static HOT ALLOC_PATH void *
-noted_from(void *p, size_t usize, uintptr_t caller)
+noted_from(void *p, size_t n, size_t usize, uintptr_t caller)
 {
     /* A thread an earlier window started: not this window's (track_hot.h). */
     if (p && leakgate_track__born && leakgate_track__foreign_here()) {
@@ -355,7 +355,7 @@ noted_from(void *p, size_t usize, uintptr_t caller)
     if (p && leakgate_track__recording()) {
         leakgate_track__record_here((uintptr_t)p);
         if (leakgate_track__stack_wanted(caller))
-            leakgate_track__stack_note((uintptr_t)p, caller);
+            leakgate_track__stack_note((uintptr_t)p, caller, n);
     }
     return p;
 }
@@ -410,7 +410,7 @@ lane_fill(uintptr_t a)
 static HOT ALLOC_PATH void *
 handed_out_here(void *p, size_t n, size_t align, uintptr_t caller)
 {
-    return noted_from(p, classed(p, n, align), caller);
+    return noted_from(p, n, classed(p, n, align), caller);
 }
 
 /* The same, called (from the rarer wrappers, and from malloc and calloc
@@ -439,18 +439,18 @@ lane_alloc(void *p, size_t n, uintptr_t caller)
     c = leakgate_jesize__small_class[(n + 7) >> 3];
     leakgate_track__lane_record(&f, a, (unsigned char)c, c >> 8);
     if (leakgate_track__stack_wanted_lane(caller))
-        leakgate_track__stack_note(a, caller);
+        leakgate_track__stack_note(a, caller, n);
     return true;
 }
 
 static __attribute__((noinline)) ALLOC_PATH void *
-noted_out(void *p, uintptr_t caller)
+noted_out(void *p, size_t n, uintptr_t caller)
 {
-    return noted_from(p, 0, caller);
+    return noted_from(p, n, 0, caller);
 }
 
 #define CALLER ((uintptr_t)__builtin_return_address(0))
-#define noted(p) noted_out((p), CALLER)
+#define noted(p, n) noted_out((p), (n), CALLER)
 #define noted_classed(p, n, align) handed_out((p), (n), (align), CALLER)
 
 /* The usable size of p, for the meter, while it counts and jemalloc's
@@ -596,7 +596,7 @@ resized(void *old,
     if (old_size && (p || n == 0))
         leakgate_track__meter_add(-(long long)old_size, false);
     if (p)
-        return noted_from(p, classed(p, n, 0), caller);
+        return noted_from(p, n, classed(p, n, 0), caller);
     if (was_noted && n != 0)
         leakgate_track__record((uintptr_t)old);
     return NULL;
@@ -738,7 +738,7 @@ pvalloc(size_t n)
 WRAP void *
 mallocx(size_t n, int flags)
 {
-    return NEXT(mallocx) ? noted(next.mallocx(n, flags)) : none();
+    return NEXT(mallocx) ? noted(next.mallocx(n, flags), n) : none();
 }
 
 WRAP void *
@@ -770,7 +770,7 @@ xallocx(void *p, size_t n, size_t extra, int flags)
         if (leakgate_track__metering_now() &&
             !leakgate_track__meter_counted_here())
             leakgate_track__meter_add(-(long long)before, false);
-        noted(p);
+        noted(p, n);
     }
     return after;
 }
@@ -822,7 +822,7 @@ lean_new(size_t n, size_t align, uintptr_t caller)
         if (!next.field)                                                       \
             return none();                                                     \
         return leakgate_jesize__lean() ? next.field args                       \
-                                       : noted(next.field args);               \
+                                       : noted(next.field args, n);            \
     }
 #define DELETE_WRAPPER(name, field, params, args)                              \
     WRAP void name params;                                                     \

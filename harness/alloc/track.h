@@ -159,23 +159,27 @@ int leakgate_track__runtime_functions(const char *const *globs, size_t n);
 void leakgate_track__runner(uintptr_t begin, uintptr_t end);
 
 /* The wrappers' side: object a was noted, allocated from caller (the
- * wrapper's return address); object a is freed.  Never allocate. */
-void leakgate_track__stack_note(uintptr_t a, uintptr_t caller);
+ * wrapper's return address) for a request of req bytes (what the program
+ * asked for: a calloc's product, a realloc's new size); object a is
+ * freed.  Never allocate. */
+void leakgate_track__stack_note(uintptr_t a, uintptr_t caller, size_t req);
 void leakgate_track__stack_drop(uintptr_t a);
 
 /*
  * One allocation stack of the objects a window left (leading allocator
  * frames dropped, as exact windows drop them): its return addresses,
  * innermost first (the tracker's: valid until the next
- * leakgate_track__stacks()), how many objects it holds and their usable
- * bytes.  The tracker builds no diff (the hot path must not): its caller
- * turns the groups into one (profile/diff.c, leakgate_diff__of_track_left).
+ * leakgate_track__stacks()), how many objects it holds, their usable
+ * bytes and the bytes the program asked for.  The tracker builds no diff (the
+ * hot path must not): its caller turns the groups into one (profile/diff.c,
+ * leakgate_diff__of_track_left).
  */
 struct leakgate_track_group {
     const uintptr_t *pcs;
     size_t npcs;
     uint64_t objs;
     uint64_t bytes;
+    uint64_t requested;
 };
 typedef int (*leakgate_track_group_fn)(const struct leakgate_track_group *g,
                                        void *payload);
@@ -219,11 +223,15 @@ void leakgate_track__watch_freed(uint32_t owner,
                                  uint64_t *objs,
                                  bool *unwatched);
 /* Call fn for every watched object still live (its owner, its entry in
- * the owner's held groups or UINT32_MAX, its usable bytes).  fn may
- * allocate.  Returns fn's first non-zero return, 0, or LEAKGATE_ENOMEM. */
-int leakgate_track__held_each(
-    int (*fn)(uint32_t owner, uint32_t entry, uint64_t bytes, void *payload),
-    void *payload);
+ * the owner's held groups or UINT32_MAX, its usable bytes, the bytes the
+ * program asked for: 0 without an entry).  fn may allocate.  Returns
+ * fn's first non-zero return, 0, or LEAKGATE_ENOMEM. */
+int leakgate_track__held_each(int (*fn)(uint32_t owner,
+                                        uint32_t entry,
+                                        uint64_t bytes,
+                                        uint64_t req,
+                                        void *payload),
+                              void *payload);
 /* Stop watching the objects (their owners' released flags stay, until an
  * owner id is handed out again).  Cannot fail. */
 void leakgate_track__watch_clear(void);

@@ -56,6 +56,7 @@
 
 struct obj_slot {
     uintptr_t addr; /* 0 empty, TOMBSTONE removed */
+    uint64_t req;   /* the bytes the program asked for */
     uint32_t stack; /* index into stacks */
     uint32_t gen;   /* valid only in the window of this generation */
 };
@@ -855,7 +856,7 @@ ordinal_wanted(int m, uintptr_t a)
 }
 
 ALLOC_PATH void
-leakgate_track__stack_note(uintptr_t a, uintptr_t caller)
+leakgate_track__stack_note(uintptr_t a, uintptr_t caller, size_t req)
 {
     int m = atomic_load_explicit(&leakgate_track__stacks_mode,
                                  memory_order_relaxed);
@@ -887,6 +888,7 @@ leakgate_track__stack_note(uintptr_t a, uintptr_t caller)
         o->addr = a;
         o->gen = st.gen;
         o->stack = stack;
+        o->req = req;
     } else {
         st.failed = true;
     }
@@ -925,6 +927,7 @@ leakgate_track__forget(const void *ptr)
 struct gather {
     uint64_t *objs;  /* per stack slot */
     uint64_t *bytes; /* per stack slot */
+    uint64_t *req;   /* per stack slot: the bytes asked for */
     uint32_t *used;  /* the slots with objects, in first-seen order */
     size_t nused;
     bool missing;
@@ -943,9 +946,12 @@ gather_alloc(struct gather *g)
             STACK_SLOTS * sizeof *gathering.objs, true);
         gathering.bytes = leakgate_util__map_zeroed(
             STACK_SLOTS * sizeof *gathering.bytes, true);
+        gathering.req = leakgate_util__map_zeroed(
+            STACK_SLOTS * sizeof *gathering.req, true);
         gathering.used = leakgate_util__map_zeroed(
             STACK_SLOTS * sizeof *gathering.used, true);
-        if (!gathering.objs || !gathering.bytes || !gathering.used) {
+        if (!gathering.objs || !gathering.bytes || !gathering.req ||
+            !gathering.used) {
             gathering.objs = NULL;
             return leakgate_error__set(LEAKGATE_ENOMEM,
                                        "track: stacks (mmap failed)");
@@ -963,6 +969,7 @@ gather_free(struct gather *g)
     for (size_t k = 0; g->objs && k < g->nused; k++) {
         g->objs[g->used[k]] = 0;
         g->bytes[g->used[k]] = 0;
+        g->req[g->used[k]] = 0;
     }
     g->nused = 0;
 }
@@ -980,6 +987,7 @@ gather_one(const void *ptr, size_t usable, void *payload)
     if (g->objs[o->stack]++ == 0)
         g->used[g->nused++] = o->stack;
     g->bytes[o->stack] += usable;
+    g->req[o->stack] += o->req;
     return 0;
 }
 
@@ -991,7 +999,8 @@ each_group(const struct gather *g, leakgate_track_group_fn fn, void *payload)
     for (size_t k = 0; k < g->nused; k++) {
         const struct stack_slot *s = &st.stacks[g->used[k]];
         struct leakgate_track_group grp = {
-            &st.pcs[s->off], s->n, g->objs[g->used[k]], g->bytes[g->used[k]]};
+            &st.pcs[s->off], s->n, g->objs[g->used[k]], g->bytes[g->used[k]],
+            g->req[g->used[k]]};
         int rc = fn(&grp, payload);
 
         if (rc != 0)
@@ -1151,6 +1160,7 @@ struct watch_slot {
     uint32_t owner;
     uint32_t entry; /* the object's group in its owner's hold */
     uint64_t bytes; /* usable size */
+    uint64_t req;   /* the bytes asked for (0: its stack is not known) */
     uint32_t gen;   /* empty unless wt.gen: a clear is gen++ */
 };
 
@@ -1202,6 +1212,7 @@ watch_one(const void *ptr, size_t usable, void *payload)
             s->owner = w->owner;
             s->entry = o ? w->entry_of[o->stack] : UINT32_MAX;
             s->bytes = usable;
+            s->req = o ? o->req : 0;
             wt.list[wt.used++] = (uint32_t)i;
             return 0;
         }
@@ -1334,9 +1345,12 @@ leakgate_track__watch_freed(uint32_t owner,
 }
 
 int
-leakgate_track__held_each(
-    int (*fn)(uint32_t owner, uint32_t entry, uint64_t bytes, void *payload),
-    void *payload)
+leakgate_track__held_each(int (*fn)(uint32_t owner,
+                                    uint32_t entry,
+                                    uint64_t bytes,
+                                    uint64_t req,
+                                    void *payload),
+                          void *payload)
 {
     struct watch_slot *copy;
     size_t n = 0;
@@ -1357,7 +1371,8 @@ leakgate_track__held_each(
     }
     unlock_tables();
     for (size_t i = 0; i < n && rc == 0; i++)
-        rc = fn(copy[i].owner, copy[i].entry, copy[i].bytes, payload);
+        rc = fn(copy[i].owner, copy[i].entry, copy[i].bytes, copy[i].req,
+                payload);
     leakgate_util__free(copy);
     return rc;
 }

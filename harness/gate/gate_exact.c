@@ -115,15 +115,17 @@ leakgate_gate__piece_start(struct leakgate_gate *gate)
     if (rc == 0)
         rc = meter_piece_start(gate);
     /* The exact window of a replay is watched by the tracker too: what it
-     * left is compared with what the first run's fast pass left. */
-    /* A suite window is not: its pieces are tracker windows of their own
+     * left is compared with what the first run's fast pass left, and the
+     * stacks it notes give the bytes the program asked for (piece_add()).
+     * A suite window is not: its pieces are tracker windows of their own
      * in a lean first run, which judges no replay by them. */
     if (rc == 0 &&
         (gate->cur.rerun || ((gate->replay.child || gate->opts.exact) &&
                              strcmp(gate->cur.test, "[suite]") != 0)) &&
         !gate->cur.tracking && gate->cur.nruns == 0 &&
         leakgate_track__installed() &&
-        leakgate_track__stacks(LEAKGATE_TRACK_STACKS_NONE) == 0)
+        (leakgate_track__stacks(LEAKGATE_TRACK_STACKS_ALL) == 0 ||
+         leakgate_track__stacks(LEAKGATE_TRACK_STACKS_NONE) == 0))
         gate->cur.tracking = leakgate_track__begin() == 0;
     return rc;
 }
@@ -147,9 +149,10 @@ keep_first_before(struct leakgate_gate *gate)
     return 0;
 }
 
-/* Diff the "before" and "after" dumps of a piece into cur.acc. */
+/* Diff the "before" and "after" dumps of a piece into cur.acc; noted:
+ * the tracker's window was this piece (the bytes asked for). */
 static int
-piece_add(struct leakgate_gate *gate)
+piece_add(struct leakgate_gate *gate, bool noted)
 {
     struct leakgate_heap *before = NULL, *after = NULL;
     struct leakgate_diff *piece = NULL;
@@ -170,6 +173,8 @@ piece_add(struct leakgate_gate *gate)
                                       "<after dump>", NULL);
     if (rc == 0)
         rc = leakgate_diff__compute(&piece, before, after, &dopts);
+    if (rc == 0 && noted)
+        rc = leakgate_diff__add_requested(piece);
     if (rc == 0)
         rc = leakgate_diff__accumulate(gate->cur.acc, piece);
     if (rc == 0)
@@ -218,6 +223,7 @@ leakgate_gate__settle(const struct leakgate_gate *gate)
 int
 leakgate_gate__piece_stop(struct leakgate_gate *gate)
 {
+    bool noted = false;
     int rc;
 
     leakgate_gate__settle(gate);
@@ -227,7 +233,7 @@ leakgate_gate__piece_stop(struct leakgate_gate *gate)
         if (leakgate_track__end(&gate->cur.second) != 0)
             gate->cur.first_unknown = true;
         else
-            gate->cur.watched = true;
+            gate->cur.watched = noted = true;
         gate->cur.tracking = false;
     }
     rc = leakgate_profile__set_active(false);
@@ -235,7 +241,7 @@ leakgate_gate__piece_stop(struct leakgate_gate *gate)
     if (rc == 0)
         rc = leakgate_profile__dump(&gate->after);
     if (rc == 0)
-        rc = piece_add(gate);
+        rc = piece_add(gate, noted);
     return rc;
 }
 

@@ -112,13 +112,15 @@ struct survivors {
     struct leakgate_verdict **v; /* waiting verdicts, by index */
     size_t n;
     uint64_t **bytes; /* [verdict][entry] still live */
+    uint64_t **req;   /* ... the bytes asked for */
     uint64_t **objs;
     uint64_t *lost_bytes; /* [verdict] live, without a stack */
     uint64_t *lost_objs;
 };
 
 static int
-count_survivor(uint32_t owner, uint32_t entry, uint64_t bytes, void *payload)
+count_survivor(
+    uint32_t owner, uint32_t entry, uint64_t bytes, uint64_t req, void *payload)
 {
     struct survivors *sv = payload;
 
@@ -129,6 +131,7 @@ count_survivor(uint32_t owner, uint32_t entry, uint64_t bytes, void *payload)
             continue;
         if (v->held && entry < v->held->nentries) {
             sv->bytes[i][entry] += bytes;
+            sv->req[i][entry] += req;
             sv->objs[i][entry]++;
         } else {
             sv->lost_bytes[i] += bytes;
@@ -144,6 +147,7 @@ static int
 survivors_diff(struct leakgate_diff **out,
                const struct leakgate_diff *held,
                const uint64_t *bytes,
+               const uint64_t *req,
                const uint64_t *objs)
 {
     struct leakgate_diff *d = NULL, live;
@@ -164,6 +168,8 @@ survivors_diff(struct leakgate_diff **out,
         e->pcs = held->entries[i].pcs;
         e->npcs = held->entries[i].npcs;
         e->delta_bytes = (int64_t)bytes[i];
+        e->delta_requested = (int64_t)req[i];
+        e->requested_known = held->entries[i].requested_known;
         e->delta_objs = (int64_t)objs[i];
         live.nentries++;
     }
@@ -269,7 +275,8 @@ judge_one(struct leakgate_gate *gate, struct survivors *sv, size_t i)
         return rc;
     leakgate_diff__free(gate->cur.acc);
     gate->cur.acc = NULL;
-    rc = survivors_diff(&gate->cur.acc, w->held, sv->bytes[i], sv->objs[i]);
+    rc = survivors_diff(&gate->cur.acc, w->held, sv->bytes[i], sv->req[i],
+                        sv->objs[i]);
     if (rc == 0)
         rc = leakgate_gate__judge(&v, gate, true);
     leakgate_gate__scope_close(gate);
@@ -309,10 +316,12 @@ survivors_free(struct survivors *sv)
 {
     for (size_t i = 0; i < sv->n; i++) {
         leakgate_util__free(sv->bytes ? sv->bytes[i] : NULL);
+        leakgate_util__free(sv->req ? sv->req[i] : NULL);
         leakgate_util__free(sv->objs ? sv->objs[i] : NULL);
     }
     leakgate_util__free(sv->v);
     leakgate_util__free(sv->bytes);
+    leakgate_util__free(sv->req);
     leakgate_util__free(sv->objs);
     leakgate_util__free(sv->lost_bytes);
     leakgate_util__free(sv->lost_objs);
@@ -332,10 +341,12 @@ survivors_alloc(struct survivors *sv,
         return 0;
     sv->v = leakgate_util__calloc(cap, sizeof *sv->v);
     sv->bytes = leakgate_util__calloc(cap, sizeof *sv->bytes);
+    sv->req = leakgate_util__calloc(cap, sizeof *sv->req);
     sv->objs = leakgate_util__calloc(cap, sizeof *sv->objs);
     sv->lost_bytes = leakgate_util__calloc(cap, sizeof *sv->lost_bytes);
     sv->lost_objs = leakgate_util__calloc(cap, sizeof *sv->lost_objs);
-    if (!sv->v || !sv->bytes || !sv->objs || !sv->lost_bytes || !sv->lost_objs)
+    if (!sv->v || !sv->bytes || !sv->req || !sv->objs || !sv->lost_bytes ||
+        !sv->lost_objs)
         return leakgate_error__set(LEAKGATE_ENOMEM, "held tests");
     for (size_t i = 0; i < gate->nverdicts; i++) {
         struct leakgate_verdict *v = gate->verdicts[i];
@@ -344,9 +355,11 @@ survivors_alloc(struct survivors *sv,
         if (!v->suite_wait || strcmp(v->suite, suite) != 0)
             continue;
         sv->bytes[sv->n] = leakgate_util__calloc(n ? n : 1, sizeof(uint64_t));
+        sv->req[sv->n] = leakgate_util__calloc(n ? n : 1, sizeof(uint64_t));
         sv->objs[sv->n] = leakgate_util__calloc(n ? n : 1, sizeof(uint64_t));
         sv->v[sv->n++] = v;
-        if (!sv->bytes[sv->n - 1] || !sv->objs[sv->n - 1])
+        if (!sv->bytes[sv->n - 1] || !sv->req[sv->n - 1] ||
+            !sv->objs[sv->n - 1])
             return leakgate_error__set(LEAKGATE_ENOMEM, "held tests");
     }
     return 0;

@@ -203,6 +203,9 @@ failing_list(struct leakgate_buf *b,
              const size_t *cause)
 {
     size_t shown = 0, failed = 0;
+    int64_t asked;
+    bool known;
+    char req[48];
 
     for (size_t i = 0; i < n; i++)
         failed += v[i]->status == LEAKGATE_STATUS_FAIL;
@@ -223,6 +226,10 @@ failing_list(struct leakgate_buf *b,
         name_text(b, v[i]->name);
         leakgate_buf__puts(b, "</code></a> ");
         bytes(b, (int64_t)v[i]->policy.total_bytes);
+        known = leakgate_report__requested_total(v[i], &asked);
+        leakgate_buf__puts(
+            b, leakgate_report__requested(
+                   req, (int64_t)v[i]->policy.total_bytes, asked, known));
         leakgate_buf__puts(b, "</li>\n");
     }
     if (failed > shown)
@@ -566,7 +573,7 @@ stack_block(struct leakgate_buf *b,
             bool peak,
             const struct page *pg)
 {
-    char num[32];
+    char num[32], req[48];
     size_t begin = s->shown_begin, end = s->shown_end;
 
     if (begin >= end || end > s->nframes) {
@@ -576,6 +583,8 @@ stack_block(struct leakgate_buf *b,
     leakgate_buf__printf(b, "<p class=\"stack\"><b>%sstack %zu of %zu</b>: ",
                          peak ? "peak " : "", nth, of);
     bytes(b, s->bytes);
+    leakgate_buf__puts(b, leakgate_report__requested(
+                              req, s->bytes, s->requested, s->requested_known));
     leakgate_buf__printf(b, " in %s object%s",
                          leakgate_util__group_signed(num, s->objs),
                          s->objs == 1 ? "" : "s");
@@ -897,7 +906,9 @@ cause_card(struct leakgate_buf *b,
 {
     const struct leakgate_vstack *s = cause_stack(v[first]);
     const struct leakgate_frame *top = &s->frames[s->shown_begin];
+    const struct leakgate_vstack *hit_stack;
     size_t hit = 0;
+    char req[48];
 
     for (size_t i = 0; i < n; i++)
         hit += cause[i] == first;
@@ -916,7 +927,11 @@ cause_card(struct leakgate_buf *b,
             text(b, v[i]->origin);
         name_text(b, v[i]->name);
         leakgate_buf__puts(b, "</code></a> ");
-        bytes(b, cause_stack(v[i])->bytes);
+        hit_stack = cause_stack(v[i]);
+        bytes(b, hit_stack->bytes);
+        leakgate_buf__puts(b, leakgate_report__requested(
+                                  req, hit_stack->bytes, hit_stack->requested,
+                                  hit_stack->requested_known));
         leakgate_buf__puts(b, "</li>\n");
     }
     leakgate_buf__puts(b, "</ul>\n");

@@ -20,6 +20,7 @@
 #include "report.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "report_parts.h"
@@ -78,6 +79,7 @@ leakgate_report__tally(struct leakgate_report_tally *out,
                        const struct leakgate_verdict *v)
 {
     memset(out, 0, sizeof *out);
+    out->requested_known = v->omitted_stacks == 0;
     for (size_t i = 0; i < v->nstacks; i++) {
         const struct leakgate_vstack *s = &v->stacks[i];
 
@@ -91,6 +93,8 @@ leakgate_report__tally(struct leakgate_report_tally *out,
             out->ncounted++;
             out->bytes += s->bytes;
             out->objs += s->objs;
+            out->requested += s->requested;
+            out->requested_known &= s->requested_known;
             if (leakgate_report__offending(v, s)) {
                 out->nshown++;
             } else {
@@ -104,6 +108,32 @@ leakgate_report__tally(struct leakgate_report_tally *out,
     out->bytes += (int64_t)v->omitted_bytes;
     out->objs += (int64_t)v->omitted_objs;
     out->ncounted += v->omitted_stacks;
+    out->requested_known &= out->ncounted > 0;
+}
+
+bool
+leakgate_report__requested_total(const struct leakgate_verdict *v, int64_t *out)
+{
+    struct leakgate_report_tally n;
+
+    leakgate_report__tally(&n, v);
+    *out = n.requested;
+    return n.requested_known;
+}
+
+const char *
+leakgate_report__requested(char *out,
+                           int64_t bytes,
+                           int64_t requested,
+                           bool known)
+{
+    char num[32];
+
+    out[0] = '\0';
+    if (known && requested != bytes)
+        snprintf(out, 48, " (%s B requested)",
+                 leakgate_util__group_signed(num, requested));
+    return out;
 }
 
 enum leakgate_report_source

@@ -100,6 +100,15 @@ json_opt(struct json *j, const char *key, bool present, uint64_t n)
         leakgate_buf__puts(j->b, "null");
 }
 
+/* "requested_bytes" of s: the bytes the program asked for, null when the
+ * allocation wrappers did not see the requests. */
+static void
+json_requested(struct json *j, const struct leakgate_vstack *s)
+{
+    json_opt(j, "requested_bytes", s->requested_known && s->requested >= 0,
+             (uint64_t)s->requested);
+}
+
 static void
 json_bool(struct json *j, const char *key, bool value)
 {
@@ -189,6 +198,7 @@ json_stack(struct json *j,
 
     json_open(j, NULL, "{");
     json_int(j, "bytes", s->bytes);
+    json_requested(j, s);
     json_int(j, "objects", s->objs);
     json_bool(j, "judged", s->bytes > 0);
     json_bool(j, "counted", leakgate_report__counted(s));
@@ -255,6 +265,7 @@ json_peak(struct json *j, const struct leakgate_verdict *v)
     for (size_t i = 0; i < v->npeak_stacks; i++) {
         json_open(j, NULL, "{");
         json_int(j, "bytes", v->peak_stacks[i].bytes);
+        json_requested(j, &v->peak_stacks[i]);
         json_int(j, "objects", v->peak_stacks[i].objs);
         json_stack_lists(j, &v->peak_stacks[i]);
         json_close(j, "}");
@@ -311,6 +322,8 @@ json_test(struct json *j, const struct leakgate_verdict *v)
     json_key(j, "seconds");
     leakgate_buf__printf(j->b, "%.6f", leakgate_report__seconds_of(v));
     json_int(j, "retained_bytes", n.bytes);
+    json_opt(j, "requested_bytes", n.requested_known && n.requested >= 0,
+             (uint64_t)n.requested);
     json_int(j, "retained_objects", n.objs);
     json_uint(j, "counted_stacks", n.ncounted);
     json_int(j, "excluded_bytes", v->excluded_bytes);

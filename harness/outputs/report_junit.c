@@ -135,6 +135,8 @@ junit_case_props(struct leakgate_buf *b, const struct leakgate_verdict *v)
                      (int64_t)v->held_bytes);
     }
     xml_prop_int(b, 8, "leakgate.retained_bytes", n.bytes);
+    if (n.requested_known)
+        xml_prop_int(b, 8, "leakgate.requested_bytes", n.requested);
     xml_prop_int(b, 8, "leakgate.retained_objects", n.objs);
     xml_prop_int(b, 8, "leakgate.stacks", (int64_t)n.ncounted);
     xml_prop_int(b, 8, "leakgate.excluded_bytes", v->excluded_bytes);
@@ -147,6 +149,11 @@ junit_case_props(struct leakgate_buf *b, const struct leakgate_verdict *v)
         nth++;
         snprintf(name, sizeof name, "leakgate.stack.%zu.bytes", nth);
         xml_prop_int(b, 8, name, s->bytes);
+        if (s->requested_known) {
+            snprintf(name, sizeof name, "leakgate.stack.%zu.requested_bytes",
+                     nth);
+            xml_prop_int(b, 8, name, s->requested);
+        }
         snprintf(name, sizeof name, "leakgate.stack.%zu.objects", nth);
         xml_prop_int(b, 8, name, s->objs);
         junit_frames_prop(b, nth, s);

@@ -24,7 +24,9 @@
 
 /* What a verdict's stacks add up to. */
 struct leakgate_report_tally {
-    int64_t bytes, objs; /* counted stacks */
+    int64_t bytes, objs;  /* counted stacks */
+    int64_t requested;    /* ... the bytes asked for, when requested_known */
+    bool requested_known; /* (every counted stack's request seen) */
     size_t ncounted;
     size_t nshown;  /* offending stacks */
     size_t nwithin; /* counted but not shown */

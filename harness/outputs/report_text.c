@@ -269,11 +269,14 @@ text_stack(struct text *t,
            size_t of,
            bool peak)
 {
-    char num[32];
+    char num[32], req[48];
 
     leakgate_buf__printf(t->b, "  %sstack %zu of %zu: ", peak ? "peak " : "",
                          nth, of);
     put_bytes(t, s->bytes);
+    leakgate_buf__puts(t->b,
+                       leakgate_report__requested(req, s->bytes, s->requested,
+                                                  s->requested_known));
     leakgate_buf__puts(t->b, " in ");
     put_objs(t, s->objs);
     if (!peak && v->status != LEAKGATE_STATUS_NOT_JUDGED) {
@@ -398,7 +401,7 @@ text_header(struct text *t,
 {
     bool note = v->status == LEAKGATE_STATUS_NOT_JUDGED;
     size_t nover = v->policy.nover;
-    char num[32];
+    char num[32], req[48];
 
     leakgate_buf__puts(t->b, "leakgate: ");
     sgr_on(t, note ? SGR_NOTE : SGR_FAIL);
@@ -408,6 +411,9 @@ text_header(struct text *t,
     put_name(t, v);
     leakgate_buf__puts(t->b, ": ");
     put_bytes(t, n->bytes);
+    leakgate_buf__puts(t->b,
+                       leakgate_report__requested(req, n->bytes, n->requested,
+                                                  n->requested_known));
     leakgate_buf__puts(t->b, " retained in ");
     put_objs(t, n->objs);
     if (note) {

@@ -234,6 +234,8 @@ leakgate_verdict__steal_entry(struct leakgate_vstack *s,
     s->npcs = e->npcs;
     s->bytes = e->delta_bytes;
     s->objs = e->delta_objs;
+    s->requested = e->delta_requested;
+    s->requested_known = e->requested_known;
     s->threads = e->threads;
     s->nthreads = e->nthreads;
     e->pcs = NULL;

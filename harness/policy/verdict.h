@@ -32,6 +32,10 @@ struct leakgate_vstack {
     struct leakgate_diff_thread *threads; /* per-thread deltas (owned) */
     size_t nthreads;
     struct leakgate_policy_stack_verdict judgement;
+    /* The bytes the program asked for, when requested_known (the
+     * allocation wrappers saw every request: alloc/track.h). */
+    int64_t requested;
+    bool requested_known;
 };
 
 /* A failure the harness reported (an assertion), not the gate's. */

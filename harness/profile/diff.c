@@ -32,6 +32,8 @@ struct item {
     const uintptr_t *key; /* stripped pcs */
     size_t nkey;
     int64_t objs, bytes; /* signed */
+    int64_t requested;   /* where requested_known */
+    bool requested_known;
     /* Per-thread contributions: heap lines (times sign) or diff deltas. */
     const struct leakgate_heap_thread *hthreads;
     const struct leakgate_diff_thread *dthreads;
@@ -261,6 +263,14 @@ build_entries(struct leakgate_diff_entry **out,
             continue;
         e[k].delta_objs = objs;
         e[k].delta_bytes = bytes;
+        e[k].requested_known = true;
+        for (size_t m = i; m < j; m++) {
+            e[k].requested_known &= items[m].requested_known;
+            e[k].delta_requested =
+                sat_add(e[k].delta_requested, items[m].requested);
+        }
+        if (!e[k].requested_known)
+            e[k].delta_requested = 0;
         err = fill_entry(&e[k++], &items[i], j - i, &s);
     }
     if (err)
@@ -385,6 +395,8 @@ leakgate_diff__accumulate(struct leakgate_diff *into,
             items[n].nkey = e->npcs;
             items[n].objs = e->delta_objs;
             items[n].bytes = e->delta_bytes;
+            items[n].requested = e->delta_requested;
+            items[n].requested_known = e->requested_known;
             items[n].dthreads = e->threads;
             items[n].nthreads = e->nthreads;
         }

@@ -34,6 +34,11 @@ struct leakgate_diff_entry {
     size_t npcs;    /* may be 0 if every frame was an allocator frame */
     int64_t delta_objs;
     int64_t delta_bytes;
+    /* The bytes the program asked for (calloc's product, realloc's new
+     * size), where requested_known: the stacks the allocation wrappers
+     * noted (diff_track.c).  A heap profile has only usable bytes. */
+    int64_t delta_requested;
+    bool requested_known;
     struct leakgate_diff_thread *threads; /* per-thread deltas != 0 (owned) */
     size_t nthreads;
 };
@@ -87,6 +92,16 @@ void leakgate_diff__sort(struct leakgate_diff *diff);
 
 /* diff_track.c: */
 int leakgate_diff__of_track_left(struct leakgate_diff **out);
+
+/*
+ * An exact window's diff d, the tracker having noted every allocation's
+ * stack in the same window (LEAKGATE_TRACK_STACKS_ALL): each entry that
+ * grew by exactly what the tracker's stacks of it left (objects and
+ * bytes) gets their requested bytes (requested_known); the others keep
+ * none.  Call right after leakgate_track__end().  Returns 0 or
+ * LEAKGATE_ENOMEM (d is then unchanged).
+ */
+int leakgate_diff__add_requested(struct leakgate_diff *d);
 
 /*
  * leakgate_track__hold_left(owner) (`scope: suite`): watch what the last

@@ -37,6 +37,8 @@ append_group(const struct leakgate_track_group *g, void *payload)
     e->npcs = g->npcs;
     e->delta_objs = (int64_t)g->objs;
     e->delta_bytes = (int64_t)g->bytes;
+    e->delta_requested = (int64_t)g->requested;
+    e->requested_known = true;
     d->nentries++;
     return 0;
 }
@@ -78,4 +80,73 @@ leakgate_diff__of_track_hold(uint32_t owner, struct leakgate_diff **out)
     }
     *out = d;
     return 0;
+}
+
+/* The tracker's groups of the last window, borrowed (alloc/track.h). */
+struct groups {
+    struct leakgate_track_group *g;
+    size_t n, cap;
+};
+
+static int
+collect_group(const struct leakgate_track_group *g, void *payload)
+{
+    struct groups *c = payload;
+
+    if (c->n == c->cap) {
+        size_t cap = c->cap ? c->cap * 2 : 16;
+        struct leakgate_track_group *grown =
+            leakgate_util__realloc(c->g, cap * sizeof *grown);
+
+        if (!grown)
+            return leakgate_error__set(LEAKGATE_ENOMEM, "diff: out of memory");
+        c->g = grown;
+        c->cap = cap;
+    }
+    c->g[c->n++] = *g;
+    return 0;
+}
+
+/* a[0, na) begins b[0, nb). */
+static bool
+begins(const uintptr_t *a, size_t na, const uintptr_t *b, size_t nb)
+{
+    return na <= nb && (na == 0 || memcmp(a, b, na * sizeof *a) == 0);
+}
+
+/* Groups times entries compared at most: past it, no request is named. */
+#define REQUESTED_PAIRS ((size_t)1 << 22)
+
+int
+leakgate_diff__add_requested(struct leakgate_diff *d)
+{
+    struct groups c = {NULL, 0, 0};
+    int rc = leakgate_track__left_groups(collect_group, &c);
+
+    if (rc == LEAKGATE_ENOTFOUND)
+        rc = 0; /* some object has no stack: no request is named */
+    else if (rc == 0 && c.n > 0 && d->nentries <= REQUESTED_PAIRS / c.n)
+        for (size_t i = 0; i < d->nentries; i++) {
+            struct leakgate_diff_entry *e = &d->entries[i];
+            uint64_t objs = 0, bytes = 0, req = 0;
+
+            if (e->delta_bytes <= 0)
+                continue;
+            /* The tracker's stacks end at the test runner's code
+             * (leakgate_track__runner()), a profile's do not. */
+            for (size_t k = 0; k < c.n; k++) {
+                if (!begins(c.g[k].pcs, c.g[k].npcs, e->pcs, e->npcs))
+                    continue;
+                objs += c.g[k].objs;
+                bytes += c.g[k].bytes;
+                req += c.g[k].requested;
+            }
+            if (objs == (uint64_t)e->delta_objs &&
+                bytes == (uint64_t)e->delta_bytes) {
+                e->delta_requested = (int64_t)req;
+                e->requested_known = true;
+            }
+        }
+    leakgate_util__free(c.g);
+    return rc;
 }

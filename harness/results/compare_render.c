@@ -191,15 +191,17 @@ put_frame(struct leakgate_buf *b, const struct leakgate_frame *f)
                              f->line);
 }
 
-/* "16 B in 1 object: trimmed_copy strtab.c:31 < strtab_rename ..." */
+/* "16 B (13 B requested) in 1 object: trimmed_copy strtab.c:31 < ..." */
 static void
 put_stack(struct leakgate_buf *b, const struct leakgate_vstack *s, size_t max)
 {
-    char num[32];
+    char num[32], req[48];
 
     leakgate_buf__printf(
-        b, "%s in %" PRId64 " %s: ",
+        b, "%s%s in %" PRId64 " %s: ",
         leakgate_thresholds__bytes(num, sizeof num, (uint64_t)s->bytes),
+        leakgate_report__requested(req, s->bytes, s->requested,
+                                   s->requested_known),
         s->objs, s->objs == 1 ? "object" : "objects");
     for (size_t k = s->shown_begin; k < s->shown_end; k++) {
         if (k - s->shown_begin == max) {
@@ -481,9 +483,13 @@ json_side(struct leakgate_buf *b, const struct leakgate_verdict *v)
 static void
 json_stack(struct leakgate_buf *b, const struct leakgate_vstack *s)
 {
-    leakgate_buf__printf(
-        b, "{\"bytes\": %" PRId64 ", \"objects\": %" PRId64 ", \"frames\": [",
-        s->bytes, s->objs);
+    leakgate_buf__printf(b, "{\"bytes\": %" PRId64 ", ", s->bytes);
+    if (s->requested_known)
+        leakgate_buf__printf(b, "\"requested_bytes\": %" PRId64 ", ",
+                             s->requested);
+    else
+        leakgate_buf__puts(b, "\"requested_bytes\": null, ");
+    leakgate_buf__printf(b, "\"objects\": %" PRId64 ", \"frames\": [", s->objs);
     for (size_t k = s->shown_begin; k < s->shown_end; k++) {
         const struct leakgate_frame *f = &s->frames[k];
 

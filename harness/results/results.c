@@ -441,6 +441,22 @@ load_judgement(struct leakgate_policy_stack_verdict *j,
     return rc;
 }
 
+/* A stack's "requested_bytes": absent (an earlier leakgate's file) or null
+ * when the requests were not seen. */
+static int
+load_requested(struct leakgate_vstack *s,
+               struct loader *ld,
+               const struct leakgate_json *o)
+{
+    bool unknown;
+    int rc = get_int(&s->requested, &unknown, ld, o, "requested_bytes");
+
+    if (rc == 0 && !unknown && s->requested < 0)
+        return fail(ld, o, "negative 'requested_bytes'");
+    s->requested_known = rc == 0 && !unknown;
+    return rc;
+}
+
 static int
 load_stack(struct leakgate_vstack *s,
            struct loader *ld,
@@ -451,6 +467,8 @@ load_stack(struct leakgate_vstack *s,
 
     if (rc == 0)
         rc = get_int(&s->bytes, NULL, ld, o, "bytes");
+    if (rc == 0)
+        rc = load_requested(s, ld, o);
     if (rc == 0)
         rc = get_int(&s->objs, NULL, ld, o, "objects");
     if (rc == 0)

@@ -345,8 +345,10 @@ summary_peak_over(struct leakgate_buf *b,
 static void
 summary_failure(struct leakgate_buf *b, const struct leakgate_verdict *v)
 {
-    char human[32];
+    char human[32], req[48];
     bool peak_only = leakgate_verdict__peak_only(v);
+    int64_t asked;
+    bool known = leakgate_report__requested_total(v, &asked);
 
     leakgate_buf__printf(b, "  FAIL %s%s", leakgate_verdict__origin(v),
                          v->name);
@@ -354,9 +356,11 @@ summary_failure(struct leakgate_buf *b, const struct leakgate_verdict *v)
         summary_peak_over(b, v, ": ");
     } else if (v->status == LEAKGATE_STATUS_FAIL) {
         leakgate_buf__printf(
-            b, ": %s retained, %zu %s over %s limit%s",
+            b, ": %s%s retained, %zu %s over %s limit%s",
             leakgate_thresholds__bytes(human, sizeof human,
                                        v->policy.total_bytes),
+            leakgate_report__requested(req, (int64_t)v->policy.total_bytes,
+                                       asked, known),
             v->policy.nover, v->policy.nover == 1 ? "stack" : "stacks",
             v->policy.nover == 1 ? "its" : "their",
             v->policy.total_over ? ", total over its cap" : "");

@@ -176,7 +176,7 @@ put_message(struct leakgate_buf *b,
 {
     struct leakgate_buf m = LEAKGATE_BUF_INIT;
     const struct leakgate_vstack *s = it->stack;
-    char num[32];
+    char num[32], req[48];
 
     leakgate_buf__printf(&m, "%s%s: %s", leakgate_verdict__origin(it->v),
                          it->v->name, it->why ? it->why : "");
@@ -187,9 +187,11 @@ put_message(struct leakgate_buf *b,
     }
     if (s)
         leakgate_buf__printf(
-            &m, "; %s in %" PRId64 " %s %s here",
+            &m, "; %s%s in %" PRId64 " %s %s here",
             leakgate_thresholds__bytes(num, sizeof num,
                                        s->bytes > 0 ? (uint64_t)s->bytes : 0),
+            leakgate_report__requested(req, s->bytes, s->requested,
+                                       s->requested_known),
             s->objs, s->objs == 1 ? "object" : "objects",
             it->rule == PEAK || it->rule == PEAK_GROWTH ? "held at the peak"
                                                         : "allocated");
@@ -257,6 +259,9 @@ put_properties(struct leakgate_buf *b, const struct item *it)
         leakgate_buf__printf(
             b, ", \"stack_bytes\": %" PRId64 ", \"stack_objects\": %" PRId64,
             it->stack->bytes, it->stack->objs);
+    if (it->stack && it->stack->requested_known)
+        leakgate_buf__printf(b, ", \"stack_requested_bytes\": %" PRId64,
+                             it->stack->requested);
     if (v->peak_known)
         leakgate_buf__printf(
             b, ", \"peak_bytes\": %" PRIu64 ", \"allocations\": %" PRIu64,

@@ -33,7 +33,7 @@ replays() { # name
 check_report() { # name
     local err=$work/$1.err
     [ "$(cat "$work/$1.rc")" = 1 ] || fail "$1: exit $(cat "$work/$1.rc"), expected 1"
-    grep -q '^leakgate: FAIL names/counted: 112 B retained in 1 object' "$err" ||
+    grep -q '^leakgate: FAIL names/counted: 112 B (100 B requested) retained in 1 object' "$err" ||
         fail "$1: no FAIL report for names/counted"
     grep -qE '^      leak +.*names_cases\.c:[0-9]+$' "$err" ||
         fail "$1: the report has no leak() frame"

@@ -66,7 +66,7 @@ check() {
     grep -q '^leakgate: 1 result file, 9 windows: 8 passed the gate, 1 failed it' \
         "$WORK/report.out" ||
         fail "$1: leakgate report: $(grep 'result file' "$WORK/report.out")"
-    grep -q "^  FAIL $2/work: 112 B retained" "$WORK/report.out" ||
+    grep -q "^  FAIL $2/work: 112 B (100 B requested) retained" "$WORK/report.out" ||
         fail "$1: leakgate report does not name $2/work"
     # leakgate report's own JUnit from the merged JSON: the same testcases.
     "$LEAKGATE" report "$WORK/results.json" --junit "$WORK/again.xml" \

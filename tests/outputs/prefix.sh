@@ -46,7 +46,7 @@ grep -q 'id="summary">1 of 9 windows over the limits' \
 grep -q '<code>twin_b/twin/work</code>' "$WORK/report/index.html" ||
     fail "index.html does not name twin_b/twin/work"
 "$LEAKGATE" report "$WORK/results.json" >"$WORK/report.out" 2>&1
-grep -q '^  FAIL twin_b/twin/work: 112 B retained' "$WORK/report.out" ||
+grep -q '^  FAIL twin_b/twin/work: 112 B (100 B requested) retained' "$WORK/report.out" ||
     fail "leakgate report: $(grep -A2 'result file' "$WORK/report.out")"
 grep -q ', 9 windows: 8 passed the gate, 1 failed it' "$WORK/report.out" ||
     fail "leakgate report: $(grep 'result file' "$WORK/report.out")"

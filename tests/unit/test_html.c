@@ -475,7 +475,31 @@ test_html__glance(void)
     leakgate_util__free(html);
 }
 
+/* The bytes the program asked for beside the usable bytes, where known
+ * and different. */
+static void
+test_html__requested(void)
+{
+    struct fixture fx;
+    char *html;
+
+    fixture_init(&fx);
+    fx.stacks[0].requested = 4000;
+    fx.stacks[0].requested_known = true;
+    html = page(&fx, NULL);
+    CU_ASSERT(contains(html, "<code>parser/test_&lt;cache&gt;&amp;</code></a>"
+                             " 4,096&#160;B (4,000 B requested)</li>"));
+    CU_ASSERT(contains(html, "<b>stack 1 of 1</b>: 4,096&#160;B (4,000 B "
+                             "requested) in 1 object"));
+    leakgate_util__free(html);
+    fx.stacks[0].requested = 4096;
+    html = page(&fx, NULL);
+    CU_ASSERT(!strstr(html, "requested"));
+    leakgate_util__free(html);
+}
+
 const struct unit_case unit_cases[] = {
+    {"test_html__requested", test_html__requested},
     {"test_html__glance", test_html__glance},
     {"test_html__page", test_html__page},
     {"test_html__failure_section", test_html__failure_section},

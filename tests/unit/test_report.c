@@ -83,21 +83,21 @@ fixture_stacks(struct fixture *fx)
 {
     struct leakgate_vstack *s = fx->stacks;
 
-    s[0] = (struct leakgate_vstack){fx->pcs1, 4, fx->f1, 5, 0,  4,
-                                    4096,     1, NULL,   0, {0}};
+    s[0] = (struct leakgate_vstack){fx->pcs1, 4,    fx->f1, 5,   0, 4,    4096,
+                                    1,        NULL, 0,      {0}, 0, false};
     s[0].judgement = (struct leakgate_policy_stack_verdict){true, false, NULL,
                                                             NULL, 0,     true};
     fx->t2[0] = (struct leakgate_diff_thread){2, 1, 112};
-    s[1] = (struct leakgate_vstack){fx->pcs2, 3, fx->f2, 3, 0,  3,
-                                    112,      1, fx->t2, 1, {0}};
+    s[1] = (struct leakgate_vstack){fx->pcs2, 3,      fx->f2, 3,   0, 3,    112,
+                                    1,        fx->t2, 1,      {0}, 0, false};
     s[1].judgement = (struct leakgate_policy_stack_verdict){
         true, false, NULL, &fx->rule, 0, true};
-    s[2] = (struct leakgate_vstack){fx->pcs3, 1, fx->f3, 1, 0,  1,
-                                    48,       1, NULL,   0, {0}};
+    s[2] = (struct leakgate_vstack){fx->pcs3, 1,    fx->f3, 1,   0, 1,    48,
+                                    1,        NULL, 0,      {0}, 0, false};
     s[2].judgement = (struct leakgate_policy_stack_verdict){
         true, true, &fx->ignore, NULL, 0, false};
-    s[3] = (struct leakgate_vstack){fx->pcs4, 2,  NULL, 0, 0,  0,
-                                    -64,      -1, NULL, 0, {0}};
+    s[3] = (struct leakgate_vstack){fx->pcs4, 2,    NULL, 0,   0, 0,    -64,
+                                    -1,       NULL, 0,    {0}, 0, false};
 }
 
 static void
@@ -471,7 +471,8 @@ test_report__runner_frames_trimmed(void)
              false},
             {0x404000, "main", "test.c", 40, unit, 0x4000, false}};
         uintptr_t pcs[4] = {0x401000, 0x402000, 0x403000, 0x404000};
-        struct leakgate_vstack s = {pcs, 4, f, 4, 0, 4, 64, 1, NULL, 0, {0}};
+        struct leakgate_vstack s = {pcs, 4,    f, 4,   0, 4,    64,
+                                    1,   NULL, 0, {0}, 0, false};
 
         leakgate_verdict__trim(&s);
         CU_ASSERT_EQUAL(s.shown_begin, 0);
@@ -730,7 +731,9 @@ weird_init(struct weird *w, char *name)
                                      1,
                                      NULL,
                                      0,
-                                     {true, false, NULL, NULL, 0, true}};
+                                     {true, false, NULL, NULL, 0, true},
+                                     0,
+                                     false};
     }
     w->v.suite = s_parser;
     w->v.test = name;
@@ -1410,6 +1413,69 @@ test_report__json(void)
     leakgate_util__free(json);
 }
 
+/* The bytes the program asked for, beside the usable bytes: shown where
+ * known and different, null in JSON where not known. */
+static void
+test_report__requested(void)
+{
+    struct run r;
+    char *text, *json, *xml;
+
+    run_init(&r);
+    r.fail.stacks[0].requested = 4000;
+    r.fail.stacks[0].requested_known = true;
+    r.fail.stacks[1].requested = 112; /* the same: not repeated */
+    r.fail.stacks[1].requested_known = true;
+    text = leakgate_report__text(&r.fail.v, &r.fail.env, false);
+    json = leakgate_report__json(r.all, 4, &r.fail.env);
+    xml = leakgate_report__junit(r.all, 4, &r.fail.env);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(text);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(json);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(xml);
+    CU_ASSERT(contains(text, "leakgate: FAIL parser/test_cache_insert: 4,208 "
+                             "B (4,112 B requested) retained in 2 objects"));
+    CU_ASSERT(contains(text, "  stack 1 of 2: 4,096 B (4,000 B requested) in "
+                             "1 object, limit 0 B"));
+    CU_ASSERT(contains(text, "  stack 2 of 2: 112 B in 1 object"));
+    CU_ASSERT(!strstr(text, "(112 B requested)"));
+    CU_ASSERT(contains(json, "\"retained_bytes\": 4208,\n"
+                             "      \"requested_bytes\": 4112,"));
+    CU_ASSERT(contains(json, "\"bytes\": 4096,\n"
+                             "          \"requested_bytes\": 4000,"));
+    CU_ASSERT(contains(json, "\"bytes\": 112,\n"
+                             "          \"requested_bytes\": 112,"));
+    CU_ASSERT(contains(json, "\"bytes\": 48,\n"
+                             "          \"requested_bytes\": null,"));
+    CU_ASSERT(contains(xml, "\"leakgate.requested_bytes\" value=\"4112\""));
+    CU_ASSERT(contains(xml, "\"leakgate.stack.1.requested_bytes\" "
+                            "value=\"4000\""));
+    CU_ASSERT(contains(xml, "\"leakgate.stack.2.requested_bytes\" "
+                            "value=\"112\""));
+    leakgate_util__free(text);
+    leakgate_util__free(json);
+    leakgate_util__free(xml);
+
+    /* One counted stack unknown: no total, that stack without one. */
+    r.fail.stacks[1].requested_known = false;
+    text = leakgate_report__text(&r.fail.v, &r.fail.env, false);
+    json = leakgate_report__json(r.all, 4, &r.fail.env);
+    xml = leakgate_report__junit(r.all, 4, &r.fail.env);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(text);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(json);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(xml);
+    CU_ASSERT(contains(text, "test_cache_insert: 4,208 B retained in 2 "));
+    CU_ASSERT(contains(text, "4,096 B (4,000 B requested) in 1 object"));
+    CU_ASSERT(contains(json, "\"retained_bytes\": 4208,\n"
+                             "      \"requested_bytes\": null,"));
+    CU_ASSERT(contains(json, "\"bytes\": 112,\n"
+                             "          \"requested_bytes\": null,"));
+    CU_ASSERT(!strstr(xml, "\"leakgate.requested_bytes\""));
+    CU_ASSERT(!strstr(xml, "\"leakgate.stack.2.requested_bytes\""));
+    leakgate_util__free(text);
+    leakgate_util__free(json);
+    leakgate_util__free(xml);
+}
+
 static void
 test_report__json_escaping(void)
 {
@@ -1567,6 +1633,7 @@ const struct unit_case unit_cases[] = {
     {"test_report__junit_peak_absent", test_report__junit_peak_absent},
     {"test_report__junit_escaping", test_report__junit_escaping},
     {"test_report__json", test_report__json},
+    {"test_report__requested", test_report__requested},
     {"test_report__json_escaping", test_report__json_escaping},
     {"test_report__enomem", test_report__enomem},
     {"test_report__verdict_free", test_report__verdict_free},
