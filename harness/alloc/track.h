@@ -179,7 +179,8 @@ struct leakgate_track_group {
     size_t npcs;
     uint64_t objs;
     uint64_t bytes;
-    uint64_t requested;
+    uint64_t requested;   /* when requested_known (a request of 4 GiB */
+    bool requested_known; /* or more is not noted) */
 };
 typedef int (*leakgate_track_group_fn)(const struct leakgate_track_group *g,
                                        void *payload);
@@ -224,8 +225,8 @@ void leakgate_track__watch_freed(uint32_t owner,
                                  bool *unwatched);
 /* Call fn for every watched object still live (its owner, its entry in
  * the owner's held groups or UINT32_MAX, its usable bytes, the bytes the
- * program asked for: 0 without an entry).  fn may allocate.  Returns
- * fn's first non-zero return, 0, or LEAKGATE_ENOMEM. */
+ * program asked for: 0 without an entry, UINT64_MAX not known).  fn may
+ * allocate.  Returns fn's first non-zero return, 0, or LEAKGATE_ENOMEM. */
 int leakgate_track__held_each(int (*fn)(uint32_t owner,
                                         uint32_t entry,
                                         uint64_t bytes,

@@ -54,12 +54,20 @@
 
 #define ALLOC_PATH __attribute__((section("leakgate_alloc"), noinline))
 
+/* 16 bytes: a million objects left cost 16 MiB here (32 MiB when the
+ * table grows past them). */
 struct obj_slot {
     uintptr_t addr; /* 0 empty, TOMBSTONE removed */
-    uint64_t req;   /* the bytes the program asked for */
-    uint32_t stack; /* index into stacks */
-    uint32_t gen;   /* valid only in the window of this generation */
+    uint32_t req;   /* the bytes the program asked for; REQ_UNKNOWN: 4 GiB
+                       or more */
+    uint16_t stack; /* index into stacks */
+    uint16_t gen;   /* valid only in the window of this generation's low
+                       16 bits (obj_gen()); the tables are emptied when
+                       they wrap */
 };
+#define REQ_UNKNOWN UINT32_MAX
+_Static_assert(STACK_SLOTS <= (size_t)UINT16_MAX + 1,
+               "a stack index fits an object slot");
 
 struct stack_slot {
     uint64_t hash;
@@ -75,8 +83,9 @@ static struct {
     struct stack_slot *stacks;
     uintptr_t *pcs;
     uint32_t gen;
-    size_t nobjs;   /* slots used in this window (removed ones too) */
-    size_t nstacks; /* distinct stacks in this window */
+    size_t nobjs;       /* slots used in this window (removed ones too) */
+    size_t obj_touched; /* slots of either object table ever used */
+    size_t nstacks;     /* distinct stacks in this window */
     size_t npcs;
     bool failed;             /* a table was full: some object has no stack */
     uintptr_t runtime[4][2]; /* text of libc and ld.so: [start, end) */
@@ -559,9 +568,16 @@ set_mode(int m)
     /* A new generation empties the tables; the window is not open yet. */
     lock_tables();
     st.gen++;
+    if ((uint16_t)st.gen == 0) {
+        /* Slots of the generation 65,536 windows ago would look current. */
+        memset(st.objs, 0, st.obj_touched * sizeof *st.objs);
+        memset(st.objs_next, 0, st.obj_touched * sizeof *st.objs_next);
+    }
     st.nobjs = st.nstacks = st.npcs = 0;
     /* Small windows touch a small table: few cache misses, few pages. */
     st.obj_mask = OBJ_FIRST - 1;
+    if (st.obj_touched < OBJ_FIRST)
+        st.obj_touched = OBJ_FIRST;
     st.failed = false;
     atomic_store(&stacks_live, 0);
     atomic_store(&leakgate_track__noted_filter, 0);
@@ -763,6 +779,13 @@ obj_home(uintptr_t a)
     return (size_t)((a >> 4) * 0x9e3779b97f4a7c15ull >> 40) & st.obj_mask;
 }
 
+/* The generation an object slot of this window carries. */
+static inline uint16_t
+obj_gen(void)
+{
+    return (uint16_t)st.gen;
+}
+
 /* The slot of object a, or NULL when it has none in this window. */
 static struct obj_slot *
 find_obj(uintptr_t a)
@@ -772,7 +795,7 @@ find_obj(uintptr_t a)
     for (;; i = (i + 1) & st.obj_mask) {
         struct obj_slot *o = &st.objs[i];
 
-        if (o->gen != st.gen || o->addr == 0)
+        if (o->gen != obj_gen() || o->addr == 0)
             return NULL;
         if (o->addr == a)
             return o;
@@ -788,7 +811,7 @@ free_slot(uintptr_t a)
     for (;; i = (i + 1) & st.obj_mask) {
         struct obj_slot *o = &st.objs[i];
 
-        if (o->gen != st.gen || o->addr == 0) {
+        if (o->gen != obj_gen() || o->addr == 0) {
             st.nobjs++; /* a slot never used in this window */
             return o;
         }
@@ -811,6 +834,8 @@ grow_objs(void)
     st.obj_mask = (old_mask + 1) * 4 - 1;
     if (st.obj_mask >= OBJ_SLOTS)
         st.obj_mask = OBJ_SLOTS - 1;
+    if (st.obj_mask + 1 > st.obj_touched)
+        st.obj_touched = st.obj_mask + 1;
     /* Slots of this generation may be left there from an earlier growth. */
     memset(st.objs_next, 0, (st.obj_mask + 1) * sizeof *st.objs_next);
     st.objs = st.objs_next;
@@ -819,7 +844,7 @@ grow_objs(void)
         const struct obj_slot *o = &from[i];
         struct obj_slot *to;
 
-        if (o->gen != st.gen || o->addr == 0 || o->addr == TOMBSTONE)
+        if (o->gen != obj_gen() || o->addr == 0 || o->addr == TOMBSTONE)
             continue;
         for (size_t k = obj_home(o->addr);; k = (k + 1) & st.obj_mask) {
             to = &st.objs[k];
@@ -886,9 +911,9 @@ leakgate_track__stack_note(uintptr_t a, uintptr_t caller, size_t req)
     }
     if (o && stack != UINT32_MAX) {
         o->addr = a;
-        o->gen = st.gen;
-        o->stack = stack;
-        o->req = req;
+        o->gen = obj_gen();
+        o->stack = (uint16_t)stack;
+        o->req = req < REQ_UNKNOWN ? (uint32_t)req : REQ_UNKNOWN;
     } else {
         st.failed = true;
     }
@@ -987,7 +1012,10 @@ gather_one(const void *ptr, size_t usable, void *payload)
     if (g->objs[o->stack]++ == 0)
         g->used[g->nused++] = o->stack;
     g->bytes[o->stack] += usable;
-    g->req[o->stack] += o->req;
+    if (o->req == REQ_UNKNOWN || g->req[o->stack] == UINT64_MAX)
+        g->req[o->stack] = UINT64_MAX; /* not known for the whole stack */
+    else
+        g->req[o->stack] += o->req;
     return 0;
 }
 
@@ -998,9 +1026,10 @@ each_group(const struct gather *g, leakgate_track_group_fn fn, void *payload)
 {
     for (size_t k = 0; k < g->nused; k++) {
         const struct stack_slot *s = &st.stacks[g->used[k]];
+        uint64_t req = g->req[g->used[k]];
         struct leakgate_track_group grp = {
-            &st.pcs[s->off], s->n, g->objs[g->used[k]], g->bytes[g->used[k]],
-            g->req[g->used[k]]};
+            &st.pcs[s->off],      s->n, g->objs[g->used[k]],
+            g->bytes[g->used[k]], req,  req != UINT64_MAX};
         int rc = fn(&grp, payload);
 
         if (rc != 0)
@@ -1160,7 +1189,8 @@ struct watch_slot {
     uint32_t owner;
     uint32_t entry; /* the object's group in its owner's hold */
     uint64_t bytes; /* usable size */
-    uint64_t req;   /* the bytes asked for (0: its stack is not known) */
+    uint64_t req;   /* the bytes asked for (0: its stack is not known;
+                       UINT64_MAX: too large to note) */
     uint32_t gen;   /* empty unless wt.gen: a clear is gen++ */
 };
 
@@ -1212,7 +1242,7 @@ watch_one(const void *ptr, size_t usable, void *payload)
             s->owner = w->owner;
             s->entry = o ? w->entry_of[o->stack] : UINT32_MAX;
             s->bytes = usable;
-            s->req = o ? o->req : 0;
+            s->req = !o ? 0 : o->req == REQ_UNKNOWN ? UINT64_MAX : o->req;
             wt.list[wt.used++] = (uint32_t)i;
             return 0;
         }

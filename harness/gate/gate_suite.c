@@ -131,7 +131,11 @@ count_survivor(
             continue;
         if (v->held && entry < v->held->nentries) {
             sv->bytes[i][entry] += bytes;
-            sv->req[i][entry] += req;
+            /* UINT64_MAX: not known for the whole stack */
+            sv->req[i][entry] =
+                req == UINT64_MAX || sv->req[i][entry] == UINT64_MAX
+                    ? UINT64_MAX
+                    : sv->req[i][entry] + req;
             sv->objs[i][entry]++;
         } else {
             sv->lost_bytes[i] += bytes;
@@ -168,8 +172,9 @@ survivors_diff(struct leakgate_diff **out,
         e->pcs = held->entries[i].pcs;
         e->npcs = held->entries[i].npcs;
         e->delta_bytes = (int64_t)bytes[i];
-        e->delta_requested = (int64_t)req[i];
-        e->requested_known = held->entries[i].requested_known;
+        e->requested_known =
+            held->entries[i].requested_known && req[i] != UINT64_MAX;
+        e->delta_requested = e->requested_known ? (int64_t)req[i] : 0;
         e->delta_objs = (int64_t)objs[i];
         live.nentries++;
     }

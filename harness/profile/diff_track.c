@@ -37,8 +37,8 @@ append_group(const struct leakgate_track_group *g, void *payload)
     e->npcs = g->npcs;
     e->delta_objs = (int64_t)g->objs;
     e->delta_bytes = (int64_t)g->bytes;
-    e->delta_requested = (int64_t)g->requested;
-    e->requested_known = true;
+    e->delta_requested = g->requested_known ? (int64_t)g->requested : 0;
+    e->requested_known = g->requested_known;
     d->nentries++;
     return 0;
 }
@@ -129,6 +129,7 @@ leakgate_diff__add_requested(struct leakgate_diff *d)
         for (size_t i = 0; i < d->nentries; i++) {
             struct leakgate_diff_entry *e = &d->entries[i];
             uint64_t objs = 0, bytes = 0, req = 0;
+            bool known = true;
 
             if (e->delta_bytes <= 0)
                 continue;
@@ -140,8 +141,9 @@ leakgate_diff__add_requested(struct leakgate_diff *d)
                 objs += c.g[k].objs;
                 bytes += c.g[k].bytes;
                 req += c.g[k].requested;
+                known &= c.g[k].requested_known;
             }
-            if (objs == (uint64_t)e->delta_objs &&
+            if (known && objs == (uint64_t)e->delta_objs &&
                 bytes == (uint64_t)e->delta_bytes) {
                 e->delta_requested = (int64_t)req;
                 e->requested_known = true;

@@ -773,7 +773,77 @@ test_track__ordinals_none_left(void)
 }
 
 const char *const unit_suite = "track";
+/* The bytes the program asked for, per stack: malloc(1) keeps 8 usable
+ * bytes, calloc(3, 100) 320. */
+static void
+test_track__requested_bytes(void)
+{
+    struct leakgate_track_result r;
+    struct leakgate_diff *d = NULL;
+    void *volatile one, *volatile three;
+    uint64_t got8 = 0, got320 = 0;
+
+    must_install();
+    CU_ASSERT_EQUAL_FATAL(leakgate_track__stacks(LEAKGATE_TRACK_STACKS_ALL), 0);
+    CU_ASSERT_EQUAL_FATAL(leakgate_track__begin(), 0);
+    one = malloc(1);
+    three = calloc(3, 100);
+    CU_ASSERT_EQUAL(leakgate_track__end(&r), 0);
+    CU_ASSERT_EQUAL(leakgate_diff__of_track_left(&d), 0);
+    for (size_t i = 0; d && i < d->nentries; i++) {
+        CU_ASSERT_TRUE(d->entries[i].requested_known);
+        if (d->entries[i].delta_bytes == 8)
+            got8 = (uint64_t)d->entries[i].delta_requested;
+        if (d->entries[i].delta_bytes == 320)
+            got320 = (uint64_t)d->entries[i].delta_requested;
+    }
+    CU_ASSERT_EQUAL(got8, 1);
+    CU_ASSERT_EQUAL(got320, 300);
+    leakgate_diff__free(d);
+    free(one);
+    free(three);
+    (void)leakgate_track__stacks(LEAKGATE_TRACK_STACKS_NONE);
+}
+
+/* An object slot keeps 16 bits of its window's generation: 65,536
+ * windows later a slot left from then must not look current.  An object
+ * of that window at the same address, allocated without a stack, is an
+ * object without a stack (ENOTFOUND), never the old one's stack. */
+static void
+test_track__generations_wrap(void)
+{
+    struct leakgate_track_result r;
+    struct leakgate_diff *d = NULL;
+    void *p, *q;
+    int rc;
+
+    must_install();
+    CU_ASSERT_EQUAL_FATAL(leakgate_track__stacks(LEAKGATE_TRACK_STACKS_ALL), 0);
+    CU_ASSERT_EQUAL_FATAL(leakgate_track__begin(), 0);
+    p = malloc(40);
+    CU_ASSERT_EQUAL(leakgate_track__end(&r), 0);
+    /* 65,535 generations, and the 65,536th: the same low 16 bits. */
+    for (unsigned i = 0; i < 65535; i++)
+        (void)leakgate_track__stacks(LEAKGATE_TRACK_STACKS_NONE);
+    free(p); /* its slot stays, of an old generation */
+    CU_ASSERT_EQUAL_FATAL(leakgate_track__stacks(LEAKGATE_TRACK_STACKS_RUNTIME),
+                          0);
+    CU_ASSERT_EQUAL_FATAL(leakgate_track__begin(), 0);
+    q = malloc(40); /* the program's own: no stack in this mode */
+    CU_ASSERT_EQUAL(leakgate_track__end(&r), 0);
+    CU_ASSERT_PTR_EQUAL(q, p); /* jemalloc hands the address out again */
+    CU_ASSERT_EQUAL(r.live_objs, 1);
+    rc = leakgate_diff__of_track_left(&d);
+    CU_ASSERT_EQUAL(rc, LEAKGATE_ENOTFOUND);
+    CU_ASSERT_PTR_NULL(d);
+    leakgate_diff__free(d);
+    free(q);
+    (void)leakgate_track__stacks(LEAKGATE_TRACK_STACKS_NONE);
+}
+
 const struct unit_case unit_cases[] = {
+    {"requested_bytes", test_track__requested_bytes},
+    {"generations_wrap", test_track__generations_wrap},
     {"install_twice", test_track__install_twice},
     {"out_of_order_calls", test_track__out_of_order_calls},
     {"all_functions_freed", test_track__all_functions_freed},
