@@ -1413,67 +1413,78 @@ test_report__json(void)
     leakgate_util__free(json);
 }
 
+/* The text, JSON and JUnit of r's failing window. */
+struct rendered {
+    char *text, *json, *xml;
+};
+
+static void
+render_all(struct rendered *out, struct run *r)
+{
+    out->text = leakgate_report__text(&r->fail.v, &r->fail.env, false);
+    out->json = leakgate_report__json(r->all, 4, &r->fail.env);
+    out->xml = leakgate_report__junit(r->all, 4, &r->fail.env);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(out->text);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(out->json);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(out->xml);
+}
+
+static void
+rendered_free(struct rendered *out)
+{
+    leakgate_util__free(out->text);
+    leakgate_util__free(out->json);
+    leakgate_util__free(out->xml);
+}
+
 /* The bytes the program asked for, beside the usable bytes: shown where
  * known and different, null in JSON where not known. */
 static void
 test_report__requested(void)
 {
     struct run r;
-    char *text, *json, *xml;
+    struct rendered o;
 
     run_init(&r);
     r.fail.stacks[0].requested = 4000;
     r.fail.stacks[0].requested_known = true;
     r.fail.stacks[1].requested = 112; /* the same: not repeated */
     r.fail.stacks[1].requested_known = true;
-    text = leakgate_report__text(&r.fail.v, &r.fail.env, false);
-    json = leakgate_report__json(r.all, 4, &r.fail.env);
-    xml = leakgate_report__junit(r.all, 4, &r.fail.env);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(text);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(json);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(xml);
-    CU_ASSERT(contains(text, "leakgate: FAIL parser/test_cache_insert: 4,208 "
-                             "B (4,112 B requested) retained in 2 objects"));
-    CU_ASSERT(contains(text, "  stack 1 of 2: 4,096 B (4,000 B requested) in "
-                             "1 object, limit 0 B"));
-    CU_ASSERT(contains(text, "  stack 2 of 2: 112 B in 1 object"));
-    CU_ASSERT(!strstr(text, "(112 B requested)"));
-    CU_ASSERT(contains(json, "\"retained_bytes\": 4208,\n"
-                             "      \"requested_bytes\": 4112,"));
-    CU_ASSERT(contains(json, "\"bytes\": 4096,\n"
-                             "          \"requested_bytes\": 4000,"));
-    CU_ASSERT(contains(json, "\"bytes\": 112,\n"
-                             "          \"requested_bytes\": 112,"));
-    CU_ASSERT(contains(json, "\"bytes\": 48,\n"
-                             "          \"requested_bytes\": null,"));
-    CU_ASSERT(contains(xml, "\"leakgate.requested_bytes\" value=\"4112\""));
-    CU_ASSERT(contains(xml, "\"leakgate.stack.1.requested_bytes\" "
-                            "value=\"4000\""));
-    CU_ASSERT(contains(xml, "\"leakgate.stack.2.requested_bytes\" "
-                            "value=\"112\""));
-    leakgate_util__free(text);
-    leakgate_util__free(json);
-    leakgate_util__free(xml);
+    render_all(&o, &r);
+    CU_ASSERT(contains(o.text, "leakgate: FAIL parser/test_cache_insert: "
+                               "4,208 B (4,112 B requested) retained in 2 "
+                               "objects"));
+    CU_ASSERT(contains(o.text, "  stack 1 of 2: 4,096 B (4,000 B requested) "
+                               "in 1 object, limit 0 B"));
+    CU_ASSERT(contains(o.text, "  stack 2 of 2: 112 B in 1 object"));
+    CU_ASSERT(!strstr(o.text, "(112 B requested)"));
+    CU_ASSERT(contains(o.json, "\"retained_bytes\": 4208,\n"
+                               "      \"requested_bytes\": 4112,"));
+    CU_ASSERT(contains(o.json, "\"bytes\": 4096,\n"
+                               "          \"requested_bytes\": 4000,"));
+    CU_ASSERT(contains(o.json, "\"bytes\": 112,\n"
+                               "          \"requested_bytes\": 112,"));
+    CU_ASSERT(contains(o.json, "\"bytes\": 48,\n"
+                               "          \"requested_bytes\": null,"));
+    CU_ASSERT(contains(o.xml, "\"leakgate.requested_bytes\" value=\"4112\""));
+    CU_ASSERT(contains(o.xml, "\"leakgate.stack.1.requested_bytes\" "
+                              "value=\"4000\""));
+    CU_ASSERT(contains(o.xml, "\"leakgate.stack.2.requested_bytes\" "
+                              "value=\"112\""));
+    rendered_free(&o);
 
     /* One counted stack unknown: no total, that stack without one. */
     r.fail.stacks[1].requested_known = false;
-    text = leakgate_report__text(&r.fail.v, &r.fail.env, false);
-    json = leakgate_report__json(r.all, 4, &r.fail.env);
-    xml = leakgate_report__junit(r.all, 4, &r.fail.env);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(text);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(json);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(xml);
-    CU_ASSERT(contains(text, "test_cache_insert: 4,208 B retained in 2 "));
-    CU_ASSERT(contains(text, "4,096 B (4,000 B requested) in 1 object"));
-    CU_ASSERT(contains(json, "\"retained_bytes\": 4208,\n"
-                             "      \"requested_bytes\": null,"));
-    CU_ASSERT(contains(json, "\"bytes\": 112,\n"
-                             "          \"requested_bytes\": null,"));
-    CU_ASSERT(!strstr(xml, "\"leakgate.requested_bytes\""));
-    CU_ASSERT(!strstr(xml, "\"leakgate.stack.2.requested_bytes\""));
-    leakgate_util__free(text);
-    leakgate_util__free(json);
-    leakgate_util__free(xml);
+    render_all(&o, &r);
+    CU_ASSERT(contains(o.text, "test_cache_insert: 4,208 B retained in 2 "));
+    CU_ASSERT(contains(o.text, "4,096 B (4,000 B requested) in 1 object"));
+    CU_ASSERT(contains(o.json, "\"retained_bytes\": 4208,\n"
+                               "      \"requested_bytes\": null,"));
+    CU_ASSERT(contains(o.json, "\"bytes\": 112,\n"
+                               "          \"requested_bytes\": null,"));
+    CU_ASSERT(!strstr(o.xml, "\"leakgate.requested_bytes\""));
+    CU_ASSERT(!strstr(o.xml, "\"leakgate.stack.2.requested_bytes\""));
+    rendered_free(&o);
 }
 
 static void
