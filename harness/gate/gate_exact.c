@@ -114,14 +114,13 @@ leakgate_gate__piece_start(struct leakgate_gate *gate)
     rc = leakgate_profile__set_active(true);
     if (rc == 0)
         rc = meter_piece_start(gate);
-    /* The exact window of a replay is watched by the tracker too: what it
-     * left is compared with what the first run's fast pass left, and the
-     * stacks it notes give the bytes the program asked for (piece_add()).
+    /* An exact window is watched by the tracker too: the stacks it notes
+     * give the bytes the program asked for (piece_add()), and in a replay
+     * what it left is compared with what the first run's fast pass left.
      * A suite window is not: its pieces are tracker windows of their own
      * in a lean first run, which judges no replay by them. */
     if (rc == 0 &&
-        (gate->cur.rerun || ((gate->replay.child || gate->opts.exact) &&
-                             strcmp(gate->cur.test, "[suite]") != 0)) &&
+        (gate->cur.rerun || strcmp(gate->cur.test, "[suite]") != 0) &&
         !gate->cur.tracking && gate->cur.nruns == 0 &&
         leakgate_track__installed() &&
         (leakgate_track__stacks(LEAKGATE_TRACK_STACKS_ALL) == 0 ||

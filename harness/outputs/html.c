@@ -227,9 +227,7 @@ failing_list(struct leakgate_buf *b,
         leakgate_buf__puts(b, "</code></a> ");
         bytes(b, (int64_t)v[i]->policy.total_bytes);
         known = leakgate_report__requested_total(v[i], &asked);
-        leakgate_buf__puts(
-            b, leakgate_report__requested(
-                   req, (int64_t)v[i]->policy.total_bytes, asked, known));
+        leakgate_buf__puts(b, leakgate_report__requested(req, asked, known));
         leakgate_buf__puts(b, "</li>\n");
     }
     if (failed > shown)
@@ -583,8 +581,8 @@ stack_block(struct leakgate_buf *b,
     leakgate_buf__printf(b, "<p class=\"stack\"><b>%sstack %zu of %zu</b>: ",
                          peak ? "peak " : "", nth, of);
     bytes(b, s->bytes);
-    leakgate_buf__puts(b, leakgate_report__requested(
-                              req, s->bytes, s->requested, s->requested_known));
+    leakgate_buf__puts(
+        b, leakgate_report__requested(req, s->requested, s->requested_known));
     leakgate_buf__printf(b, " in %s object%s",
                          leakgate_util__group_signed(num, s->objs),
                          s->objs == 1 ? "" : "s");
@@ -929,9 +927,9 @@ cause_card(struct leakgate_buf *b,
         leakgate_buf__puts(b, "</code></a> ");
         hit_stack = cause_stack(v[i]);
         bytes(b, hit_stack->bytes);
-        leakgate_buf__puts(b, leakgate_report__requested(
-                                  req, hit_stack->bytes, hit_stack->requested,
-                                  hit_stack->requested_known));
+        leakgate_buf__puts(
+            b, leakgate_report__requested(req, hit_stack->requested,
+                                          hit_stack->requested_known));
         leakgate_buf__puts(b, "</li>\n");
     }
     leakgate_buf__puts(b, "</ul>\n");

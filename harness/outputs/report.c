@@ -122,15 +122,12 @@ leakgate_report__requested_total(const struct leakgate_verdict *v, int64_t *out)
 }
 
 const char *
-leakgate_report__requested(char *out,
-                           int64_t bytes,
-                           int64_t requested,
-                           bool known)
+leakgate_report__requested(char *out, int64_t requested, bool known)
 {
     char num[32];
 
     out[0] = '\0';
-    if (known && requested != bytes)
+    if (known)
         snprintf(out, 48, " (%s B requested)",
                  leakgate_util__group_signed(num, requested));
     return out;

@@ -59,12 +59,10 @@ char *leakgate_report__yaml(const struct leakgate_verdict *v);
 char *leakgate_report__raises(const struct leakgate_verdict *v);
 
 /* " (13 B requested)" into out (>= 48 bytes) when the bytes the program
- * asked for are known and differ from jemalloc's usable bytes (every
- * report shows both: SPEC §7); else "".  Returns out.  Cannot fail. */
-const char *leakgate_report__requested(char *out,
-                                       int64_t bytes,
-                                       int64_t requested,
-                                       bool known);
+ * asked for are known (every report shows them beside jemalloc's usable
+ * bytes, equal or not: SPEC §7); else "".  Returns out.  Cannot fail. */
+const char *
+leakgate_report__requested(char *out, int64_t requested, bool known);
 
 /* The bytes the program asked for of v's counted stacks, into *out; false
  * when some counted stack's are not known.  Cannot fail. */

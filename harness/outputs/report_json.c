@@ -265,7 +265,6 @@ json_peak(struct json *j, const struct leakgate_verdict *v)
     for (size_t i = 0; i < v->npeak_stacks; i++) {
         json_open(j, NULL, "{");
         json_int(j, "bytes", v->peak_stacks[i].bytes);
-        json_requested(j, &v->peak_stacks[i]);
         json_int(j, "objects", v->peak_stacks[i].objs);
         json_stack_lists(j, &v->peak_stacks[i]);
         json_close(j, "}");

@@ -274,9 +274,8 @@ text_stack(struct text *t,
     leakgate_buf__printf(t->b, "  %sstack %zu of %zu: ", peak ? "peak " : "",
                          nth, of);
     put_bytes(t, s->bytes);
-    leakgate_buf__puts(t->b,
-                       leakgate_report__requested(req, s->bytes, s->requested,
-                                                  s->requested_known));
+    leakgate_buf__puts(t->b, leakgate_report__requested(req, s->requested,
+                                                        s->requested_known));
     leakgate_buf__puts(t->b, " in ");
     put_objs(t, s->objs);
     if (!peak && v->status != LEAKGATE_STATUS_NOT_JUDGED) {
@@ -411,9 +410,8 @@ text_header(struct text *t,
     put_name(t, v);
     leakgate_buf__puts(t->b, ": ");
     put_bytes(t, n->bytes);
-    leakgate_buf__puts(t->b,
-                       leakgate_report__requested(req, n->bytes, n->requested,
-                                                  n->requested_known));
+    leakgate_buf__puts(t->b, leakgate_report__requested(req, n->requested,
+                                                        n->requested_known));
     leakgate_buf__puts(t->b, " retained in ");
     put_objs(t, n->objs);
     if (note) {

@@ -200,8 +200,7 @@ put_stack(struct leakgate_buf *b, const struct leakgate_vstack *s, size_t max)
     leakgate_buf__printf(
         b, "%s%s in %" PRId64 " %s: ",
         leakgate_thresholds__bytes(num, sizeof num, (uint64_t)s->bytes),
-        leakgate_report__requested(req, s->bytes, s->requested,
-                                   s->requested_known),
+        leakgate_report__requested(req, s->requested, s->requested_known),
         s->objs, s->objs == 1 ? "object" : "objects");
     for (size_t k = s->shown_begin; k < s->shown_end; k++) {
         if (k - s->shown_begin == max) {

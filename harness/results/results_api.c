@@ -359,9 +359,8 @@ summary_failure(struct leakgate_buf *b, const struct leakgate_verdict *v)
             b, ": %s%s retained, %zu %s over %s limit%s",
             leakgate_thresholds__bytes(human, sizeof human,
                                        v->policy.total_bytes),
-            leakgate_report__requested(req, (int64_t)v->policy.total_bytes,
-                                       asked, known),
-            v->policy.nover, v->policy.nover == 1 ? "stack" : "stacks",
+            leakgate_report__requested(req, asked, known), v->policy.nover,
+            v->policy.nover == 1 ? "stack" : "stacks",
             v->policy.nover == 1 ? "its" : "their",
             v->policy.total_over ? ", total over its cap" : "");
         summary_peak_over(b, v, ", ");

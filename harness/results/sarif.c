@@ -190,8 +190,7 @@ put_message(struct leakgate_buf *b,
             &m, "; %s%s in %" PRId64 " %s %s here",
             leakgate_thresholds__bytes(num, sizeof num,
                                        s->bytes > 0 ? (uint64_t)s->bytes : 0),
-            leakgate_report__requested(req, s->bytes, s->requested,
-                                       s->requested_known),
+            leakgate_report__requested(req, s->requested, s->requested_known),
             s->objs, s->objs == 1 ? "object" : "objects",
             it->rule == PEAK || it->rule == PEAK_GROWTH ? "held at the peak"
                                                         : "allocated");
