@@ -835,6 +835,25 @@ leakgate_util__fnv1a(uint64_t h, const char *s)
     return h;
 }
 
+uint64_t
+leakgate_util__hash_bytes(uint64_t h, const void *p, size_t n)
+{
+    const uint64_t k = 0x9e3779b97f4a7c15ull;
+    const unsigned char *s = p;
+    uint64_t w = 0;
+
+    h = (h ^ n) * k; /* the length too: a text is not its prefix */
+    for (; n >= 8; n -= 8, s += 8) {
+        memcpy(&w, s, 8);
+        h = (h ^ w) * k;
+        h ^= h >> 29;
+    }
+    w = 0;
+    memcpy(&w, s, n);
+    h = (h ^ w) * k;
+    return h ^ (h >> 32);
+}
+
 const char *
 leakgate_util__base_name(const char *path)
 {

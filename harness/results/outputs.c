@@ -283,7 +283,7 @@ sent_before(struct leakgate_outputs *os,
         leakgate_util__fnv1a(
             leakgate_util__fnv1a(LEAKGATE_UTIL_FNV_BASIS, suite), "\t"),
         test);
-    uint64_t text = leakgate_util__fnv1a(LEAKGATE_UTIL_FNV_BASIS, json);
+    uint64_t text = leakgate_util__hash_bytes(0, json, strlen(json));
     size_t at;
 
     name += name == 0; /* 0 marks an empty slot */
