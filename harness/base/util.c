@@ -165,12 +165,21 @@ leakgate_buf__puts(struct leakgate_buf *b, const char *s)
 void
 leakgate_buf__vprintf(struct leakgate_buf *b, const char *fmt, va_list ap)
 {
+    size_t room = b->ptr && !b->failed ? b->cap - b->len : 0;
     va_list copy;
     int n;
 
+    /* One vsnprintf into the room there is; a second only when the text
+     * did not fit (rendering a window is dozens of these). */
     va_copy(copy, ap);
-    n = vsnprintf(NULL, 0, fmt, copy);
+    n = vsnprintf(room ? b->ptr + b->len : NULL, room, fmt, copy);
     va_end(copy);
+    if (n >= 0 && (size_t)n < room) {
+        b->len += (size_t)n;
+        return;
+    }
+    if (room)
+        b->ptr[b->len] = '\0'; /* what did not fit is not kept */
     if (n < 0) {
         b->failed = true;
         return;
