@@ -331,6 +331,11 @@ leakgate_outputs__window(struct leakgate_outputs *os,
 
     if (rc < 0 || sent_before(os, suite, test, piece->json_test))
         return rc;
+    /* Room for the pieces (a kilobyte and more) and their escapes at
+     * once, not by doubling from 256 bytes. */
+    (void)leakgate_buf__reserve(&b, strlen(piece->json_test) +
+                                        strlen(piece->junit_case) +
+                                        strlen(suite) + strlen(test) + 256);
     leakgate_buf__puts(&b, "V\t");
     leakgate_records__put_field(&b, suite);
     leakgate_buf__puts(&b, "\t");
