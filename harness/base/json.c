@@ -296,28 +296,37 @@ raw_char(struct parser *ps, struct leakgate_buf *b)
     return 0;
 }
 
-/* A string, p at the opening quote.  *out is the caller's. */
+/* A string of plain ASCII to its closing quote, p at the opening quote
+ * (most strings): copied once, at its size (a buffer grown and shrunk
+ * cost a reallocation each).  1 when it was (*out is the caller's), 0
+ * when the string needs any_string(), or an error code. */
 static int
-parse_string(struct parser *ps, char **out, size_t *len_out)
+plain_string(struct parser *ps, char **out, size_t *len_out)
+{
+    const unsigned char *q = ps->p + 1;
+
+    while (q < ps->end && *q >= 0x20 && *q < 0x80 && *q != '"' && *q != '\\')
+        q++;
+    if (q >= ps->end || *q != '"' || (size_t)(q - ps->p - 1) > ps->max_string)
+        return 0;
+    *len_out = (size_t)(q - ps->p - 1);
+    *out = leakgate_util__strndup((const char *)ps->p + 1, *len_out);
+    if (!*out)
+        return no_memory(ps);
+    ps->col += (unsigned int)(q + 1 - ps->p);
+    ps->p = q + 1;
+    return 1;
+}
+
+/* A string, p at the opening quote, byte by byte (escapes, UTF-8).  *out
+ * is the caller's. */
+static int
+any_string(struct parser *ps, char **out, size_t *len_out)
 {
     struct leakgate_buf b = LEAKGATE_BUF_INIT;
     unsigned int line = ps->line, col = ps->col;
-    const unsigned char *q = ps->p + 1;
     int rc = 0;
 
-    /* Most strings are plain ASCII to the closing quote: copied once, at
-     * their size (a buffer grown and shrunk cost a reallocation each). */
-    while (q < ps->end && *q >= 0x20 && *q < 0x80 && *q != '"' && *q != '\\')
-        q++;
-    if (q < ps->end && *q == '"' && (size_t)(q - ps->p - 1) <= ps->max_string) {
-        *len_out = (size_t)(q - ps->p - 1);
-        *out = leakgate_util__strndup((const char *)ps->p + 1, *len_out);
-        if (!*out)
-            return no_memory(ps);
-        ps->col += (unsigned int)(q + 1 - ps->p);
-        ps->p = q + 1;
-        return 0;
-    }
     advance(ps);
     while (rc == 0) {
         if (ps->p >= ps->end) {
@@ -355,6 +364,17 @@ parse_string(struct parser *ps, char **out, size_t *len_out)
     *len_out = b.len;
     *out = leakgate_buf__take(&b);
     return *out ? 0 : no_memory(ps);
+}
+
+/* A string, p at the opening quote.  *out is the caller's. */
+static int
+parse_string(struct parser *ps, char **out, size_t *len_out)
+{
+    int rc = plain_string(ps, out, len_out);
+
+    if (rc == 0)
+        return any_string(ps, out, len_out);
+    return rc < 0 ? rc : 0;
 }
 
 /* ---- numbers and literals -------------------------------------------- */
