@@ -28,6 +28,7 @@
 #define HARD_MAX_DEPTH ((size_t)512)
 #define DEFAULT_MAX_STRING ((size_t)1 << 20)
 #define DEFAULT_MAX_VALUES ((size_t)4 << 20)
+#define SORTED_DEPTHS ((size_t)8)
 
 struct parser {
     const char *name;
@@ -37,6 +38,14 @@ struct parser {
     size_t depth, max_depth;
     size_t max_string;
     size_t nvalues, max_values;
+    /* Per depth, the last object's members sorted by key
+     * (check_duplicates()): the next object there with the same keys in
+     * the same order (a results file's every test) takes the same order. */
+    struct {
+        const struct leakgate_json *items;
+        const size_t *by_key;
+        size_t n;
+    } last[SORTED_DEPTHS];
 };
 
 static int parse_value(struct parser *ps, struct leakgate_json *out);
@@ -287,9 +296,32 @@ raw_char(struct parser *ps, struct leakgate_buf *b)
     return 0;
 }
 
-/* A string, p at the opening quote.  *out is the caller's. */
+/* A string of plain ASCII to its closing quote, p at the opening quote
+ * (most strings): copied once, at its size (a buffer grown and shrunk
+ * cost a reallocation each).  1 when it was (*out is the caller's), 0
+ * when the string needs any_string(), or an error code. */
 static int
-parse_string(struct parser *ps, char **out, size_t *len_out)
+plain_string(struct parser *ps, char **out, size_t *len_out)
+{
+    const unsigned char *q = ps->p + 1;
+
+    while (q < ps->end && *q >= 0x20 && *q < 0x80 && *q != '"' && *q != '\\')
+        q++;
+    if (q >= ps->end || *q != '"' || (size_t)(q - ps->p - 1) > ps->max_string)
+        return 0;
+    *len_out = (size_t)(q - ps->p - 1);
+    *out = leakgate_util__strndup((const char *)ps->p + 1, *len_out);
+    if (!*out)
+        return no_memory(ps);
+    ps->col += (unsigned int)(q + 1 - ps->p);
+    ps->p = q + 1;
+    return 1;
+}
+
+/* A string, p at the opening quote, byte by byte (escapes, UTF-8).  *out
+ * is the caller's. */
+static int
+any_string(struct parser *ps, char **out, size_t *len_out)
 {
     struct leakgate_buf b = LEAKGATE_BUF_INIT;
     unsigned int line = ps->line, col = ps->col;
@@ -332,6 +364,17 @@ parse_string(struct parser *ps, char **out, size_t *len_out)
     *len_out = b.len;
     *out = leakgate_buf__take(&b);
     return *out ? 0 : no_memory(ps);
+}
+
+/* A string, p at the opening quote.  *out is the caller's. */
+static int
+parse_string(struct parser *ps, char **out, size_t *len_out)
+{
+    int rc = plain_string(ps, out, len_out);
+
+    if (rc == 0)
+        return any_string(ps, out, len_out);
+    return rc < 0 ? rc : 0;
 }
 
 /* ---- numbers and literals -------------------------------------------- */
@@ -515,15 +558,13 @@ parse_member(struct parser *ps, struct leakgate_json *item)
     return rc;
 }
 
-struct key_ref {
-    const struct leakgate_json *item;
-};
-
 static int
-cmp_key(const void *a, const void *b)
+cmp_key(const void *a, const void *b, void *items)
 {
-    const struct leakgate_json *x = ((const struct key_ref *)a)->item;
-    const struct leakgate_json *y = ((const struct key_ref *)b)->item;
+    const struct leakgate_json *x =
+        (const struct leakgate_json *)items + *(const size_t *)a;
+    const struct leakgate_json *y =
+        (const struct leakgate_json *)items + *(const size_t *)b;
     int c = strcmp(x->key, y->key);
 
     if (c != 0)
@@ -531,29 +572,57 @@ cmp_key(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* Duplicate keys in O(n log n); reports the earliest second occurrence. */
-static int
-check_duplicates(const struct parser *ps, const struct leakgate_json *obj)
+/* Whether obj's keys are the last sorted object's, in the same order. */
+static bool
+same_keys(const struct parser *ps, const struct leakgate_json *obj)
 {
-    struct key_ref *refs;
+    size_t d = ps->depth;
+
+    if (d >= SORTED_DEPTHS || !ps->last[d].by_key || ps->last[d].n != obj->n)
+        return false;
+    for (size_t i = 0; i < obj->n; i++) {
+        if (strcmp(ps->last[d].items[i].key, obj->items[i].key) != 0)
+            return false;
+    }
+    return true;
+}
+
+/* Duplicate keys in O(n log n); reports the earliest second occurrence.
+ * The members sorted by key stay, as obj->by_key. */
+static int
+check_duplicates(struct parser *ps, struct leakgate_json *obj)
+{
     const struct leakgate_json *dup = NULL, *first = NULL;
+    size_t *order;
 
     if (obj->n < 2)
         return 0;
-    refs = leakgate_util__calloc(obj->n, sizeof *refs);
-    if (!refs)
+    order = leakgate_util__calloc(obj->n, sizeof *order);
+    if (!order)
         return no_memory(ps);
+    if (same_keys(ps, obj)) {
+        memcpy(order, ps->last[ps->depth].by_key, obj->n * sizeof *order);
+        obj->by_key = order;
+        return 0; /* the last object's had no duplicate */
+    }
     for (size_t i = 0; i < obj->n; i++)
-        refs[i].item = &obj->items[i];
-    qsort(refs, obj->n, sizeof *refs, cmp_key);
+        order[i] = i;
+    qsort_r(order, obj->n, sizeof *order, cmp_key, obj->items);
     for (size_t i = 1; i < obj->n; i++) {
-        if (strcmp(refs[i - 1].item->key, refs[i].item->key) == 0 &&
-            (!dup || refs[i].item < dup)) {
-            dup = refs[i].item;
-            first = refs[i - 1].item;
+        const struct leakgate_json *x = &obj->items[order[i - 1]],
+                                   *y = &obj->items[order[i]];
+
+        if (strcmp(x->key, y->key) == 0 && (!dup || y < dup)) {
+            dup = y;
+            first = x;
         }
     }
-    leakgate_util__free(refs);
+    obj->by_key = order;
+    if (!dup && ps->depth < SORTED_DEPTHS) {
+        ps->last[ps->depth].items = obj->items;
+        ps->last[ps->depth].by_key = order;
+        ps->last[ps->depth].n = obj->n;
+    }
     if (!dup)
         return 0;
     return fail_at(ps, LEAKGATE_EFORMAT, dup->line, dup->col,
@@ -664,6 +733,7 @@ dispose(struct leakgate_json *v)
     for (size_t i = 0; i < v->n; i++)
         dispose(&v->items[i]);
     leakgate_util__free(v->items);
+    leakgate_util__free(v->by_key);
     leakgate_util__free(v->text);
     leakgate_util__free(v->key);
 }
@@ -762,7 +832,26 @@ leakgate_json__parse(struct leakgate_json **out,
 const struct leakgate_json *
 leakgate_json__get(const struct leakgate_json *v, const char *key)
 {
+    size_t lo = 0, hi;
+
     if (!v || v->type != LEAKGATE_JSON_OBJECT)
+        return NULL;
+    /* Keys are unique (the parser fails on a duplicate): a binary search
+     * of the sorted index finds what the scan below would (a run's
+     * results read back asks a test object for 50 members). */
+    for (hi = v->by_key ? v->n : 0; lo < hi;) {
+        size_t mid = lo + (hi - lo) / 2;
+        const struct leakgate_json *m = &v->items[v->by_key[mid]];
+        int c = strcmp(m->key, key);
+
+        if (c == 0)
+            return m;
+        if (c < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (v->by_key)
         return NULL;
     for (size_t i = 0; i < v->n; i++) {
         if (strcmp(v->items[i].key, key) == 0)

@@ -41,6 +41,8 @@ struct leakgate_json {
     char *key;  /* member of an object: its decoded key, else NULL */
     struct leakgate_json *items; /* ARRAY, OBJECT: n children in order */
     size_t n;
+    size_t *by_key; /* OBJECT of 2+ members: their indexes sorted by key
+                       (leakgate_json__get() searches it), else NULL */
 };
 
 /* Limits; 0 = the default in brackets. */

@@ -165,12 +165,21 @@ leakgate_buf__puts(struct leakgate_buf *b, const char *s)
 void
 leakgate_buf__vprintf(struct leakgate_buf *b, const char *fmt, va_list ap)
 {
+    size_t room = b->ptr && !b->failed ? b->cap - b->len : 0;
     va_list copy;
     int n;
 
+    /* One vsnprintf into the room there is; a second only when the text
+     * did not fit (rendering a window is dozens of these). */
     va_copy(copy, ap);
-    n = vsnprintf(NULL, 0, fmt, copy);
+    n = vsnprintf(room ? b->ptr + b->len : NULL, room, fmt, copy);
     va_end(copy);
+    if (n >= 0 && (size_t)n < room) {
+        b->len += (size_t)n;
+        return;
+    }
+    if (room)
+        b->ptr[b->len] = '\0'; /* what did not fit is not kept */
     if (n < 0) {
         b->failed = true;
         return;
@@ -833,6 +842,25 @@ leakgate_util__fnv1a(uint64_t h, const char *s)
     for (; *s; s++)
         h = (h ^ (unsigned char)*s) * 1099511628211ull;
     return h;
+}
+
+uint64_t
+leakgate_util__hash_bytes(uint64_t h, const void *p, size_t n)
+{
+    const uint64_t k = 0x9e3779b97f4a7c15ull;
+    const unsigned char *s = p;
+    uint64_t w = 0;
+
+    h = (h ^ n) * k; /* the length too: a text is not its prefix */
+    for (; n >= 8; n -= 8, s += 8) {
+        memcpy(&w, s, 8);
+        h = (h ^ w) * k;
+        h ^= h >> 29;
+    }
+    w = 0;
+    memcpy(&w, s, n);
+    h = (h ^ w) * k;
+    return h ^ (h >> 32);
 }
 
 const char *

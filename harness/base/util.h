@@ -230,6 +230,11 @@ const char *leakgate_util__base_name(const char *path);
 #define LEAKGATE_UTIL_FNV_BASIS 14695981039346656037ull
 uint64_t leakgate_util__fnv1a(uint64_t h, const char *s);
 
+/* A 64-bit hash of n bytes at p, continued from h, eight bytes a step:
+ * for texts of kilobytes (FNV-1a takes a multiply per byte).  Not FNV;
+ * in-memory only (never written anywhere).  Cannot fail. */
+uint64_t leakgate_util__hash_bytes(uint64_t h, const void *p, size_t n);
+
 /* Format a byte count for humans: "112 B", "4.0 KiB", "1.5 MiB" into out
  * (at least 32 bytes).  Returns out. */
 char *leakgate_util__human_bytes(char *out, size_t outsz, uint64_t bytes);

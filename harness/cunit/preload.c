@@ -277,6 +277,34 @@ send_env(const struct leakgate_run_pieces *p)
     send_buf(&b);
 }
 
+/* Whether env's fields are those the environment was last rendered from
+ * (a window's record renders it again only when one changed: rendering
+ * is a function of these fields); else remember them.  False when not
+ * known. */
+static bool
+env_unchanged(const struct leakgate_report_env *env)
+{
+    static char *seen[7];
+    static bool known;
+    const char *now[7] = {env->sampling, env->jemalloc_version, env->binary,
+                          env->build_id, env->thresholds_path,  env->report_dir,
+                          env->filter};
+    bool same = known;
+
+    for (size_t i = 0; same && i < 7; i++)
+        same = now[i] && seen[i] ? strcmp(now[i], seen[i]) == 0
+                                 : now[i] == seen[i];
+    if (same)
+        return true;
+    known = true;
+    for (size_t i = 0; i < 7; i++) {
+        leakgate_util__free(seen[i]);
+        seen[i] = now[i] ? leakgate_util__strdup(now[i]) : NULL;
+        known = known && (seen[i] || !now[i]);
+    }
+    return false;
+}
+
 /* A program linked with leakgate (or carrying its own malloc_conf) has a
  * gate of its own, or a configuration jemalloc reads instead of ours: the
  * malloc_conf jemalloc sees is not in this library. */
@@ -381,7 +409,10 @@ send_record(const char *suite, const char *test, bool revised)
     if (!v)
         return; /* its window could not open: the run's error says why */
     memset(&pieces, 0, sizeof pieces);
-    if (child.pieces) {
+    if (child.pieces && env_unchanged(&child.gate->env)) {
+        if (leakgate_run__case_pieces(&pieces, v, &child.gate->env) < 0)
+            fail(3, leakgate_error_last());
+    } else if (child.pieces) {
         if (leakgate_run__pieces(&pieces, v, &child.gate->env) < 0)
             fail(3, leakgate_error_last());
         send_env(&pieces);

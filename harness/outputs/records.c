@@ -8,24 +8,30 @@
 
 #include <string.h>
 
+/* The characters a field escapes. */
+static const char special[] = "\\\t\n";
+
+static const char *
+escape_of(char c)
+{
+    return c == '\\' ? "\\\\" : c == '\t' ? "\\t" : "\\n";
+}
+
 void
 leakgate_records__put_field(struct leakgate_buf *b, const char *s)
 {
-    const char *run = s;
+    /* Runs of plain characters are copied whole (strcspn, not a loop per
+     * character: a window's JSON piece is a kilobyte). */
+    for (;;) {
+        size_t run = strcspn(s, special);
 
-    for (; *s; s++) {
-        const char *esc = *s == '\\'   ? "\\\\"
-                          : *s == '\t' ? "\\t"
-                          : *s == '\n' ? "\\n"
-                                       : NULL;
-
-        if (!esc)
-            continue;
-        leakgate_buf__put(b, run, (size_t)(s - run));
-        leakgate_buf__puts(b, esc);
-        run = s + 1;
+        leakgate_buf__put(b, s, run);
+        s += run;
+        if (!*s)
+            break;
+        leakgate_buf__puts(b, escape_of(*s));
+        s++;
     }
-    leakgate_buf__puts(b, run);
 }
 
 bool
@@ -36,15 +42,21 @@ leakgate_records__put_field_fixed(char *dst,
 {
     size_t n = *len;
 
-    /* Keep 3 bytes: an escape pair may not fit, then "\n" and the NUL. */
-    for (; *s && n + 4 <= cap; s++) {
-        char c = *s;
+    /* Keep 3 bytes: an escape pair may not fit, then "\n" and the NUL.  A
+     * plain character goes in while n + 4 <= cap (n reaches cap - 3). */
+    while (*s && n + 4 <= cap) {
+        size_t run = strcspn(s, special), room = cap - 3 - n;
 
-        if (c == '\\' || c == '\t' || c == '\n') {
-            dst[n++] = '\\';
-            c = (char)(c == '\\' ? '\\' : c == '\t' ? 't' : 'n');
-        }
-        dst[n++] = c;
+        if (run > room)
+            run = room;
+        memcpy(dst + n, s, run);
+        n += run;
+        s += run;
+        if (!*s || n + 4 > cap)
+            break;
+        memcpy(dst + n, escape_of(*s), 2);
+        n += 2;
+        s++;
     }
     dst[n] = '\0';
     *len = n;
@@ -56,13 +68,24 @@ unescape(char *s)
 {
     char *out = s, *start = s;
 
-    for (; *s; s++) {
-        if (*s != '\\' || !s[1]) {
-            *out++ = *s;
-            continue;
+    /* Runs without a backslash move whole (most fields have none). */
+    for (;;) {
+        char *bs = strchr(s, '\\');
+        size_t run = bs ? (size_t)(bs - s) : strlen(s);
+
+        if (out != s)
+            memmove(out, s, run);
+        out += run;
+        s += run;
+        if (!bs)
+            break;
+        if (!s[1]) { /* a backslash last stays */
+            *out++ = *s++;
+            break;
         }
         s++;
         *out++ = (char)(*s == 't' ? '\t' : *s == 'n' ? '\n' : *s);
+        s++;
     }
     *out = '\0';
     return start;

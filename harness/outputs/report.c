@@ -190,6 +190,14 @@ put_ascii(struct leakgate_buf *b, char c, enum leakgate_report_escape mode)
     }
 }
 
+/* Printable ASCII that no mode escapes. */
+static bool
+is_plain(unsigned char c)
+{
+    return c >= 0x20 && c < 0x7f && c != '"' && c != '\\' && c != '&' &&
+           c != '<' && c != '>' && c != '\'';
+}
+
 /*
  * Append the first n bytes of s escaped for mode.  util's escapers do not
  * check UTF-8, and one stray byte in a symbol makes a whole XML or JSON
@@ -206,8 +214,19 @@ leakgate_report__put_escaped_n(struct leakgate_buf *b,
     const unsigned char *end = p + n;
 
     while (p < end && *p) {
+        const unsigned char *run = p;
         uint32_t cp;
-        size_t len = leakgate_util__utf8_seq(p, &cp);
+        size_t len;
+
+        /* Printable ASCII that no mode escapes goes in whole runs. */
+        while (run < end && is_plain(*run))
+            run++;
+        if (run > p) {
+            leakgate_buf__put(b, (const char *)p, (size_t)(run - p));
+            p = run;
+            continue;
+        }
+        len = leakgate_util__utf8_seq(p, &cp);
 
         if (len == 0)
             leakgate_buf__puts(b, mode == LEAKGATE_REPORT_ESC_JSON ? "\\ufffd"

@@ -29,14 +29,31 @@ struct json {
     bool fresh[JSON_DEPTH_MAX]; /* nothing written yet at this depth */
 };
 
+/* A new line indented to the depth (puts, not printf: a window's object
+ * is a hundred lines). */
+static void
+json_line(struct json *j)
+{
+    static const char spaces[2 * JSON_DEPTH_MAX + 1] = "                  "
+                                                       "      ";
+    int depth = j->depth > 0 ? j->depth : 0;
+
+    leakgate_buf__puts(j->b, "\n");
+    leakgate_buf__put(j->b, spaces, (size_t)depth * 2);
+}
+
 static void
 json_key(struct json *j, const char *key)
 {
-    leakgate_buf__printf(j->b, "%s\n%*s", j->fresh[j->depth] ? "" : ",",
-                         j->depth * 2, "");
+    if (!j->fresh[j->depth])
+        leakgate_buf__puts(j->b, ",");
+    json_line(j);
     j->fresh[j->depth] = false;
-    if (key)
-        leakgate_buf__printf(j->b, "\"%s\": ", key);
+    if (key) {
+        leakgate_buf__puts(j->b, "\"");
+        leakgate_buf__puts(j->b, key);
+        leakgate_buf__puts(j->b, "\": ");
+    }
 }
 
 static void
@@ -58,7 +75,7 @@ json_close(struct json *j, const char *bracket)
 
     j->depth--;
     if (!empty)
-        leakgate_buf__printf(j->b, "\n%*s", j->depth * 2, "");
+        json_line(j);
     leakgate_buf__puts(j->b, bracket);
 }
 

@@ -28,7 +28,9 @@ case_failed(const struct leakgate_verdict *v)
 static void
 xml_attr(struct leakgate_buf *b, const char *name, const char *value)
 {
-    leakgate_buf__printf(b, " %s=\"", name);
+    leakgate_buf__puts(b, " ");
+    leakgate_buf__puts(b, name);
+    leakgate_buf__puts(b, "=\"");
     leakgate_report__put_escaped(b, value, LEAKGATE_REPORT_ESC_XML_ATTR);
     leakgate_buf__puts(b, "\"");
 }

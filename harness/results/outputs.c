@@ -283,7 +283,7 @@ sent_before(struct leakgate_outputs *os,
         leakgate_util__fnv1a(
             leakgate_util__fnv1a(LEAKGATE_UTIL_FNV_BASIS, suite), "\t"),
         test);
-    uint64_t text = leakgate_util__fnv1a(LEAKGATE_UTIL_FNV_BASIS, json);
+    uint64_t text = leakgate_util__hash_bytes(0, json, strlen(json));
     size_t at;
 
     name += name == 0; /* 0 marks an empty slot */
@@ -331,6 +331,11 @@ leakgate_outputs__window(struct leakgate_outputs *os,
 
     if (rc < 0 || sent_before(os, suite, test, piece->json_test))
         return rc;
+    /* Room for the pieces (a kilobyte and more) and their escapes at
+     * once, not by doubling from 256 bytes. */
+    (void)leakgate_buf__reserve(&b, strlen(piece->json_test) +
+                                        strlen(piece->junit_case) +
+                                        strlen(suite) + strlen(test) + 256);
     leakgate_buf__puts(&b, "V\t");
     leakgate_records__put_field(&b, suite);
     leakgate_buf__puts(&b, "\t");

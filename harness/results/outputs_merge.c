@@ -196,16 +196,6 @@ take_line(struct journal *j, char *line)
     return 0;
 }
 
-static uint64_t
-fnv1a(const char *s, size_t n)
-{
-    uint64_t h = 0xcbf29ce484222325ull;
-
-    for (size_t i = 0; i < n; i++)
-        h = (h ^ (unsigned char)s[i]) * 0x100000001b3ull;
-    return h;
-}
-
 /* The run's journal into r->text, up to its last newline (the last line
  * may be being written, or torn); r->size and r->hash say what was read.
  * A missing journal is an empty run. */
@@ -235,7 +225,7 @@ read_text(struct run *r, int dirfd, const char *dir)
     r->size = last ? (size_t)(last - r->text) + 1 : 0;
     r->text[r->size] = '\0';
     for (const char *p = r->text, *nl; (nl = strchr(p, '\n')); p = nl + 1)
-        r->hash += fnv1a(p, (size_t)(nl - p));
+        r->hash += leakgate_util__hash_bytes(0, p, (size_t)(nl - p));
     return 0;
 }
 

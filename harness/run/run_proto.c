@@ -17,6 +17,7 @@
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "error.h"
@@ -217,11 +218,16 @@ static bool
 ring_full(int fd, int bell)
 {
     struct pollfd p = {fd, 0, 0};
+    /* Long enough for leakgate run to wake and read: it frees the ring
+     * as soon as it has copied it.  A millisecond here was most of the
+     * wall time that JUnit or JSON pieces (a kilobyte and more per
+     * record: the ring holds forty) added to a run of 10,000 tests. */
+    const struct timespec moment = {0, 100000};
 
     if (bell >= 0)
         (void)ring_bell(bell);
     /* POLLHUP and POLLERR come whatever the events asked for. */
-    while (poll(&p, 1, 1) < 0 && errno == EINTR)
+    while (ppoll(&p, 1, &moment, NULL) < 0 && errno == EINTR)
         ;
     return !(p.revents & (POLLHUP | POLLERR | POLLNVAL));
 }
@@ -284,13 +290,26 @@ leakgate_run__ring_read(struct leakgate_run_ring *ring,
     return 0;
 }
 
+static bool
+put_case(struct leakgate_run_pieces *out,
+         const struct leakgate_verdict *v,
+         const struct leakgate_report_env *env)
+{
+    struct leakgate_buf jc = LEAKGATE_BUF_INIT, jt = LEAKGATE_BUF_INIT;
+
+    leakgate_report__junit_case(&jc, v, env);
+    leakgate_report__json_test(&jt, v);
+    out->junit_case = leakgate_buf__take(&jc);
+    out->json_test = leakgate_buf__take(&jt);
+    return out->junit_case && out->json_test;
+}
+
 int
 leakgate_run__pieces(struct leakgate_run_pieces *out,
                      const struct leakgate_verdict *v,
                      const struct leakgate_report_env *env)
 {
-    struct leakgate_buf jc = LEAKGATE_BUF_INIT, jt = LEAKGATE_BUF_INIT,
-                        je = LEAKGATE_BUF_INIT, se = LEAKGATE_BUF_INIT;
+    struct leakgate_buf je = LEAKGATE_BUF_INIT, se = LEAKGATE_BUF_INIT;
     bool ok;
 
     memset(out, 0, sizeof *out);
@@ -299,14 +318,22 @@ leakgate_run__pieces(struct leakgate_run_pieces *out,
     out->junit_env = leakgate_buf__take(&je);
     out->json_env = leakgate_buf__take(&se);
     ok = out->junit_env && out->json_env;
-    if (v) {
-        leakgate_report__junit_case(&jc, v, env);
-        leakgate_report__json_test(&jt, v);
-        out->junit_case = leakgate_buf__take(&jc);
-        out->json_test = leakgate_buf__take(&jt);
-        ok = ok && out->junit_case && out->json_test;
-    }
+    if (v)
+        ok = put_case(out, v, env) && ok;
     if (!ok) {
+        leakgate_run__pieces_dispose(out);
+        return leakgate_error__set(LEAKGATE_ENOMEM, "rendering a record");
+    }
+    return 0;
+}
+
+int
+leakgate_run__case_pieces(struct leakgate_run_pieces *out,
+                          const struct leakgate_verdict *v,
+                          const struct leakgate_report_env *env)
+{
+    memset(out, 0, sizeof *out);
+    if (!put_case(out, v, env)) {
         leakgate_run__pieces_dispose(out);
         return leakgate_error__set(LEAKGATE_ENOMEM, "rendering a record");
     }

@@ -198,6 +198,11 @@ int leakgate_run__ring_read(struct leakgate_run_ring *ring,
 int leakgate_run__pieces(struct leakgate_run_pieces *out,
                          const struct leakgate_verdict *v,
                          const struct leakgate_report_env *env);
+/* The same without the environment (out's junit_env and json_env NULL):
+ * v's testcase and test object only. */
+int leakgate_run__case_pieces(struct leakgate_run_pieces *out,
+                              const struct leakgate_verdict *v,
+                              const struct leakgate_report_env *env);
 
 void leakgate_run__pieces_dispose(struct leakgate_run_pieces *p);
 

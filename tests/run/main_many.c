@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * A plain CUnit program of 3000 tests, many more records than
+ * A plain CUnit program of MANY tests (3000 unless the build sets
+ * -DLEAKGATE_RUN_MANY: tests/run/CMakeLists.txt), many more records than
  * `leakgate run`'s channel holds at once: the program fills it again and
  * again and rings the doorbell (run_proto.h).  The last test leaks 8
  * bytes; with argv[1] "crash" it then dies of SIGABRT.  Every record must
@@ -14,7 +15,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#ifndef MANY
 #define MANY 3000
+#endif
+#define LONG_NAME 3000
 
 static void *kept;
 static unsigned int ran;
@@ -39,10 +43,10 @@ test_each(void)
 int
 main(int argc, char **argv)
 {
-    static char names[MANY][8];
+    static char names[MANY][12];
     CU_pSuite s;
 
-    static char long_name[MANY + 1];
+    static char long_name[LONG_NAME + 1];
     int is_long = argc > 1 && strcmp(argv[1], "long") == 0;
 
     crash = argc > 1 && strcmp(argv[1], "crash") == 0;
@@ -50,7 +54,7 @@ main(int argc, char **argv)
         return 2;
     s = CU_add_suite("many", NULL, NULL);
     if (s && is_long) {
-        memset(long_name, 'L', MANY);
+        memset(long_name, 'L', LONG_NAME);
         ran = MANY - 1; /* its one test is the last: it leaks */
         if (!CU_add_test(s, long_name, test_each))
             return 2;

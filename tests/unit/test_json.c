@@ -145,6 +145,43 @@ test_json__syntax_errors_name_line_and_column(void)
                  "r.json:2:2: duplicate key 'a' (first at line 1)");
 }
 
+/* Members are found by key in objects of any size, also in objects of
+ * the same keys in the same order (they share one sorted order), and a
+ * duplicate is still found after such objects. */
+static void
+test_json__members_by_key(void)
+{
+    static const char *const keys[] = {"m", "b", "z", "a", "q", "c"};
+    struct leakgate_json *j = NULL;
+
+    CU_ASSERT_EQUAL_FATAL(
+        parse(&j, "[{\"m\": 0, \"b\": 1, \"z\": 2, \"a\": 3, \"q\": 4, "
+                  "\"c\": 5},\n {\"m\": 10, \"b\": 11, \"z\": 12, \"a\": 13, "
+                  "\"q\": 14, \"c\": 15}, {\"x\": {\"k\": 1}}]"),
+        0);
+    for (size_t t = 0; t < 2; t++) {
+        for (size_t i = 0; i < 6; i++) {
+            const struct leakgate_json *m =
+                leakgate_json__get(&j->items[t], keys[i]);
+            int64_t n = -1;
+
+            CU_ASSERT_PTR_EQUAL(m, &j->items[t].items[i]);
+            CU_ASSERT_TRUE(leakgate_json__int(&n, m));
+            CU_ASSERT_EQUAL(n, (int64_t)(10 * t + i));
+        }
+        CU_ASSERT_PTR_NULL(leakgate_json__get(&j->items[t], "d"));
+        CU_ASSERT_PTR_NULL(leakgate_json__get(&j->items[t], ""));
+        CU_ASSERT_PTR_NULL(leakgate_json__get(&j->items[t], "zz"));
+    }
+    CU_ASSERT_PTR_NOT_NULL(
+        leakgate_json__get(leakgate_json__get(&j->items[2], "x"), "k"));
+    leakgate_json__free(j);
+    expect_error("[{\"a\": 1, \"b\": 2}, {\"a\": 1, \"b\": 2}, "
+                 "{\"a\": 1, \"a\": 2}]",
+                 LEAKGATE_EFORMAT,
+                 "r.json:1:47: duplicate key 'a' (first at line 1)");
+}
+
 static void
 test_json__string_errors(void)
 {
@@ -230,6 +267,7 @@ const struct unit_case unit_cases[] = {
     {"test_json__numbers", test_json__numbers},
     {"test_json__syntax_errors_name_line_and_column",
      test_json__syntax_errors_name_line_and_column},
+    {"test_json__members_by_key", test_json__members_by_key},
     {"test_json__string_errors", test_json__string_errors},
     {"test_json__limits", test_json__limits},
     {"test_json__allocation_failures_leak_nothing",
