@@ -123,9 +123,10 @@ leakgate_diff__add_requested(struct leakgate_diff *d)
     struct groups c = {NULL, 0, 0};
     int rc = leakgate_track__left_groups(collect_group, &c);
 
-    if (rc == LEAKGATE_ENOTFOUND)
+    if (rc == LEAKGATE_ENOTFOUND) {
         rc = 0; /* some object has no stack: no request is named */
-    else if (rc == 0 && c.n > 0 && d->nentries <= REQUESTED_PAIRS / c.n)
+        leakgate_error__clear();
+    } else if (rc == 0 && c.n > 0 && d->nentries <= REQUESTED_PAIRS / c.n)
         for (size_t i = 0; i < d->nentries; i++) {
             struct leakgate_diff_entry *e = &d->entries[i];
             uint64_t objs = 0, bytes = 0, req = 0;
