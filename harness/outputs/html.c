@@ -205,7 +205,7 @@ failing_list(struct leakgate_buf *b,
     size_t shown = 0, failed = 0;
     int64_t asked;
     bool known;
-    char req[48];
+    char req[LEAKGATE_REPORT_REQUESTED_SIZE];
 
     for (size_t i = 0; i < n; i++)
         failed += v[i]->status == LEAKGATE_STATUS_FAIL;
@@ -571,7 +571,7 @@ stack_block(struct leakgate_buf *b,
             bool peak,
             const struct page *pg)
 {
-    char num[32], req[48];
+    char num[32], req[LEAKGATE_REPORT_REQUESTED_SIZE];
     size_t begin = s->shown_begin, end = s->shown_end;
 
     if (begin >= end || end > s->nframes) {
@@ -865,30 +865,34 @@ same_cause(const struct leakgate_vstack *x, const struct leakgate_vstack *y)
 }
 
 /* cause[i]: the number of the cause window i shares with another failing
- * window (its first window's index), or SIZE_MAX.  NULL on ENOMEM. */
+ * window (its first window's index), or SIZE_MAX.  Each window's largest
+ * stack is found once.  NULL on ENOMEM. */
 static size_t *
 causes(const struct leakgate_verdict *const *v, size_t n)
 {
     size_t *cause = leakgate_util__calloc(n ? n : 1, sizeof *cause);
+    const struct leakgate_vstack **top =
+        leakgate_util__calloc(n ? n : 1, sizeof *top);
 
-    if (!cause)
+    if (!cause || !top) {
+        leakgate_util__free(cause);
+        leakgate_util__free(top);
         return NULL;
-    for (size_t i = 0; i < n; i++)
-        cause[i] = SIZE_MAX;
+    }
     for (size_t i = 0; i < n; i++) {
-        const struct leakgate_vstack *si;
-
-        if (v[i]->status != LEAKGATE_STATUS_FAIL || cause[i] != SIZE_MAX ||
-            !(si = cause_stack(v[i])))
+        cause[i] = SIZE_MAX;
+        top[i] =
+            v[i]->status == LEAKGATE_STATUS_FAIL ? cause_stack(v[i]) : NULL;
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (!top[i] || cause[i] != SIZE_MAX)
             continue;
         for (size_t j = i + 1; j < n; j++) {
-            const struct leakgate_vstack *sj;
-
-            if (v[j]->status == LEAKGATE_STATUS_FAIL && cause[j] == SIZE_MAX &&
-                (sj = cause_stack(v[j])) && same_cause(si, sj))
+            if (top[j] && cause[j] == SIZE_MAX && same_cause(top[i], top[j]))
                 cause[i] = cause[j] = i;
         }
     }
+    leakgate_util__free(top);
     return cause;
 }
 
@@ -906,7 +910,7 @@ cause_card(struct leakgate_buf *b,
     const struct leakgate_frame *top = &s->frames[s->shown_begin];
     const struct leakgate_vstack *hit_stack;
     size_t hit = 0;
-    char req[48];
+    char req[LEAKGATE_REPORT_REQUESTED_SIZE];
 
     for (size_t i = 0; i < n; i++)
         hit += cause[i] == first;

@@ -128,7 +128,7 @@ leakgate_report__requested(char *out, int64_t requested, bool known)
 
     out[0] = '\0';
     if (known)
-        snprintf(out, 48, " (%s B requested)",
+        snprintf(out, LEAKGATE_REPORT_REQUESTED_SIZE, " (%s B requested)",
                  leakgate_util__group_signed(num, requested));
     return out;
 }

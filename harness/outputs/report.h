@@ -58,9 +58,13 @@ char *leakgate_report__yaml(const struct leakgate_verdict *v);
  */
 char *leakgate_report__raises(const struct leakgate_verdict *v);
 
-/* " (13 B requested)" into out (>= 48 bytes) when the bytes the program
- * asked for are known (every report shows them beside jemalloc's usable
- * bytes, equal or not: SPEC §7); else "".  Returns out.  Cannot fail. */
+/* Room for leakgate_report__requested()'s text. */
+#define LEAKGATE_REPORT_REQUESTED_SIZE 48
+
+/* " (13 B requested)" into out (LEAKGATE_REPORT_REQUESTED_SIZE bytes)
+ * when the bytes the program asked for are known (every report shows
+ * them beside jemalloc's usable bytes, equal or not: SPEC §7); else "".
+ * Returns out.  Cannot fail. */
 const char *
 leakgate_report__requested(char *out, int64_t requested, bool known);
 

@@ -269,7 +269,7 @@ text_stack(struct text *t,
            size_t of,
            bool peak)
 {
-    char num[32], req[48];
+    char num[32], req[LEAKGATE_REPORT_REQUESTED_SIZE];
 
     leakgate_buf__printf(t->b, "  %sstack %zu of %zu: ", peak ? "peak " : "",
                          nth, of);
@@ -400,7 +400,7 @@ text_header(struct text *t,
 {
     bool note = v->status == LEAKGATE_STATUS_NOT_JUDGED;
     size_t nover = v->policy.nover;
-    char num[32], req[48];
+    char num[32], req[LEAKGATE_REPORT_REQUESTED_SIZE];
 
     leakgate_buf__puts(t->b, "leakgate: ");
     sgr_on(t, note ? SGR_NOTE : SGR_FAIL);

@@ -195,7 +195,7 @@ put_frame(struct leakgate_buf *b, const struct leakgate_frame *f)
 static void
 put_stack(struct leakgate_buf *b, const struct leakgate_vstack *s, size_t max)
 {
-    char num[32], req[48];
+    char num[32], req[LEAKGATE_REPORT_REQUESTED_SIZE];
 
     leakgate_buf__printf(
         b, "%s%s in %" PRId64 " %s: ",

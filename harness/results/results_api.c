@@ -345,7 +345,7 @@ summary_peak_over(struct leakgate_buf *b,
 static void
 summary_failure(struct leakgate_buf *b, const struct leakgate_verdict *v)
 {
-    char human[32], req[48];
+    char human[32], req[LEAKGATE_REPORT_REQUESTED_SIZE];
     bool peak_only = leakgate_verdict__peak_only(v);
     int64_t asked;
     bool known = leakgate_report__requested_total(v, &asked);

@@ -176,7 +176,7 @@ put_message(struct leakgate_buf *b,
 {
     struct leakgate_buf m = LEAKGATE_BUF_INIT;
     const struct leakgate_vstack *s = it->stack;
-    char num[32], req[48];
+    char num[32], req[LEAKGATE_REPORT_REQUESTED_SIZE];
 
     leakgate_buf__printf(&m, "%s%s: %s", leakgate_verdict__origin(it->v),
                          it->v->name, it->why ? it->why : "");
