@@ -292,8 +292,59 @@ resolve_cxx(void)
     once(&cxx_state, look_up_cxx);
 }
 
-/* The next definition of a function, looked up on first use. */
-#define NEXT(field) (next.field ? next.field : (resolve(), next.field))
+/*
+ * Orphans (track.h): a thread a test started belongs to that test
+ * (owner_here: its token, inherited by the threads it starts; 0 for
+ * threads no test started).  Once the test is over (thread_owner is no
+ * longer its token) what the thread allocates is not any window's: each
+ * object goes to the tracker's orphans, judged against its test when the
+ * run ends, and the thread stops jemalloc's sampling of its own
+ * allocations (thread.prof.active), so that no later exact window counts
+ * them either.  Decided before each allocation (orphan_pre(), in NEXT and
+ * the C++ operators), one thread-local load for a thread no test started.
+ */
+static atomic_uint thread_owner;
+static __thread uint32_t owner_here __attribute__((tls_model("initial-exec")));
+static __thread bool orphan_here __attribute__((tls_model("initial-exec")));
+static __thread bool unsampled_here __attribute__((tls_model("initial-exec")));
+
+static __attribute__((noinline)) void
+orphan_check(void)
+{
+    bool off = false;
+
+    orphan_here =
+        owner_here != atomic_load_explicit(&thread_owner, memory_order_relaxed);
+    if (!orphan_here || unsampled_here)
+        return;
+    unsampled_here = true;
+    if (leakgate_track__mallctl)
+        (void)leakgate_track__mallctl("thread.prof.active", NULL, NULL, &off,
+                                      sizeof off);
+}
+
+static inline void
+orphan_pre(void)
+{
+    if (__builtin_expect(owner_here != 0, 0))
+        orphan_check();
+}
+
+/* p, about to be freed or resized, is no orphan any more. */
+static inline void
+orphan_gone(const void *p)
+{
+    if (__builtin_expect(atomic_load_explicit(&leakgate_track__orphans_live,
+                                              memory_order_relaxed) != 0,
+                         0) &&
+        p)
+        leakgate_track__orphan_free((uintptr_t)p);
+}
+
+/* The next definition of a function, looked up on first use (and the
+ * orphans' decision made: orphan_pre()). */
+#define NEXT(field)                                                            \
+    (orphan_pre(), next.field ? next.field : (resolve(), next.field))
 
 /* jemalloc's usable size of the live object p. */
 static inline size_t
@@ -340,6 +391,14 @@ classed(const void *p, size_t n, size_t align)
 static HOT ALLOC_PATH void *
 noted_from(void *p, size_t n, size_t usize, uintptr_t caller)
 {
+    /* A thread whose test is over: its test's, judged at the run's end. */
+    if (p && owner_here && orphan_here) {
+        leakgate_track__orphan_note((uintptr_t)p, owner_here,
+                                    usize ? usize : usable(p), n);
+        if (leakgate_track__recording())
+            leakgate_track__foreign();
+        return p;
+    }
     /* A thread an earlier window started: not this window's (track_hot.h). */
     if (p && leakgate_track__born && leakgate_track__foreign_here()) {
         if (leakgate_track__recording())
@@ -390,7 +449,8 @@ lane_fill(uintptr_t a)
          * no other thread's may count in this meter's window. */
         atomic_load_explicit(&leakgate_track__meter.others_live,
                              memory_order_relaxed) != 0 ||
-        (leakgate_track__born && leakgate_track__foreign_here()))
+        (leakgate_track__born && leakgate_track__foreign_here()) ||
+        (owner_here && orphan_here))
         return;
     if (l->gen == gen &&
         (l->leaf[0].index == index || l->leaf[1].index == index))
@@ -484,6 +544,7 @@ forget(void *p)
 {
     size_t n = metered_size(p);
 
+    orphan_gone(p);
     if (n)
         leakgate_track__meter_add(-(long long)n, false);
     if (p && leakgate_track__erasing_now())
@@ -673,6 +734,7 @@ realloc(void *p, size_t n)
         }
     }
     old = metered_size(p);
+    orphan_gone(p);
     was = p && leakgate_track__erasing_now() && erased(p);
     if (p && leakgate_track__watching_now())
         leakgate_track__watch_free((uintptr_t)p);
@@ -745,7 +807,8 @@ WRAP void *
 rallocx(void *p, size_t n, int flags)
 {
     size_t old = metered_size(p);
-    bool was = p && leakgate_track__erasing_now() && erased(p);
+    bool was =
+        (orphan_gone(p), p && leakgate_track__erasing_now() && erased(p));
 
     if (p && leakgate_track__watching_now())
         leakgate_track__watch_free((uintptr_t)p);
@@ -770,6 +833,7 @@ xallocx(void *p, size_t n, size_t extra, int flags)
         if (leakgate_track__metering_now() &&
             !leakgate_track__meter_counted_here())
             leakgate_track__meter_add(-(long long)before, false);
+        orphan_gone(p);
         noted(p, n);
     }
     return after;
@@ -816,6 +880,7 @@ lean_new(size_t n, size_t align, uintptr_t caller)
         void *p;                                                               \
                                                                                \
         resolve_cxx();                                                         \
+        orphan_pre();                                                          \
         if (leakgate_jesize__lean() &&                                         \
             (p = lean_new(n, align, CALLER)) != NULL)                          \
             return p;                                                          \
@@ -893,6 +958,7 @@ static struct start_slot {
     void *(*fn)(void *);
     void *arg;
     uint32_t born;
+    uint32_t token; /* the test's (intercept.h), 0: none */
     atomic_bool used;
 } starts[START_SLOTS] LEAKGATE_LARGE_TABLE;
 
@@ -906,6 +972,7 @@ leakgate_intercept_thread_start(void *payload)
     void *arg = slot->arg;
 
     leakgate_track__born = slot->born;
+    owner_here = slot->token;
     atomic_store_explicit(&slot->used, false, memory_order_release);
     return fn(arg);
 }
@@ -928,7 +995,6 @@ static struct join_slot {
     const void *caller;
 } joins[JOIN_SLOTS] LEAKGATE_LARGE_TABLE;
 
-static atomic_uint thread_owner;
 /* Threads followed now: the test's end looks at the table only then. */
 static atomic_uint followed;
 
@@ -939,13 +1005,18 @@ leakgate_intercept__own_threads(uint32_t token)
 }
 
 static void
-follow(pthread_t tid, const pthread_attr_t *attr, const void *caller)
+follow(pthread_t tid,
+       const pthread_attr_t *attr,
+       const void *caller,
+       uint32_t token)
 {
-    uint32_t token = atomic_load(&thread_owner);
     int detach = PTHREAD_CREATE_JOINABLE;
 
-    if (!token || (attr && pthread_attr_getdetachstate(attr, &detach) == 0 &&
-                   detach == PTHREAD_CREATE_DETACHED))
+    /* A thread of a test that is over (an orphan's) is not the running
+     * test's to join. */
+    if (!token || token != atomic_load(&thread_owner) ||
+        (attr && pthread_attr_getdetachstate(attr, &detach) == 0 &&
+         detach == PTHREAD_CREATE_DETACHED))
         return;
     for (size_t i = 0; i < JOIN_SLOTS; i++) {
         unsigned int expected = 0;
@@ -1050,6 +1121,9 @@ pthread_create(pthread_t *thread,
                     : leakgate_track__recording()
                         ? atomic_load(&leakgate_track__thread_window)
                         : 0;
+    /* The test that owns the new thread: the creator's, or the running
+     * test's. */
+    uint32_t token = owner_here ? owner_here : atomic_load(&thread_owner);
 
     if (!NEXT(pthread_create))
         return EAGAIN;
@@ -1058,7 +1132,7 @@ pthread_create(pthread_t *thread,
      * the owner's alone, even if the C library called the process single-
      * threaded again once this thread is gone. */
     leakgate_track__lane_refresh();
-    for (size_t i = 0; born && i < START_SLOTS; i++) {
+    for (size_t i = 0; (born || token) && i < START_SLOTS; i++) {
         struct start_slot *slot = &starts[i];
         bool expected = false;
         int rc;
@@ -1069,19 +1143,20 @@ pthread_create(pthread_t *thread,
         slot->fn = fn;
         slot->arg = arg;
         slot->born = born;
+        slot->token = token;
         rc = next.pthread_create(thread, attr, leakgate_intercept_thread_start,
                                  slot);
         if (rc != 0)
             atomic_store(&slot->used, false);
         else
-            follow(*thread, attr, __builtin_return_address(0));
+            follow(*thread, attr, __builtin_return_address(0), token);
         return rc;
     }
     {
         int rc = next.pthread_create(thread, attr, fn, arg);
 
         if (rc == 0)
-            follow(*thread, attr, __builtin_return_address(0));
+            follow(*thread, attr, __builtin_return_address(0), token);
         return rc;
     }
 }

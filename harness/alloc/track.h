@@ -240,6 +240,31 @@ void leakgate_track__watch_clear(void);
 void leakgate_track__watch_free(uintptr_t a);
 
 /*
+ * Orphans (track_stacks.c): what a test's threads allocate after the test
+ * ended.  The allocation wrappers note each such object with the token of
+ * the test that started the thread (intercept.h), and any free or resize
+ * of it removes it again.  leakgate_track__orphans_take() calls fn for
+ * every object still live (its owner, allocation stack, usable bytes and
+ * requested bytes, UINT64_MAX when not known; pcs NULL when its stack was
+ * not recorded) and forgets them all; *lost_objs: objects that did not fit
+ * the table (the first of them owned by *lost_owner).  fn may allocate.
+ * Returns fn's first non-zero return, 0, or LEAKGATE_ENOMEM.
+ */
+struct leakgate_track_orphan {
+    uint32_t owner;
+    uintptr_t *pcs; /* the tracker's (kept until the process ends) */
+    size_t npcs;
+    uint64_t bytes;
+    uint64_t requested;
+};
+typedef int (*leakgate_track_orphan_fn)(const struct leakgate_track_orphan *o,
+                                        void *payload);
+int leakgate_track__orphans_take(leakgate_track_orphan_fn fn,
+                                 void *payload,
+                                 uint64_t *lost_objs,
+                                 uint32_t *lost_owner);
+
+/*
  * Meter: the window's peak of live heap bytes above its start, all
  * threads, in jemalloc's usable sizes, and how many allocations it made.
  * The wrappers count every allocation, resize and free while it is on,

@@ -62,6 +62,16 @@ leakgate_track__foreign(void)
         atomic_compare_exchange_strong(&leakgate_track__foreign_gen, &none,
                                        leakgate_track__born);
 }
+/* Orphans (track.h): objects a test's threads allocated after the test
+ * ended, still live; the wrappers' side.  A free looks them up only while
+ * leakgate_track__orphans_live is not 0.  Never allocate. */
+extern atomic_size_t leakgate_track__orphans_live;
+void leakgate_track__orphan_note(uintptr_t a,
+                                 uint32_t owner,
+                                 size_t bytes,
+                                 size_t req);
+void leakgate_track__orphan_free(uintptr_t a);
+
 /* Frees erase (a window is open, or its end is counting). */
 extern atomic_bool leakgate_track__erasing;
 /* Frees are watched (track.h, Watch). */
@@ -397,6 +407,7 @@ void leakgate_track__lane_refresh(void);
  * (why, false) lets it open again. */
 #define LEAKGATE_TRACK__VETO_WATCH 1u
 #define LEAKGATE_TRACK__VETO_ALL_STACKS 2u
+#define LEAKGATE_TRACK__VETO_ORPHANS 4u /* orphans live (track.h) */
 void leakgate_track__lane_veto(unsigned int why, bool on);
 
 /* One leaf of the lane: the page marks of the tracker's leaf for the

@@ -1421,3 +1421,211 @@ leakgate_track__watch_clear(void)
     wt.used = 0;
     unlock_tables();
 }
+
+/* ---- Orphans: what a test's threads allocate after the test ended.
+ *
+ * intercept.c notes here every allocation a thread makes once the test
+ * that started it is over (a detached worker that outlives its test), with
+ * that test's token, its stack and its sizes; any thread's free or resize
+ * of one removes it.  What is still here when the run ends is that test's
+ * (gate_orphans.c).  The table never shrinks and is never cleared but by
+ * leakgate_track__orphans_take(); a free looks here only while it holds
+ * something (leakgate_track__orphans_live). */
+
+#define ORPHAN_SLOTS ((size_t)1 << 18) /* at most half of them used */
+#define ORPHAN_STACKS ((size_t)1 << 12)
+#define ORPHAN_PCS ((size_t)1 << 18)
+#define ORPHAN_OWNERS ((size_t)1 << 16) /* tokens beyond: counted as lost */
+
+struct orphan_slot {
+    uintptr_t addr; /* 0 empty, TOMBSTONE removed */
+    uint32_t owner;
+    uint32_t stack; /* UINT32_MAX: not recorded (the stack table was full) */
+    uint64_t bytes;
+    uint64_t req; /* UINT64_MAX: not known */
+};
+
+struct orphan_stack {
+    uint64_t hash;
+    uint32_t off;
+    uint32_t n; /* 0: empty */
+};
+
+static struct {
+    struct orphan_slot *slots;
+    struct orphan_stack *stacks;
+    uintptr_t *pcs;
+    size_t used; /* slots used (removed ones too) */
+    size_t nstacks;
+    size_t npcs;
+    bool failed; /* mapping failed: nothing is noted */
+    /* Objects that found no slot (the table was half full): owner's
+     * verdict cannot be told. */
+    uint64_t lost_objs;
+    uint32_t lost_owner;
+} orph;
+atomic_size_t leakgate_track__orphans_live;
+
+static size_t
+orphan_home(uintptr_t a)
+{
+    return (size_t)((a >> 4) * 0x9e3779b97f4a7c15ull >> 46);
+}
+_Static_assert(ORPHAN_SLOTS == (size_t)1 << 18, "orphan_home() gives 18 bits");
+
+/* The index of pcs[0..n) in the orphans' stack table; UINT32_MAX full. */
+static uint32_t
+orphan_stack(const uintptr_t *pcs, size_t n)
+{
+    uint64_t h = hash_pcs(pcs, n);
+
+    for (size_t i = h & (ORPHAN_STACKS - 1);;
+         i = (i + 1) & (ORPHAN_STACKS - 1)) {
+        struct orphan_stack *s = &orph.stacks[i];
+
+        if (s->n == 0) {
+            if (n == 0 || orph.nstacks >= ORPHAN_STACKS / 2 ||
+                orph.npcs + n > ORPHAN_PCS)
+                return UINT32_MAX;
+            s->hash = h;
+            s->off = (uint32_t)orph.npcs;
+            s->n = (uint32_t)n;
+            memcpy(&orph.pcs[orph.npcs], pcs, n * sizeof *pcs);
+            orph.npcs += n;
+            orph.nstacks++;
+            return (uint32_t)i;
+        }
+        if (s->hash == h && s->n == n &&
+            memcmp(&orph.pcs[s->off], pcs, n * sizeof *pcs) == 0)
+            return (uint32_t)i;
+    }
+}
+
+static bool
+orphans_map(void)
+{
+    if (orph.slots || orph.failed)
+        return !orph.failed;
+    orph.slots =
+        leakgate_util__map_zeroed(ORPHAN_SLOTS * sizeof *orph.slots, true);
+    orph.stacks =
+        leakgate_util__map_zeroed(ORPHAN_STACKS * sizeof *orph.stacks, true);
+    orph.pcs = leakgate_util__map_zeroed(ORPHAN_PCS * sizeof *orph.pcs, true);
+    orph.failed = !orph.slots || !orph.stacks || !orph.pcs;
+    return !orph.failed;
+}
+
+ALLOC_PATH void
+leakgate_track__orphan_note(uintptr_t a,
+                            uint32_t owner,
+                            size_t bytes,
+                            size_t req)
+{
+    static atomic_bool vetoed;
+    struct unwound u;
+    uint32_t stack;
+
+    /* Frees must look here: none in the lane (which does not). */
+    if (!atomic_exchange(&vetoed, true))
+        leakgate_track__lane_veto(LEAKGATE_TRACK__VETO_ORPHANS, true);
+    unwind(&u);
+    lock_tables();
+    if (!orphans_map() || orph.used >= ORPHAN_SLOTS / 2) {
+        if (orph.lost_objs++ == 0)
+            orph.lost_owner = owner;
+        unlock_tables();
+        return;
+    }
+    stack = orphan_stack(u.pcs, u.n);
+    for (size_t i = orphan_home(a);; i = (i + 1) & (ORPHAN_SLOTS - 1)) {
+        struct orphan_slot *s = &orph.slots[i];
+
+        if (s->addr == a || s->addr == 0 || s->addr == TOMBSTONE) {
+            if (s->addr == 0)
+                orph.used++;
+            if (s->addr != a)
+                atomic_fetch_add(&leakgate_track__orphans_live, 1);
+            s->addr = a;
+            s->owner = owner;
+            s->stack = stack;
+            s->bytes = bytes;
+            s->req = req;
+            break;
+        }
+    }
+    unlock_tables();
+}
+
+ALLOC_PATH void
+leakgate_track__orphan_free(uintptr_t a)
+{
+    lock_tables();
+    for (size_t i = orphan_home(a); orph.slots;
+         i = (i + 1) & (ORPHAN_SLOTS - 1)) {
+        struct orphan_slot *s = &orph.slots[i];
+
+        if (s->addr == 0)
+            break;
+        if (s->addr == a) {
+            s->addr = TOMBSTONE;
+            atomic_fetch_sub(&leakgate_track__orphans_live, 1);
+            break;
+        }
+    }
+    unlock_tables();
+}
+
+int
+leakgate_track__orphans_take(leakgate_track_orphan_fn fn,
+                             void *payload,
+                             uint64_t *lost_objs,
+                             uint32_t *lost_owner)
+{
+    struct orphan_slot *copy = NULL;
+    size_t n = 0, cap;
+    int rc = 0;
+
+    *lost_objs = 0;
+    *lost_owner = 0;
+    if (!orph.slots)
+        return 0;
+    /* fn may allocate (and free): copy the live slots first, and empty
+     * the table (what is taken is judged once). */
+    lock_tables();
+    cap = atomic_load(&leakgate_track__orphans_live);
+    unlock_tables();
+    copy = leakgate_util__calloc(cap ? cap : 1, sizeof *copy);
+    if (!copy)
+        return leakgate_error__set(LEAKGATE_ENOMEM, "track: orphans");
+    lock_tables();
+    for (size_t i = 0; i < ORPHAN_SLOTS && orph.used > 0; i++) {
+        struct orphan_slot *s = &orph.slots[i];
+
+        if (s->addr == 0)
+            continue;
+        if (s->addr != TOMBSTONE && n < cap)
+            copy[n++] = *s;
+        s->addr = 0;
+    }
+    orph.used = 0;
+    atomic_store(&leakgate_track__orphans_live, 0);
+    *lost_objs = orph.lost_objs;
+    *lost_owner = orph.lost_owner;
+    orph.lost_objs = 0;
+    unlock_tables();
+    for (size_t i = 0; i < n && rc == 0; i++) {
+        const struct orphan_stack *s =
+            copy[i].stack == UINT32_MAX ? NULL : &orph.stacks[copy[i].stack];
+        struct leakgate_track_orphan o = {
+            .owner = copy[i].owner,
+            .pcs = s ? &orph.pcs[s->off] : NULL,
+            .npcs = s ? s->n : 0,
+            .bytes = copy[i].bytes,
+            .requested = copy[i].req,
+        };
+
+        rc = fn(&o, payload);
+    }
+    leakgate_util__free(copy);
+    return rc;
+}

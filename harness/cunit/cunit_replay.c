@@ -14,6 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gate.h"
+
 #define SUITE_WINDOW "[suite]"
 
 static struct cunit_run *const run = &leakgate_cunit__run;
@@ -402,4 +404,67 @@ leakgate_cunit__replay_awaiting(bool in_cunit)
                 "%s\n",
                 failed, failed == 1 ? "" : "s", failed == 1 ? "it" : "them",
                 failed == 1 ? "it" : "them");
+}
+
+/* The test of a thread token (cunit_windows.c: its place in the run). */
+static bool
+owner_name(uint32_t token, const char **suite, const char **test, void *p)
+{
+    (void)p;
+    if (token == 0 || token > run->ntests)
+        return false;
+    *suite = run->tests[token - 1].ws->name;
+    *test = run->tests[token - 1].name;
+    return true;
+}
+
+struct orphans_told {
+    size_t failed;
+};
+
+static void
+orphans_revised(const char *suite, const char *test, bool failed_now, void *p)
+{
+    struct orphans_told *told = p;
+
+    for (size_t i = 0; i < run->ntests; i++) {
+        struct wtest *wt = &run->tests[i];
+
+        if (wt->ws->name != suite && strcmp(wt->ws->name, suite) != 0)
+            continue;
+        if (wt->name != test && strcmp(wt->name, test) != 0)
+            continue;
+        if (leakgate_cunit__report_verdict(
+                leakgate_gate_verdict(run->gate, suite, test)) &&
+            failed_now) {
+            told->failed++;
+            leakgate_cunit__count_replayed_failure(wt);
+        }
+        if (hooks->revised)
+            hooks->revised(wt->ws->name, wt->name, hooks->payload);
+        return;
+    }
+}
+
+void
+leakgate_cunit__judge_orphans(bool in_cunit)
+{
+    struct orphans_told told = {0};
+
+    if (!run->gate || !run->tests || leakgate_gate_in_replay(run->gate))
+        return;
+    leakgate_cunit__gate_error(
+        leakgate_gate__judge_orphans(run->gate, owner_name, orphans_revised,
+                                     &told),
+        "judging what threads allocated after their test");
+    if (told.failed > 0 && !in_cunit)
+        fprintf(
+            stderr,
+            "\nleakgate: %zu test%s failed after the CUnit run returned "
+            "(a thread %s started kept memory after %s ended): a "
+            "summary CUnit printed before leaves %s out; the exit "
+            "status counts %s\n",
+            told.failed, told.failed == 1 ? "" : "s",
+            told.failed == 1 ? "it" : "they", told.failed == 1 ? "it" : "they",
+            told.failed == 1 ? "it" : "them", told.failed == 1 ? "it" : "them");
 }

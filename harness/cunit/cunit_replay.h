@@ -41,4 +41,10 @@ void leakgate_cunit__probe_warmup(void);
  * run's error (exit 3). */
 void leakgate_cunit__replay_awaiting(bool in_cunit);
 
+/* After the last test (after the last suite's cleanup: in_cunit, CUnit's
+ * summary still to come): what threads allocated after their test ended
+ * and is still live is judged against those tests (gate_orphans.c); a
+ * verdict that now fails is reported and counted.  Not in a replay. */
+void leakgate_cunit__judge_orphans(bool in_cunit);
+
 #endif

@@ -224,6 +224,10 @@ leakgate_cunit_teardown(void)
 
     if (wt && wt->ws->teardown && !leakgate_cunit__repeats(wt))
         wt->ws->teardown();
+    /* Its threads are orphans from now on, before its window closes:
+     * what they allocate is never outside both (intercept.c). */
+    if (wt && !wt->ws->whole)
+        leakgate_gate__own_threads(run->gate, 0);
     if (run->test_open) {
         run->test_open = false;
         close_test_window(wt);
@@ -234,7 +238,6 @@ leakgate_cunit_teardown(void)
     if (wt && !wt->ws->whole) {
         const struct leakgate_note *n;
 
-        leakgate_gate__own_threads(run->gate, 0);
         n = leakgate_gate__note_unjoined(run->gate, wt->ws->name, wt->name,
                                          thread_token(wt));
         if (n)
@@ -414,6 +417,10 @@ leakgate_cunit_cleanup(void)
     }
     if (ws->suite_scope && !ws->whole)
         judge_held(ws);
+    /* The run's tests are over, and their suites' cleanups: what threads
+     * kept after their test ended is that test's. */
+    if (last)
+        leakgate_cunit__judge_orphans(true);
     /* After the suite's window: a test its shared fixture explains gets
      * that diagnosis, not `warmup:` as well. */
     if (probe)

@@ -426,6 +426,25 @@ leakgate_gate__note_unjoined(struct leakgate_gate *gate,
                              const char *test,
                              uint32_t token);
 
+/* gate_orphans.c: the suite and name of the test of token (false: none
+ * known); a verdict replaced (failed_now: it failed, and had not). */
+typedef bool (*leakgate_gate_owner_fn)(uint32_t token,
+                                       const char **suite,
+                                       const char **test,
+                                       void *payload);
+typedef void (*leakgate_gate_revised_fn)(const char *suite,
+                                         const char *test,
+                                         bool failed_now,
+                                         void *payload);
+/* After the last test: what the threads of each finished test allocated
+ * after it ended and is still live (track.h, Orphans) is added to that
+ * test's growth and its verdict judged again (replaced in place; revised()
+ * told).  Returns 0 or LEAKGATE_ENOMEM. */
+int leakgate_gate__judge_orphans(struct leakgate_gate *gate,
+                                 leakgate_gate_owner_fn name_of,
+                                 leakgate_gate_revised_fn revised,
+                                 void *payload);
+
 /* Write `len` bytes to `path` atomically (temporary file + rename).
  * Returns 0 or LEAKGATE_EIO naming the path. */
 int leakgate_gate__write_file(const char *path, const char *data, size_t len);

@@ -166,7 +166,7 @@ may_warm_up(const struct leakgate_verdict *v)
     return v->status == LEAKGATE_STATUS_FAIL && v->measured && v->nstacks > 0 &&
            !v->shared_fixture && strcmp(v->test, "[suite]") != 0 &&
            v->settings.warmup == 0 && v->settings.repeat <= 1 &&
-           v->how != LEAKGATE_MEASURED_SUITE_END &&
+           v->how != LEAKGATE_MEASURED_SUITE_END && !v->orphans &&
            !leakgate_verdict__grew_loading(v);
 }
 

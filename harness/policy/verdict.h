@@ -110,6 +110,9 @@ struct leakgate_verdict {
                             a `scope: suite` suite): the replay's window
                             gives them, the verdict stays this one */
     bool rerun_declined; /* replayed because it could not be re-run */
+    /* Judged again at the run's end with what its threads allocated after
+     * it ended and kept (gate_orphans.c): no `warmup:` probe. */
+    bool orphans;
     /* Counted stacks left out of `stacks` (a replay hands its largest
      * LEAKGATE_REPLAY_MAX_STACKS back): every total counts them too. */
     uint64_t omitted_bytes;

@@ -9,17 +9,25 @@
  *                   blamed on this test (it failed, or passed, by timing)
  *   worker/stops    lets the worker free its object and exit; waits
  * Every test passes; worker/other's verdict says that a thread
- * worker/starts started allocated during it.  Built twice: linked with
+ * worker/starts started allocated during it.
+ *   orphan/starts  starts a detached worker and returns at once
+ *   orphan/later   while its window is open the worker allocates 48 B,
+ *                  drops the pointer and ends: orphan/starts fails (its
+ *                  thread's), at the run's end; orphan/later passes
+ *                  (issue 39, item 3)  Built twice: linked with
  * leakgate::cunit and with leakgate::cunit_jemalloc.
  */
 #include <pthread.h>
 #include <semaphore.h>
 #include <stdlib.h>
 
+#include <CUnit/Basic.h>
 #include <CUnit/CUnit.h>
+#ifndef DETACHED_PLAIN
 #include <leakgate/cunit.h>
+#endif
 
-static sem_t go, made, done, gone;
+static sem_t go, made, done, gone, go2, made2;
 static void *volatile held;
 
 static void *
@@ -33,6 +41,36 @@ worker(void *arg)
     held = NULL;
     sem_post(&gone);
     return arg;
+}
+
+/* orphan/starts' worker: once orphan/later runs (its test is over), it
+ * allocates 48 B, drops the pointer and ends. */
+static void *
+orphan_worker(void *arg)
+{
+    void *volatile lost;
+
+    sem_wait(&go2);
+    lost = malloc(48); /* MARK:orphan_leak */
+    lost = NULL;
+    sem_post(&made2);
+    return lost ? arg : NULL;
+}
+
+static void
+test_orphan_starts(void)
+{
+    pthread_t t;
+
+    CU_ASSERT_FATAL(pthread_create(&t, NULL, orphan_worker, NULL) == 0);
+    CU_ASSERT(pthread_detach(t) == 0);
+}
+
+static void
+test_orphan_later(void)
+{
+    sem_post(&go2);
+    sem_wait(&made2);
 }
 
 static void
@@ -66,7 +104,7 @@ main(int argc, char **argv)
     CU_pSuite s;
 
     if (sem_init(&go, 0, 0) || sem_init(&made, 0, 0) || sem_init(&done, 0, 0) ||
-        sem_init(&gone, 0, 0))
+        sem_init(&gone, 0, 0) || sem_init(&go2, 0, 0) || sem_init(&made2, 0, 0))
         return 3;
     if (CU_initialize_registry() != CUE_SUCCESS)
         return 3;
@@ -77,5 +115,26 @@ main(int argc, char **argv)
         CU_cleanup_registry();
         return 3;
     }
+    s = CU_add_suite("orphan", NULL, NULL);
+    if (!s || !CU_add_test(s, "starts", test_orphan_starts) ||
+        !CU_add_test(s, "later", test_orphan_later)) {
+        CU_cleanup_registry();
+        return 3;
+    }
+#ifdef DETACHED_PLAIN
+    /* The unmodified twin that `leakgate run` gates (detached_cases_plain):
+     * CUnit's failures make the exit status, as a plain program's would. */
+    (void)argc;
+    (void)argv;
+    CU_basic_set_mode(CU_BRM_VERBOSE);
+    CU_basic_run_tests();
+    {
+        int failed = CU_get_number_of_tests_failed() != 0;
+
+        CU_cleanup_registry();
+        return failed;
+    }
+#else
     return leakgate_cunit_main(argc, argv);
+#endif
 }

@@ -1,0 +1,251 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * gate_orphans: what a test's threads allocate after the test ended (a
+ * detached worker that outlives it) is that test's.  The allocation
+ * wrappers keep such objects out of every window and note them with the
+ * test's token (track.h, Orphans); when the run is over, what is still
+ * live is added to the test's own growth and its verdict judged again, by
+ * its thresholds, as any window is.  Objects the program freed before the
+ * run ended (a later test or a suite cleanup stopped the worker) cost
+ * nothing.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "diff.h"
+#include "error.h"
+#include "gate.h"
+#include "report.h"
+#include "track.h"
+#include "util.h"
+
+/* The orphans taken from the tracker, by owner. */
+struct orphans {
+    struct leakgate_track_orphan *o;
+    size_t n, cap;
+};
+
+static int
+take_one(const struct leakgate_track_orphan *o, void *payload)
+{
+    struct orphans *all = payload;
+
+    if (all->n == all->cap) {
+        size_t cap = all->cap ? all->cap * 2 : 64;
+        void *p = leakgate_util__realloc(all->o, cap * sizeof *all->o);
+
+        if (!p)
+            return leakgate_error__set(LEAKGATE_ENOMEM, "orphans");
+        all->o = p;
+        all->cap = cap;
+    }
+    all->o[all->n++] = *o;
+    return 0;
+}
+
+static int
+by_owner(const void *a, const void *b)
+{
+    const struct leakgate_track_orphan *x = a, *y = b;
+
+    return (x->owner > y->owner) - (x->owner < y->owner);
+}
+
+/* v's own stacks and the orphans o[0..n) as one diff (*out). */
+static int
+combined_diff(struct leakgate_diff **out,
+              const struct leakgate_verdict *v,
+              const struct leakgate_track_orphan *o,
+              size_t n)
+{
+    struct leakgate_diff *d = NULL, more;
+    int rc = leakgate_diff__new_empty(&d);
+
+    *out = NULL;
+    memset(&more, 0, sizeof more);
+    more.entries =
+        leakgate_util__calloc(v->nstacks + n + 1, sizeof *more.entries);
+    if (rc == 0 && !more.entries)
+        rc = leakgate_error__set(LEAKGATE_ENOMEM, "orphan stacks");
+    for (size_t i = 0; rc == 0 && i < v->nstacks; i++) {
+        struct leakgate_diff_entry *e = &more.entries[more.nentries++];
+        const struct leakgate_vstack *s = &v->stacks[i];
+
+        /* Borrowed: accumulate copies them. */
+        e->pcs = s->pcs;
+        e->npcs = s->npcs;
+        e->delta_bytes = s->bytes;
+        e->delta_objs = s->objs;
+        e->delta_requested = s->requested;
+        e->requested_known = s->requested_known;
+    }
+    for (size_t i = 0; rc == 0 && i < n; i++) {
+        struct leakgate_diff_entry *e = &more.entries[more.nentries++];
+
+        e->pcs = o[i].pcs;
+        e->npcs = o[i].npcs;
+        e->delta_bytes = (int64_t)o[i].bytes;
+        e->delta_objs = 1;
+        e->requested_known = o[i].requested != UINT64_MAX;
+        e->delta_requested = e->requested_known ? (int64_t)o[i].requested : 0;
+    }
+    if (rc == 0)
+        rc = leakgate_diff__accumulate(d, &more);
+    leakgate_util__free(more.entries);
+    if (rc < 0) {
+        leakgate_diff__free(d);
+        return rc;
+    }
+    *out = d;
+    return 0;
+}
+
+/* What the new verdict v keeps of the one it replaces (w). */
+static void
+carry_over(struct leakgate_verdict *v, struct leakgate_verdict *w)
+{
+    v->notes = w->notes;
+    v->nnotes = w->nnotes;
+    w->notes = NULL;
+    w->nnotes = 0;
+    v->seconds = w->seconds;
+    v->how = w->how;
+    v->first_bytes = w->first_bytes;
+    v->first_objs = w->first_objs;
+    v->rerun_declined = w->rerun_declined;
+    v->probe_known = w->probe_known;
+    v->made_once = w->made_once;
+    v->shared_fixture = w->shared_fixture;
+    v->orphans = true;
+    /* The peak is its window's, which the threads' later memory is not
+     * part of: kept when it failed the test, else not told beside a
+     * retained figure it never saw. */
+    if (w->peak_over) {
+        leakgate_verdict__set_peak(v, w->peak_known, w->peak_bytes,
+                                   w->allocations);
+        leakgate_verdict__move_peak_stacks(v, w);
+    }
+}
+
+static int
+orphan_hint(struct leakgate_verdict *v,
+            const struct leakgate_verdict *w,
+            const struct leakgate_track_orphan *o,
+            size_t n)
+{
+    struct leakgate_buf b = LEAKGATE_BUF_INIT;
+    uint64_t bytes = 0;
+    char nb[32], no[32];
+
+    for (size_t i = 0; i < n; i++)
+        bytes += o[i].bytes;
+    if (w->hint)
+        leakgate_buf__printf(&b, "%s; ", w->hint);
+    leakgate_buf__printf(
+        &b,
+        "%s B in %s object%s %s allocated after the test ended by a thread "
+        "it started, and still live when the run ended: they are this "
+        "test's (join or stop the thread before the test returns)",
+        leakgate_util__group_digits(nb, sizeof nb, bytes, false),
+        leakgate_util__group_digits(no, sizeof no, n, false), n == 1 ? "" : "s",
+        n == 1 ? "was" : "were");
+    leakgate_util__free(v->hint);
+    v->hint = leakgate_buf__take(&b);
+    return v->hint ? 0 : leakgate_error__set(LEAKGATE_ENOMEM, "verdict");
+}
+
+/* Judge w (suite/test) again with the orphans o[0..n) added. */
+static int
+judge_owner(struct leakgate_gate *gate,
+            struct leakgate_verdict *w,
+            const struct leakgate_track_orphan *o,
+            size_t n,
+            struct leakgate_verdict **out)
+{
+    struct leakgate_verdict *v = NULL;
+    int rc;
+
+    *out = NULL;
+    rc = leakgate_gate__scope_open(gate, w->suite, w->test);
+    if (rc < 0)
+        return rc;
+    leakgate_diff__free(gate->cur.acc);
+    gate->cur.acc = NULL;
+    rc = combined_diff(&gate->cur.acc, w, o, n);
+    if (rc == 0)
+        rc = leakgate_gate__judge(&v, gate, true);
+    leakgate_gate__scope_close(gate);
+    if (rc < 0)
+        return rc;
+    carry_over(v, w);
+    rc = orphan_hint(v, w, o, n);
+    if (rc == 0) {
+        leakgate_util__free(v->report);
+        v->report = v->status == LEAKGATE_STATUS_FAIL
+                        ? leakgate_report__text(v, &gate->env, false)
+                        : leakgate_util__strdup("");
+        if (!v->report)
+            rc = leakgate_error__set(LEAKGATE_ENOMEM, "report");
+    }
+    if (rc == 0 && v->status == LEAKGATE_STATUS_FAIL && gate->opts.report_dir)
+        rc = leakgate_gate__write_artifacts(gate, v);
+    if (rc < 0) {
+        leakgate_verdict__free(v);
+        return rc;
+    }
+    *out = v;
+    return 0;
+}
+
+int
+leakgate_gate__judge_orphans(struct leakgate_gate *gate,
+                             leakgate_gate_owner_fn name_of,
+                             leakgate_gate_revised_fn revised,
+                             void *payload)
+{
+    struct orphans all;
+    uint64_t lost = 0;
+    uint32_t lost_owner = 0;
+    int rc;
+
+    memset(&all, 0, sizeof all);
+    rc = leakgate_track__orphans_take(take_one, &all, &lost, &lost_owner);
+    if (rc == 0 && all.n > 1)
+        qsort(all.o, all.n, sizeof *all.o, by_owner);
+    for (size_t i = 0, j; rc == 0 && i < all.n; i = j) {
+        const char *suite = NULL, *test = NULL;
+        struct leakgate_verdict *w, *v;
+        bool failed;
+
+        for (j = i + 1; j < all.n && all.o[j].owner == all.o[i].owner; j++)
+            ;
+        if (!name_of(all.o[i].owner, &suite, &test, payload))
+            continue;
+        w = leakgate_gate__find_verdict(gate, suite, test);
+        /* A test not judged (left out, or not measurable) stays so. */
+        if (!w || w->status == LEAKGATE_STATUS_NOT_JUDGED)
+            continue;
+        failed = w->status == LEAKGATE_STATUS_FAIL;
+        rc = judge_owner(gate, w, &all.o[i], j - i, &v);
+        if (rc < 0)
+            break;
+        /* Replaced where it stands: the run keeps its order. */
+        for (size_t k = 0; k < gate->nverdicts; k++) {
+            if (gate->verdicts[k] == w)
+                gate->verdicts[k] = v;
+        }
+        leakgate_verdict__free(w);
+        revised(v->suite, v->test, !failed && v->status == LEAKGATE_STATUS_FAIL,
+                payload);
+    }
+    if (rc == 0 && lost > 0)
+        fprintf(stderr,
+                "leakgate: note: %llu object%s that threads allocated after "
+                "their test ended (the first of test %u's) did not fit "
+                "leakgate's table: not judged\n",
+                (unsigned long long)lost, lost == 1 ? "" : "s",
+                (unsigned)lost_owner);
+    leakgate_util__free(all.o);
+    return rc;
+}
