@@ -807,9 +807,10 @@ WRAP void *
 rallocx(void *p, size_t n, int flags)
 {
     size_t old = metered_size(p);
-    bool was =
-        (orphan_gone(p), p && leakgate_track__erasing_now() && erased(p));
+    bool was;
 
+    orphan_gone(p);
+    was = p && leakgate_track__erasing_now() && erased(p);
     if (p && leakgate_track__watching_now())
         leakgate_track__watch_free((uintptr_t)p);
     if (!NEXT(rallocx))
