@@ -1084,6 +1084,13 @@ leakgate_gate__note_unjoined(struct leakgate_gate *gate,
     leakgate_buf__dispose(&b);
     leakgate_util__free(frames);
     v = rc == 0 ? leakgate_gate__find_verdict(gate, suite, test) : NULL;
+    /* The gate's failure, not an assertion's: its status says so (a
+     * verdict a replay or the run's end gives later keeps it). */
+    if (v) {
+        v->unjoined = true;
+        if (v->status == LEAKGATE_STATUS_PASS)
+            v->status = LEAKGATE_STATUS_FAIL;
+    }
     return v && v->nnotes > 0 ? &v->notes[v->nnotes - 1] : NULL;
 }
 

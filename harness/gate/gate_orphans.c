@@ -110,6 +110,7 @@ carry_over(struct leakgate_verdict *v, struct leakgate_verdict *w)
     w->notes = NULL;
     w->nnotes = 0;
     v->seconds = w->seconds;
+    v->unjoined = w->unjoined;
     v->how = w->how;
     v->first_bytes = w->first_bytes;
     v->first_objs = w->first_objs;
@@ -190,6 +191,9 @@ judge_owner(struct leakgate_gate *gate,
     }
     if (rc == 0 && v->status == LEAKGATE_STATUS_FAIL && gate->opts.report_dir)
         rc = leakgate_gate__write_artifacts(gate, v);
+    /* A thread it left unjoined fails it all the same (its note). */
+    if (v->unjoined && v->status == LEAKGATE_STATUS_PASS)
+        v->status = LEAKGATE_STATUS_FAIL;
     if (rc < 0) {
         leakgate_verdict__free(v);
         return rc;

@@ -222,6 +222,7 @@ carry_over(struct leakgate_verdict *v, struct leakgate_verdict *w)
     w->notes = NULL;
     w->nnotes = 0;
     v->seconds = w->seconds;
+    v->unjoined = w->unjoined;
     v->how = LEAKGATE_MEASURED_SUITE_END;
     v->first_bytes = w->first_bytes;
     v->first_objs = w->first_objs;
@@ -302,6 +303,9 @@ judge_one(struct leakgate_gate *gate, struct survivors *sv, size_t i)
     }
     if (rc == 0 && v->status == LEAKGATE_STATUS_FAIL && gate->opts.report_dir)
         rc = leakgate_gate__write_artifacts(gate, v);
+    /* A thread it left unjoined fails it all the same (its note). */
+    if (v->unjoined && v->status == LEAKGATE_STATUS_PASS)
+        v->status = LEAKGATE_STATUS_FAIL;
     if (rc < 0) {
         leakgate_verdict__free(v);
         return rc;

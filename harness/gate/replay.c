@@ -431,6 +431,9 @@ take_verdict(struct leakgate_gate *gate,
     x->needs_replay = false;
     x->rerun_declined = v->rerun_declined;
     x->watch_id = v->watch_id;
+    x->unjoined = v->unjoined;
+    if (x->unjoined && x->status == LEAKGATE_STATUS_PASS)
+        x->status = LEAKGATE_STATUS_FAIL;
     /* The peak is the first run's (the meter counts exactly in every
      * mode); the replay's exact window gives the stacks that held it. */
     if (v->peak_known) {

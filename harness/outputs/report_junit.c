@@ -190,7 +190,9 @@ junit_message(struct leakgate_buf *b,
                 b, " (and %zu more assertion %s)", v->nnotes - 1,
                 leakgate_report__plural(v->nnotes - 1, "failure", "failures"));
     }
-    if (!leakgate_report__gate_failed(v))
+    /* A failure told by its note alone (a thread left unjoined) has no
+     * report of its own. */
+    if (!leakgate_report__gate_failed(v) || !*line)
         return;
     if (strncmp(line, "leakgate: ", 10) == 0)
         line += 10;
@@ -201,12 +203,13 @@ junit_message(struct leakgate_buf *b,
 
 /* "peak" when the gate failed the window on its peak alone, "leak" when
  * it failed on what the window retained (with or without the peak),
- * else "assertion". */
+ * "thread" on a thread it left neither joined nor detached alone, else
+ * "assertion". */
 static const char *
 failure_type(const struct leakgate_verdict *v)
 {
     if (!leakgate_report__gate_failed(v))
-        return "assertion";
+        return v->unjoined ? "thread" : "assertion";
     if (leakgate_verdict__peak_only(v))
         return "peak";
     return "leak";

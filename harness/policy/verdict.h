@@ -113,6 +113,9 @@ struct leakgate_verdict {
     /* Judged again at the run's end with what its threads allocated after
      * it ended and kept (gate_orphans.c): no `warmup:` probe. */
     bool orphans;
+    /* A thread it started was neither joined nor detached when it ended:
+     * the gate fails it (the note says which pthread_create call). */
+    bool unjoined;
     /* Counted stacks left out of `stacks` (a replay hands its largest
      * LEAKGATE_REPLAY_MAX_STACKS back): every total counts them too. */
     uint64_t omitted_bytes;
