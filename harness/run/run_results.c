@@ -10,6 +10,7 @@
  * with the failure as a note, rendered by report.c here.
  */
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -106,13 +107,54 @@ leakgate_run__crash_case(struct leakgate_run *r, const char *message)
     return 0;
 }
 
-/* Whether suite/test has a record, or is the test the program died in. */
-static bool
-has_record(const struct leakgate_run *r, const char *suite, const char *test)
+/* The records of a run, by a hash of their names: whether a planned test
+ * has one is a binary search, not a scan (a run of 10,000 tests that
+ * stopped early lists most of them as not run). */
+struct keyed {
+    uint64_t h;
+    size_t i;
+};
+
+static uint64_t
+name_key(const char *suite, const char *test)
 {
-    for (size_t i = 0; i < r->ncases; i++) {
-        if (strcmp(r->cases[i].suite, suite) == 0 &&
-            strcmp(r->cases[i].test, test) == 0)
+    uint64_t h = leakgate_util__hash_bytes(0, suite, strlen(suite) + 1);
+
+    return leakgate_util__hash_bytes(h, test, strlen(test));
+}
+
+static int
+cmp_keyed(const void *a, const void *b)
+{
+    const struct keyed *x = a, *y = b;
+
+    return (x->h > y->h) - (x->h < y->h);
+}
+
+/* Whether suite/test has a record among keys[0..n) (sorted), or is the
+ * test the program died in. */
+static bool
+has_record(const struct leakgate_run *r,
+           const struct keyed *keys,
+           size_t n,
+           const char *suite,
+           const char *test)
+{
+    uint64_t h = name_key(suite, test);
+    size_t lo = 0, hi = n;
+
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+
+        if (keys[mid].h < h)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    for (; lo < n && keys[lo].h == h; lo++) {
+        const struct leakgate_run_case *c = &r->cases[keys[lo].i];
+
+        if (strcmp(c->suite, suite) == 0 && strcmp(c->test, test) == 0)
             return true;
     }
     return r->crash && strcmp(r->crash->suite, suite) == 0 &&
@@ -122,6 +164,7 @@ has_record(const struct leakgate_run *r, const char *suite, const char *test)
 /* One "not run" record for suite/test (as gate.c's not-run verdict). */
 static int
 not_run_case(struct leakgate_run *r,
+             const struct leakgate_config *cfg,
              const char *suite,
              const char *test,
              const char *why)
@@ -131,7 +174,6 @@ not_run_case(struct leakgate_run *r,
     struct leakgate_report_env env = {NULL, NULL, NULL,  NULL, NULL,
                                       NULL, NULL, false, false};
     struct leakgate_buf name = LEAKGATE_BUF_INIT, reason = LEAKGATE_BUF_INIT;
-    struct leakgate_config *cfg = NULL;
     int rc = 0;
 
     if (r->ncases == r->cap) {
@@ -159,10 +201,10 @@ not_run_case(struct leakgate_run *r,
     if (name.failed || reason.failed || !c->suite || !c->test)
         rc = leakgate_error__set(LEAKGATE_ENOMEM, "not run record");
     if (rc == 0) {
-        resolve(&v.settings, &cfg, r, suite, test);
+        leakgate_policy__resolve(&v.settings, cfg, suite,
+                                 strcmp(test, "[suite]") == 0 ? NULL : test);
         rc = leakgate_run__pieces(&c->pieces, &v, &env);
     }
-    leakgate_config__free(cfg);
     leakgate_buf__dispose(&name);
     leakgate_buf__dispose(&reason);
     if (rc < 0) {
@@ -178,14 +220,31 @@ not_run_case(struct leakgate_run *r,
 int
 leakgate_run__not_run_cases(struct leakgate_run *r, const char *why)
 {
+    const char *path = leakgate_config__path(r->opts.thresholds_path);
+    struct leakgate_config *cfg = NULL;
+    size_t n = r->ncases;
+    struct keyed *keys = leakgate_util__calloc(n ? n : 1, sizeof *keys);
     int rc = 0;
 
+    if (!keys)
+        return leakgate_error__set(LEAKGATE_ENOMEM, "records");
+    for (size_t i = 0; i < n; i++) {
+        keys[i].h = name_key(r->cases[i].suite, r->cases[i].test);
+        keys[i].i = i;
+    }
+    qsort(keys, n, sizeof *keys, cmp_keyed);
+    /* The settings the program would have resolved (once for them all). */
+    if (path && leakgate_config__load(&cfg, path, NULL) < 0)
+        cfg = NULL; /* the program said so already, or it died first */
     for (size_t i = 0; rc == 0 && i + 1 < r->nplanned; i += 2) {
         const char *suite = r->planned[i], *test = r->planned[i + 1];
 
-        if (!has_record(r, suite, test))
-            rc = not_run_case(r, suite, test, why);
+        /* Records added here are of tests planned once: not looked up. */
+        if (!has_record(r, keys, n, suite, test))
+            rc = not_run_case(r, cfg, suite, test, why);
     }
+    leakgate_config__free(cfg);
+    leakgate_util__free(keys);
     return rc;
 }
 
