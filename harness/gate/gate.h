@@ -426,6 +426,20 @@ leakgate_gate__note_unjoined(struct leakgate_gate *gate,
                              const char *test,
                              uint32_t token);
 
+/* A verdict judged again after its window closed (its suite's end, the
+ * run's end): with report, its text when it failed, else ""; its
+ * artifacts under --report-dir when it failed; and a thread it left
+ * unjoined fails it all the same.  Returns 0, LEAKGATE_ENOMEM or the
+ * artifacts' error. */
+int leakgate_gate__finish_late(struct leakgate_gate *gate,
+                               struct leakgate_verdict *v,
+                               bool report);
+/* Put v where w stands in the run (the run keeps its order); w is
+ * freed.  Cannot fail. */
+void leakgate_gate__replace_verdict(struct leakgate_gate *gate,
+                                    struct leakgate_verdict *w,
+                                    struct leakgate_verdict *v);
+
 /* gate_orphans.c: the suite and name of the test of token (false: none
  * known); a verdict replaced (failed_now: it failed, and had not). */
 typedef bool (*leakgate_gate_owner_fn)(uint32_t token,

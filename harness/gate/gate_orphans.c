@@ -68,18 +68,10 @@ combined_diff(struct leakgate_diff **out,
         leakgate_util__calloc(v->nstacks + n + 1, sizeof *more.entries);
     if (rc == 0 && !more.entries)
         rc = leakgate_error__set(LEAKGATE_ENOMEM, "orphan stacks");
-    for (size_t i = 0; rc == 0 && i < v->nstacks; i++) {
-        struct leakgate_diff_entry *e = &more.entries[more.nentries++];
-        const struct leakgate_vstack *s = &v->stacks[i];
-
-        /* Borrowed: accumulate copies them. */
-        e->pcs = s->pcs;
-        e->npcs = s->npcs;
-        e->delta_bytes = s->bytes;
-        e->delta_objs = s->objs;
-        e->delta_requested = s->requested;
-        e->requested_known = s->requested_known;
-    }
+    /* Borrowed: accumulate copies them. */
+    for (size_t i = 0; rc == 0 && i < v->nstacks; i++)
+        leakgate_verdict__lend_entry(&more.entries[more.nentries++],
+                                     &v->stacks[i]);
     for (size_t i = 0; rc == 0 && i < n; i++) {
         struct leakgate_diff_entry *e = &more.entries[more.nentries++];
 
@@ -181,19 +173,8 @@ judge_owner(struct leakgate_gate *gate,
         return rc;
     carry_over(v, w);
     rc = orphan_hint(v, w, o, n);
-    if (rc == 0) {
-        leakgate_util__free(v->report);
-        v->report = v->status == LEAKGATE_STATUS_FAIL
-                        ? leakgate_report__text(v, &gate->env, false)
-                        : leakgate_util__strdup("");
-        if (!v->report)
-            rc = leakgate_error__set(LEAKGATE_ENOMEM, "report");
-    }
-    if (rc == 0 && v->status == LEAKGATE_STATUS_FAIL && gate->opts.report_dir)
-        rc = leakgate_gate__write_artifacts(gate, v);
-    /* A thread it left unjoined fails it all the same (its note). */
-    if (v->unjoined && v->status == LEAKGATE_STATUS_PASS)
-        v->status = LEAKGATE_STATUS_FAIL;
+    if (rc == 0)
+        rc = leakgate_gate__finish_late(gate, v, true);
     if (rc < 0) {
         leakgate_verdict__free(v);
         return rc;
@@ -234,12 +215,7 @@ leakgate_gate__judge_orphans(struct leakgate_gate *gate,
         rc = judge_owner(gate, w, &all.o[i], j - i, &v);
         if (rc < 0)
             break;
-        /* Replaced where it stands: the run keeps its order. */
-        for (size_t k = 0; k < gate->nverdicts; k++) {
-            if (gate->verdicts[k] == w)
-                gate->verdicts[k] = v;
-        }
-        leakgate_verdict__free(w);
+        leakgate_gate__replace_verdict(gate, w, v);
         revised(v->suite, v->test, !failed && v->status == LEAKGATE_STATUS_FAIL,
                 payload);
     }

@@ -293,30 +293,15 @@ judge_one(struct leakgate_gate *gate, struct survivors *sv, size_t i)
     if (rc == 0 && (unwatched || sv->lost_objs[i] > 0))
         rc =
             not_judged(gate, v, sv->lost_bytes[i], sv->lost_objs[i], unwatched);
-    else if (rc == 0) {
-        leakgate_util__free(v->report);
-        v->report = v->status == LEAKGATE_STATUS_FAIL
-                        ? leakgate_report__text(v, &gate->env, false)
-                        : leakgate_util__strdup("");
-        if (!v->report)
-            rc = leakgate_error__set(LEAKGATE_ENOMEM, "report");
-    }
-    if (rc == 0 && v->status == LEAKGATE_STATUS_FAIL && gate->opts.report_dir)
-        rc = leakgate_gate__write_artifacts(gate, v);
-    /* A thread it left unjoined fails it all the same (its note). */
-    if (v->unjoined && v->status == LEAKGATE_STATUS_PASS)
-        v->status = LEAKGATE_STATUS_FAIL;
+    if (rc == 0)
+        rc = leakgate_gate__finish_late(gate, v,
+                                        !unwatched && sv->lost_objs[i] == 0);
     if (rc < 0) {
         leakgate_verdict__free(v);
         return rc;
     }
-    /* The record is replaced where it stands: the run keeps its order. */
-    for (size_t k = 0; k < gate->nverdicts; k++) {
-        if (gate->verdicts[k] == w)
-            gate->verdicts[k] = v;
-    }
     sv->v[i] = v;
-    leakgate_verdict__free(w);
+    leakgate_gate__replace_verdict(gate, w, v);
     return 0;
 }
 

@@ -242,6 +242,19 @@ leakgate_verdict__steal_entry(struct leakgate_vstack *s,
     e->threads = NULL;
 }
 
+void
+leakgate_verdict__lend_entry(struct leakgate_diff_entry *e,
+                             const struct leakgate_vstack *s)
+{
+    memset(e, 0, sizeof *e);
+    e->pcs = s->pcs;
+    e->npcs = s->npcs;
+    e->delta_bytes = s->bytes;
+    e->delta_objs = s->objs;
+    e->delta_requested = s->requested;
+    e->requested_known = s->requested_known;
+}
+
 const char *
 leakgate_verdict__peak_from(const struct leakgate_verdict *v)
 {

@@ -150,6 +150,11 @@ struct leakgate_verdict {
 void leakgate_verdict__steal_entry(struct leakgate_vstack *s,
                                    struct leakgate_diff_entry *e);
 
+/* The reverse: e borrows s's stack and counts (no threads; s keeps its
+ * arrays, e must not outlive them).  Cannot fail. */
+void leakgate_verdict__lend_entry(struct leakgate_diff_entry *e,
+                                  const struct leakgate_vstack *s);
+
 /* True when v is over its peak limit and over no other: it fails, if it
  * fails, on its peak alone.  Cannot fail. */
 bool leakgate_verdict__peak_only(const struct leakgate_verdict *v);
