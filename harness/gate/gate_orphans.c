@@ -59,38 +59,29 @@ combined_diff(struct leakgate_diff **out,
               const struct leakgate_track_orphan *o,
               size_t n)
 {
-    struct leakgate_diff *d = NULL, more;
-    int rc = leakgate_diff__new_empty(&d);
+    struct leakgate_diff_entry *e =
+        leakgate_util__calloc(v->nstacks + n + 1, sizeof *e);
+    int rc;
 
     *out = NULL;
-    memset(&more, 0, sizeof more);
-    more.entries =
-        leakgate_util__calloc(v->nstacks + n + 1, sizeof *more.entries);
-    if (rc == 0 && !more.entries)
-        rc = leakgate_error__set(LEAKGATE_ENOMEM, "orphan stacks");
-    /* Borrowed: accumulate copies them. */
-    for (size_t i = 0; rc == 0 && i < v->nstacks; i++)
-        leakgate_verdict__lend_entry(&more.entries[more.nentries++],
-                                     &v->stacks[i]);
-    for (size_t i = 0; rc == 0 && i < n; i++) {
-        struct leakgate_diff_entry *e = &more.entries[more.nentries++];
+    if (!e)
+        return leakgate_error__set(LEAKGATE_ENOMEM, "orphan stacks");
+    /* Borrowed: the new diff copies them. */
+    for (size_t i = 0; i < v->nstacks; i++)
+        leakgate_verdict__lend_entry(&e[i], &v->stacks[i]);
+    for (size_t i = 0; i < n; i++) {
+        struct leakgate_diff_entry *x = &e[v->nstacks + i];
 
-        e->pcs = o[i].pcs;
-        e->npcs = o[i].npcs;
-        e->delta_bytes = (int64_t)o[i].bytes;
-        e->delta_objs = 1;
-        e->requested_known = o[i].requested != UINT64_MAX;
-        e->delta_requested = e->requested_known ? (int64_t)o[i].requested : 0;
+        x->pcs = o[i].pcs;
+        x->npcs = o[i].npcs;
+        x->delta_bytes = (int64_t)o[i].bytes;
+        x->delta_objs = 1;
+        x->requested_known = o[i].requested != UINT64_MAX;
+        x->delta_requested = x->requested_known ? (int64_t)o[i].requested : 0;
     }
-    if (rc == 0)
-        rc = leakgate_diff__accumulate(d, &more);
-    leakgate_util__free(more.entries);
-    if (rc < 0) {
-        leakgate_diff__free(d);
-        return rc;
-    }
-    *out = d;
-    return 0;
+    rc = leakgate_diff__of_entries(out, e, v->nstacks + n);
+    leakgate_util__free(e);
+    return rc;
 }
 
 /* What the new verdict v keeps of the one it replaces (w). */

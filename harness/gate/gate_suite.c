@@ -154,21 +154,20 @@ survivors_diff(struct leakgate_diff **out,
                const uint64_t *req,
                const uint64_t *objs)
 {
-    struct leakgate_diff *d = NULL, live;
-    size_t n = held ? held->nentries : 0;
-    int rc = leakgate_diff__new_empty(&d);
+    size_t n = held ? held->nentries : 0, m = 0;
+    struct leakgate_diff_entry *live =
+        leakgate_util__calloc(n ? n : 1, sizeof *live);
+    int rc;
 
     *out = NULL;
-    memset(&live, 0, sizeof live);
-    live.entries = leakgate_util__calloc(n ? n : 1, sizeof *live.entries);
-    if (rc == 0 && !live.entries)
-        rc = leakgate_error__set(LEAKGATE_ENOMEM, "held stacks");
-    for (size_t i = 0; rc == 0 && i < n; i++) {
-        struct leakgate_diff_entry *e = &live.entries[live.nentries];
+    if (!live)
+        return leakgate_error__set(LEAKGATE_ENOMEM, "held stacks");
+    for (size_t i = 0; i < n; i++) {
+        struct leakgate_diff_entry *e = &live[m];
 
         if (objs[i] == 0)
             continue;
-        /* The stack is borrowed: accumulate copies it. */
+        /* The stack is borrowed: the new diff copies it. */
         e->pcs = held->entries[i].pcs;
         e->npcs = held->entries[i].npcs;
         e->delta_bytes = (int64_t)bytes[i];
@@ -176,17 +175,11 @@ survivors_diff(struct leakgate_diff **out,
             held->entries[i].requested_known && req[i] != UINT64_MAX;
         e->delta_requested = e->requested_known ? (int64_t)req[i] : 0;
         e->delta_objs = (int64_t)objs[i];
-        live.nentries++;
+        m++;
     }
-    if (rc == 0)
-        rc = leakgate_diff__accumulate(d, &live);
-    leakgate_util__free(live.entries);
-    if (rc < 0) {
-        leakgate_diff__free(d);
-        return rc;
-    }
-    *out = d;
-    return 0;
+    rc = leakgate_diff__of_entries(out, live, m);
+    leakgate_util__free(live);
+    return rc;
 }
 
 static int

@@ -416,6 +416,28 @@ cleanup:
 }
 
 int
+leakgate_diff__of_entries(struct leakgate_diff **out,
+                          struct leakgate_diff_entry *entries,
+                          size_t n)
+{
+    struct leakgate_diff *d = NULL, more;
+    int rc = leakgate_diff__new_empty(&d);
+
+    *out = NULL;
+    memset(&more, 0, sizeof more);
+    more.entries = entries;
+    more.nentries = n;
+    if (rc == 0)
+        rc = leakgate_diff__accumulate(d, &more);
+    if (rc < 0) {
+        leakgate_diff__free(d);
+        return rc;
+    }
+    *out = d;
+    return 0;
+}
+
+int
 leakgate_diff__new_empty(struct leakgate_diff **out)
 {
     *out = leakgate_util__calloc(1, sizeof **out);

@@ -78,6 +78,13 @@ int leakgate_diff__accumulate(struct leakgate_diff *into,
 /* An empty diff.  Returns 0 or LEAKGATE_ENOMEM. */
 int leakgate_diff__new_empty(struct leakgate_diff **out);
 
+/* A new diff (*out) of the n entries whose stacks are borrowed (copied,
+ * summed per stack and sorted, as leakgate_diff__accumulate() does); the
+ * entries are not freed.  Returns 0 or LEAKGATE_ENOMEM. */
+int leakgate_diff__of_entries(struct leakgate_diff **out,
+                              struct leakgate_diff_entry *entries,
+                              size_t n);
+
 /* Free; NULL is a no-op. */
 void leakgate_diff__free(struct leakgate_diff *diff);
 
