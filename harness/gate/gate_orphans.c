@@ -88,15 +88,8 @@ combined_diff(struct leakgate_diff **out,
 static void
 carry_over(struct leakgate_verdict *v, struct leakgate_verdict *w)
 {
-    v->notes = w->notes;
-    v->nnotes = w->nnotes;
-    w->notes = NULL;
-    w->nnotes = 0;
-    v->seconds = w->seconds;
-    v->unjoined = w->unjoined;
+    leakgate_verdict__carry_record(v, w);
     v->how = w->how;
-    v->first_bytes = w->first_bytes;
-    v->first_objs = w->first_objs;
     v->rerun_declined = w->rerun_declined;
     v->probe_known = w->probe_known;
     v->made_once = w->made_once;

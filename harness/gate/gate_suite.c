@@ -210,15 +210,8 @@ hold_note(struct leakgate_verdict *v, uint64_t bytes, uint64_t objs)
 static void
 carry_over(struct leakgate_verdict *v, struct leakgate_verdict *w)
 {
-    v->notes = w->notes;
-    v->nnotes = w->nnotes;
-    w->notes = NULL;
-    w->nnotes = 0;
-    v->seconds = w->seconds;
-    v->unjoined = w->unjoined;
+    leakgate_verdict__carry_record(v, w);
     v->how = LEAKGATE_MEASURED_SUITE_END;
-    v->first_bytes = w->first_bytes;
-    v->first_objs = w->first_objs;
     v->watch_id = w->watch_id;
     /* The peak is its own window's (the suite's end measures no peak). */
     leakgate_verdict__set_peak(v, w->peak_known, w->peak_bytes, w->allocations);

@@ -243,6 +243,20 @@ leakgate_verdict__steal_entry(struct leakgate_vstack *s,
 }
 
 void
+leakgate_verdict__carry_record(struct leakgate_verdict *v,
+                               struct leakgate_verdict *w)
+{
+    v->notes = w->notes;
+    v->nnotes = w->nnotes;
+    w->notes = NULL;
+    w->nnotes = 0;
+    v->seconds = w->seconds;
+    v->unjoined = w->unjoined;
+    v->first_bytes = w->first_bytes;
+    v->first_objs = w->first_objs;
+}
+
+void
 leakgate_verdict__lend_entry(struct leakgate_diff_entry *e,
                              const struct leakgate_vstack *s)
 {

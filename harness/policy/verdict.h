@@ -150,6 +150,12 @@ struct leakgate_verdict {
 void leakgate_verdict__steal_entry(struct leakgate_vstack *s,
                                    struct leakgate_diff_entry *e);
 
+/* What a verdict judged again (v) takes from the record it replaces (w):
+ * its notes (moved), its time, its first pass and an unjoined thread.
+ * Cannot fail. */
+void leakgate_verdict__carry_record(struct leakgate_verdict *v,
+                                    struct leakgate_verdict *w);
+
 /* The reverse: e borrows s's stack and counts (no threads; s keeps its
  * arrays, e must not outlive them).  Cannot fail. */
 void leakgate_verdict__lend_entry(struct leakgate_diff_entry *e,
