@@ -488,8 +488,12 @@ leakgate_gate__write_artifacts(struct leakgate_gate *gate,
         rc = claim_stem(&stem, v, dir_fd, v->artifact_dir);
     if (rc == 0)
         rc = name_artifacts(v, stem);
-    if (rc == 0 && v->how == LEAKGATE_MEASURED_SUITE_END) {
-        /* Judged object by object: no heap pair shows what it lost. */
+    if (rc == 0 && (v->how == LEAKGATE_MEASURED_SUITE_END || v->orphans)) {
+        /* Judged object by object (at its suite's end, or with what its
+         * threads kept after it): no heap pair shows what it lost, and a
+         * pair its window wrote before would show part of it. */
+        (void)unlinkat(dir_fd, base_of(v->heap_before), 0);
+        (void)unlinkat(dir_fd, base_of(v->heap_after), 0);
         leakgate_util__free(v->heap_before);
         leakgate_util__free(v->heap_after);
         v->heap_before = v->heap_after = NULL;

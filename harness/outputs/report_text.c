@@ -647,8 +647,11 @@ text_artifacts(struct text *t,
     const char *files[5] = {v->json_path, v->svg_path, v->pdf_path, v->dot_path,
                             v->text_path};
 
-    /* Under scope: suite (gate_suite.c) no heap pair shows the objects. */
-    if (!heaps && (v->how != LEAKGATE_MEASURED_SUITE_END || !v->json_path)) {
+    /* Under scope: suite (gate_suite.c), or with what its threads kept
+     * after it (gate_orphans.c), no heap pair shows the objects. */
+    bool one_by_one = v->how == LEAKGATE_MEASURED_SUITE_END || v->orphans;
+
+    if (!heaps && (!one_by_one || !v->json_path)) {
         if (env->report_dir && v->artifacts_note)
             leakgate_buf__printf(t->b,
                                  "  artifacts: none written under %s: %s\n",
@@ -673,7 +676,12 @@ text_artifacts(struct text *t,
             leakgate_buf__printf(t->b, "%s%s", n++ ? ", " : "", files[i]);
     }
     sgr_off(t);
-    if (!heaps)
+    if (!heaps && v->orphans)
+        leakgate_buf__puts(t->b, " (no heap profiles: what a thread "
+                                 "allocated after the test ended is judged "
+                                 "object by object, and no pair of heap "
+                                 "dumps shows it)");
+    else if (!heaps)
         leakgate_buf__puts(t->b, " (no heap profiles: under scope: suite "
                                  "the objects are judged one by one, and "
                                  "no pair of heap dumps shows them)");
