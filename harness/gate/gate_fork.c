@@ -72,10 +72,10 @@ eligible(const struct leakgate_gate *gate, const char *suite, const char *test)
 {
     struct leakgate_policy_settings set;
 
-    /* The artifacts of a failing window are its two heap profiles: an
-     * exact window takes them. */
-    if (gate->replay.all_exact || gate->opts.report_dir ||
-        !leakgate_track__installed() || !leakgate_track__alone())
+    /* Its artifacts do not need an exact window: their heap pair is
+     * written from its stacks (gate_results.c). */
+    if (gate->replay.all_exact || !leakgate_track__installed() ||
+        !leakgate_track__alone())
         return false;
     leakgate_gate__resolve_window(&set, gate, suite, test);
     return !set.peak_limited && set.repeat <= 1 && set.settle_ms == 0 &&

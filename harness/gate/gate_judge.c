@@ -408,38 +408,3 @@ leakgate_verdict_location(const leakgate_verdict *v,
         *line_out = f->line;
     }
 }
-
-int
-leakgate_gate__finish_late(struct leakgate_gate *gate,
-                           struct leakgate_verdict *v,
-                           bool report)
-{
-    int rc = 0;
-
-    if (report) {
-        leakgate_util__free(v->report);
-        v->report = v->status == LEAKGATE_STATUS_FAIL
-                        ? leakgate_report__text(v, &gate->env, false)
-                        : leakgate_util__strdup("");
-        if (!v->report)
-            rc = leakgate_error__set(LEAKGATE_ENOMEM, "report");
-    }
-    if (rc == 0 && v->status == LEAKGATE_STATUS_FAIL && gate->opts.report_dir)
-        rc = leakgate_gate__write_artifacts(gate, v);
-    /* A thread it left unjoined fails it all the same (its note). */
-    if (v->unjoined && v->status == LEAKGATE_STATUS_PASS)
-        v->status = LEAKGATE_STATUS_FAIL;
-    return rc;
-}
-
-void
-leakgate_gate__replace_verdict(struct leakgate_gate *gate,
-                               struct leakgate_verdict *w,
-                               struct leakgate_verdict *v)
-{
-    for (size_t k = 0; k < gate->nverdicts; k++) {
-        if (gate->verdicts[k] == w)
-            gate->verdicts[k] = v;
-    }
-    leakgate_verdict__free(w);
-}

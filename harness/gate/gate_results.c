@@ -31,6 +31,7 @@
 #include "gate.h"
 #include "graph.h"
 #include "html.h"
+#include "profile.h"
 #include "outputs.h"
 #include "render.h"
 #include "report.h"
@@ -108,6 +109,42 @@ put_artifact(int dir_fd, const char *path, const char *data, size_t len)
                                     LEAKGATE_FILES_NOSYNC);
 }
 
+/* The heap pair of a window measured without dumps (the fast pass, a
+ * lean process, a replay by allocation order): its growth as the stacks
+ * of an "after" profile over an empty "before" (profile.h). */
+static int
+write_synthesized_heaps(int dir_fd, const struct leakgate_verdict *v)
+{
+    struct leakgate_buf before = LEAKGATE_BUF_INIT, after = LEAKGATE_BUF_INIT;
+    struct leakgate_profile_stack *g =
+        leakgate_util__calloc(v->nstacks + 1, sizeof *g);
+    size_t n = 0;
+    int rc = g ? 0 : leakgate_error__set(LEAKGATE_ENOMEM, "heap profile");
+
+    for (size_t i = 0; rc == 0 && i < v->nstacks; i++) {
+        const struct leakgate_vstack *s = &v->stacks[i];
+
+        if (s->bytes <= 0 || s->objs <= 0)
+            continue;
+        g[n].pcs = s->pcs;
+        g[n].npcs = s->npcs;
+        g[n].objs = (uint64_t)s->objs;
+        g[n++].bytes = (uint64_t)s->bytes;
+    }
+    if (rc == 0)
+        rc = leakgate_profile__synthesize(&before, NULL, 0);
+    if (rc == 0)
+        rc = leakgate_profile__synthesize(&after, g, n);
+    if (rc == 0)
+        rc = put_artifact(dir_fd, v->heap_before, before.ptr, before.len);
+    if (rc == 0)
+        rc = put_artifact(dir_fd, v->heap_after, after.ptr, after.len);
+    leakgate_buf__dispose(&before);
+    leakgate_buf__dispose(&after);
+    leakgate_util__free(g);
+    return rc;
+}
+
 static int
 write_heaps(int dir_fd, struct leakgate_gate *gate, struct leakgate_verdict *v)
 {
@@ -115,6 +152,8 @@ write_heaps(int dir_fd, struct leakgate_gate *gate, struct leakgate_verdict *v)
     size_t before_len = gate->cur.first_before_len;
     int rc;
 
+    if (gate->cur.fast || gate->cur.lean || gate->cur.ordinals)
+        return write_synthesized_heaps(dir_fd, v);
     if (!before) {
         before = gate->before.text;
         before_len = gate->before.len;
@@ -739,4 +778,39 @@ leakgate_gate_print_verdict(const leakgate_gate *gate,
         rc = LEAKGATE_EIO;
     leakgate_util__free(text);
     return rc;
+}
+
+int
+leakgate_gate__finish_late(struct leakgate_gate *gate,
+                           struct leakgate_verdict *v,
+                           bool report)
+{
+    int rc = 0;
+
+    if (report) {
+        leakgate_util__free(v->report);
+        v->report = v->status == LEAKGATE_STATUS_FAIL
+                        ? leakgate_report__text(v, &gate->env, false)
+                        : leakgate_util__strdup("");
+        if (!v->report)
+            rc = leakgate_error__set(LEAKGATE_ENOMEM, "report");
+    }
+    if (rc == 0 && v->status == LEAKGATE_STATUS_FAIL && gate->opts.report_dir)
+        rc = leakgate_gate__write_artifacts(gate, v);
+    /* A thread it left unjoined fails it all the same (its note). */
+    if (v->unjoined && v->status == LEAKGATE_STATUS_PASS)
+        v->status = LEAKGATE_STATUS_FAIL;
+    return rc;
+}
+
+void
+leakgate_gate__replace_verdict(struct leakgate_gate *gate,
+                               struct leakgate_verdict *w,
+                               struct leakgate_verdict *v)
+{
+    for (size_t k = 0; k < gate->nverdicts; k++) {
+        if (gate->verdicts[k] == w)
+            gate->verdicts[k] = v;
+    }
+    leakgate_verdict__free(w);
 }

@@ -749,14 +749,15 @@ take_probes(struct leakgate_gate *gate, const char *path)
  * program runs as its first run did, its libraries loaded alike) when
  * every test it measures can be measured by allocation order
  * (gate_fork.c): no suite window, no peak stacks, no settings that need
- * an exact window, no heap profiles to keep (--report-dir).  What such a
- * replay still cannot measure goes to an exact replay, with jemalloc.
+ * an exact window (--report-dir's heap pairs do not: gate_results.c).
+ * What such a replay still cannot measure goes to an exact replay, with
+ * jemalloc.
  */
 static bool
 replay_lean(const struct leakgate_gate *gate,
             bool (*pick)(const struct leakgate_verdict *))
 {
-    if (!gate->lean || gate->opts.report_dir || gate->replay.exact_pending)
+    if (!gate->lean || gate->replay.exact_pending)
         return false;
     for (size_t i = 0; i < gate->nverdicts; i++) {
         const struct leakgate_verdict *v = gate->verdicts[i];

@@ -662,3 +662,46 @@ leakgate_profile__allocator_ranges(struct leakgate_range **out, size_t *n)
     return leakgate_profile__module_ranges(out, n, "libjemalloc.",
                                            leakgate_profile__mallctl());
 }
+
+int
+leakgate_profile__synthesize(struct leakgate_buf *out,
+                             const struct leakgate_profile_stack *g,
+                             size_t n)
+{
+    struct leakgate_buf maps = LEAKGATE_BUF_INIT;
+    unsigned long long objs = 0, bytes = 0;
+    int rc;
+
+    for (size_t i = 0; i < n; i++) {
+        if (g[i].npcs > 0) {
+            objs += g[i].objs;
+            bytes += g[i].bytes;
+        }
+    }
+    rc = leakgate_files__read(&maps, "/proc/self/maps", 64u << 20, "mappings");
+    if (rc < 0)
+        return rc;
+    leakgate_buf__printf(out, "heap_v2/1\n  t*: %llu: %llu [0: 0]\n", objs,
+                         bytes);
+    if (objs > 0)
+        leakgate_buf__printf(out, "  t0: %llu: %llu [0: 0]\n", objs, bytes);
+    for (size_t i = 0; i < n; i++) {
+        if (g[i].npcs == 0)
+            continue;
+        leakgate_buf__puts(out, "@");
+        for (size_t k = 0; k < g[i].npcs; k++)
+            leakgate_buf__printf(out, " 0x%llx",
+                                 (unsigned long long)g[i].pcs[k]);
+        leakgate_buf__printf(
+            out,
+            "\n  t*: %llu: %llu [0: 0]\n"
+            "  t0: %llu: %llu [0: 0]\n",
+            (unsigned long long)g[i].objs, (unsigned long long)g[i].bytes,
+            (unsigned long long)g[i].objs, (unsigned long long)g[i].bytes);
+    }
+    leakgate_buf__puts(out, "\nMAPPED_LIBRARIES:\n");
+    leakgate_buf__put(out, maps.ptr ? maps.ptr : "", maps.len);
+    leakgate_buf__dispose(&maps);
+    return out->failed ? leakgate_error__set(LEAKGATE_ENOMEM, "heap profile")
+                       : 0;
+}

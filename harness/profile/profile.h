@@ -98,6 +98,25 @@ int leakgate_profile__set_active(bool on);
  * Returns 0 or LEAKGATE_ENOPROF. */
 int leakgate_profile__live_bytes(uint64_t *out);
 
+/*
+ * A heap profile in jemalloc's heap_v2 text (docs/internals/heap-format.md)
+ * of the n stacks given, each live objs and bytes of thread 0, and this
+ * process's mappings: what a window measured without dumps (the tracker's
+ * stacks) leaves as its heap pair, before (n 0) and after, so that
+ * `jeprof --base=BEFORE BINARY AFTER` and `leakgate diff` show its growth.
+ * Stacks with no frame are left out.  *out is appended to.  Returns 0,
+ * LEAKGATE_ENOMEM or LEAKGATE_EIO (the mappings could not be read).
+ */
+struct leakgate_profile_stack {
+    const uintptr_t *pcs; /* innermost first */
+    size_t npcs;
+    uint64_t objs;
+    uint64_t bytes;
+};
+int leakgate_profile__synthesize(struct leakgate_buf *out,
+                                 const struct leakgate_profile_stack *g,
+                                 size_t n);
+
 /* An in-memory dump target and the buffer its text is read into. */
 struct leakgate_dumpfile {
     int fd;        /* memfd or unlinked temp file; -1 when closed */

@@ -4,12 +4,12 @@
 # the leaking test names/counted is run by the first process, the replay's
 # logging copy, the replay itself and the copy that answers the warm-up
 # probe's question: 4 runs, one replay process, the exact report.  With
-# --report-dir the replay's windows are exact (a failing window's
-# artifacts are its heap profiles): 3 runs.  The same verdict and stack
+# --report-dir too (the heap pair is written from the window's stacks), and
+# jeprof and `leakgate diff` read the pair.  The same verdict and stack
 # either way.
-# Usage: replay_ordinals.sh NAMES_CASES WORKDIR
+# Usage: replay_ordinals.sh NAMES_CASES WORKDIR LEAKGATE_CLI
 set -euo pipefail
-bin=$1 work=$2
+bin=$1 work=$2 lg=$3
 rm -rf "$work"
 mkdir -p "$work"
 fail() { echo "replay_ordinals: $*" >&2; exit 1; }
@@ -52,12 +52,20 @@ check_report ordinals
 
 run exact --report-dir "$work/rep"
 check_report exact
-[ "$(runs exact)" = 3 ] ||
-    fail "exact: the test ran $(runs exact) times, expected 3 (first run, exact replay, probe copy)"
+[ "$(runs exact)" = "$(runs ordinals)" ] ||
+    fail "exact: the test ran $(runs exact) times, expected $(runs ordinals) (as without --report-dir)"
 [ "$(replays exact)" = 1 ] ||
     fail "exact: $(replays exact) processes of the first one ran the test, expected 1 (the replay)"
 [ -s "$work/rep/names/counted.before.heap" ] ||
     fail "exact: no heap profile among the artifacts"
+# The pair says what the report says: 112 B in 1 object at leak().
+"$lg" diff "$work/rep/names/counted.before.heap" \
+    "$work/rep/names/counted.after.heap" >"$work/diff.out" 2>&1 ||
+    fail "leakgate diff of the pair failed: $(cat "$work/diff.out")"
+grep -q '^leakgate diff: 112 B retained in 1 object by 1 stack' "$work/diff.out" ||
+    fail "leakgate diff of the pair: $(cat "$work/diff.out")"
+grep -qE '^      leak +.*names_cases\.c:[0-9]+$' "$work/diff.out" ||
+    fail "leakgate diff of the pair names no leak() frame"
 
 # The same stack, line for line, measured either way.
 diff <(grep -A3 '^leakgate: FAIL names/counted' "$work/ordinals.err" | sed -n 2,3p) \
