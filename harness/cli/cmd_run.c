@@ -42,8 +42,10 @@ early_exit(const struct leakgate_gate_options *opts, int sep, int argc)
     }
     if (opts->update_thresholds) {
         fputs("leakgate: run: --update-thresholds is not supported with "
-              "`leakgate run`; write results and merge them instead:\n"
-              "  leakgate run --json DIR/ -- PROGRAM && "
+              "`leakgate run`; write results and merge them instead (the "
+              "run exits 1 when there is growth to merge: `;`, not "
+              "`&&`):\n"
+              "  leakgate run --json DIR/ -- PROGRAM; "
               "leakgate thresholds merge DIR --into leakgate.yaml\n",
               stderr);
         return 2;
@@ -51,7 +53,7 @@ early_exit(const struct leakgate_gate_options *opts, int sep, int argc)
     if (opts->tighten) {
         fputs("leakgate: run: --tighten (LEAKGATE_TIGHTEN) is not supported "
               "with `leakgate run`; write results and tighten from them:\n"
-              "  leakgate run --json DIR/ -- PROGRAM && "
+              "  leakgate run --json DIR/ -- PROGRAM; "
               "leakgate thresholds merge DIR --into leakgate.yaml "
               "--tighten --dry-run\n",
               stderr);

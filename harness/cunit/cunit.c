@@ -763,7 +763,9 @@ leakgate_cunit_run(leakgate_gate *gate, int (*fn)(void *payload), void *payload)
         /* A typo in --filter must not pass as a run of no test. */
         run->error = LEAKGATE_EUSAGE;
         snprintf(run->error_text, sizeof run->error_text,
-                 "--filter '%s' matches no test (--list shows the names)",
+                 "--filter '%s' matches no test (--list, or "
+                 "LEAKGATE_LIST=1 for a program that reads its own "
+                 "options, shows the names)",
                  leakgate_gate_filter(gate));
         unwrap_registry();
         return -1;
