@@ -112,6 +112,13 @@ extern struct cunit_run leakgate_cunit__run;
 extern struct leakgate_cunit_hooks leakgate_cunit__hooks;
 extern struct cunit_current leakgate_cunit__current;
 
+/* leakgate's own work inside a phase (a replay, the warm-up probe): the
+ * watchdog (--test-timeout) does not time it as the phase's, whose clock
+ * starts again after it.  _begin returns what _end takes.  Do not
+ * allocate. */
+const char *leakgate_cunit__own_work_begin(void);
+void leakgate_cunit__own_work_end(const char *test);
+
 /* Keep the run's first gate error (rc < 0), with what failed.  Cannot
  * fail. */
 void leakgate_cunit__gate_error(int rc, const char *what);

@@ -277,14 +277,17 @@ void
 leakgate_cunit__probe_warmup(void)
 {
     size_t hinted = 0;
+    const char *phase;
+    int rc;
 
     if (run->probed || leakgate_gate_in_replay(run->gate))
         return;
     run->probed = true;
     leakgate_cunit__checkpoint();
-    if (leakgate_gate_probe_warmup(run->gate, hooks->replay_preload, &hinted) <
-            0 ||
-        hinted == 0)
+    phase = leakgate_cunit__own_work_begin();
+    rc = leakgate_gate_probe_warmup(run->gate, hooks->replay_preload, &hinted);
+    leakgate_cunit__own_work_end(phase);
+    if (rc < 0 || hinted == 0)
         return;
     for (size_t i = 0; i < run->ntests; i++) {
         struct wtest *wt = &run->tests[i];
@@ -317,6 +320,7 @@ leakgate_cunit__replay_awaiting(bool in_cunit)
 {
     size_t n = leakgate_gate_replays_pending(run->gate), failed = 0;
     size_t suites = 0;
+    const char *phase;
     int rc;
     char names[1024];
 
@@ -349,6 +353,7 @@ leakgate_cunit__replay_awaiting(bool in_cunit)
                   "memory)");
     leakgate_cunit__checkpoint(); /* the waiting records are streamed, not
                                      judged, first */
+    phase = leakgate_cunit__own_work_begin();
     rc = leakgate_gate_replay(run->gate, hooks->replay_preload);
     n = leakgate_gate_replays_pending(run->gate);
     if (rc == 0 && n > 0) {
@@ -363,6 +368,7 @@ leakgate_cunit__replay_awaiting(bool in_cunit)
                 n, n == 1 ? "" : "s", n == 1 ? "it" : "one of them");
         rc = leakgate_gate_replay(run->gate, hooks->replay_preload);
     }
+    leakgate_cunit__own_work_end(phase);
     if (*leakgate_gate_replay_note(run->gate))
         fprintf(stderr, "leakgate: note: %s\n",
                 leakgate_gate_replay_note(run->gate));

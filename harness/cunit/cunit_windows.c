@@ -417,6 +417,10 @@ leakgate_cunit_cleanup(void)
     }
     if (ws->suite_scope && !ws->whole)
         judge_held(ws);
+    /* The cleanup is over: what follows is leakgate's own work, which the
+     * first pass's watchdog (--test-timeout) does not time as the
+     * cleanup's. */
+    leakgate_cunit__phase_over();
     /* The run's tests are over, and their suites' cleanups: what threads
      * kept after their test ended is that test's. */
     if (last)
@@ -425,7 +429,6 @@ leakgate_cunit_cleanup(void)
      * that diagnosis, not `warmup:` as well. */
     if (probe)
         leakgate_cunit__probe_warmup();
-    leakgate_cunit__phase_over();
     if (last)
         uncount_filtered();
     return result;

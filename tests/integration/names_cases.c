@@ -19,6 +19,7 @@
  *   hang   a test that hangs on its second run, then one that leaks
  *   counted  a leak that counts its runs in $NAMES_MARKER.runs
  *   stall  a test that never ends, then one that leaks
+ *   brisk  four 0.3 s tests, then a leak after a joined thread
  *   alike  leaks named "a b", "a_b", "a:b", and one in a suite of a
  *          300-byte name (artifact names)
  *
@@ -200,6 +201,29 @@ slow_leak(void)
     leak();
 }
 
+/* A test well under a 1 s --test-timeout (0.3 s), four of which run
+ * before brisk_leak: a replay or probe of the run lasts longer than the
+ * timeout, a test never does. */
+static void
+brisk(void)
+{
+    const struct timespec t = {0, 300000000L};
+
+    nanosleep(&t, NULL);
+}
+
+/* A leak after a joined thread: its replay measures it in an exact
+ * window, and the warm-up probe's question gets a replay of its own. */
+static void
+brisk_leak(void)
+{
+    pthread_t t;
+
+    CU_ASSERT_FATAL(pthread_create(&t, NULL, thread_work, NULL) == 0);
+    CU_ASSERT(pthread_join(t, NULL) == 0);
+    leak();
+}
+
 /* A leak that counts its runs ($NAMES_MARKER.runs): how many times the
  * gate ran it (replay_ordinals.sh). */
 static void
@@ -265,6 +289,13 @@ main(int argc, char **argv)
         CU_add_test(s, "counted", counted);
     if (wanted(which, "slow"))
         CU_add_test(s, "slow", slow_leak);
+    if (wanted(which, "brisk")) {
+        CU_add_test(s, "brisk1", brisk);
+        CU_add_test(s, "brisk2", brisk);
+        CU_add_test(s, "brisk3", brisk);
+        CU_add_test(s, "brisk4", brisk);
+        CU_add_test(s, "brisk_leak", brisk_leak);
+    }
     if (wanted(which, "threads")) {
         CU_add_test(s, "thread_joined", thread_joined);
         CU_add_test(s, "thread_detached", thread_detached);
