@@ -572,6 +572,7 @@ void
 leakgate_cunit__rescue(void)
 {
     if (run->gate && run_depth > 0 && run->tests) {
+        run->rescuing = true;
         /* Dying in a test: the tests after it never run (already listed
          * when the guards gave the reason: leakgate_cunit__abandon()). */
         if (current->test)
@@ -659,9 +660,23 @@ static struct {
     unsigned int ticks; /* ticks the same phase has been running */
 } watchdog;
 
+void
+leakgate_cunit__summary(leakgate_gate *gate, size_t failures)
+{
+    size_t judged = leakgate_gate_judged(gate);
+    size_t unjudged = leakgate_gate_unjudged(gate, NULL);
+
+    fprintf(stderr,
+            "leakgate: %zu window%s judged, %zu over the limits, %zu not "
+            "judged%s\n",
+            judged, judged == 1 ? "" : "s", failures, unjudged,
+            unjudged > 0 ? " (not a pass)" : "");
+}
+
 static void
 watchdog_tick(int sig)
 {
+    const char *suite = current->suite, *test = current->test;
     char why[256];
 
     (void)sig;
@@ -678,13 +693,19 @@ watchdog_tick(int sig)
              "LEAKGATE_TEST_TIMEOUT), which stopped the run there",
              watchdog.timeout_s);
     leakgate_cunit__abandon(why);
-    if (hooks->stopped)
+    /* Its record, as any finished one (leakgate run lists it too). */
+    if (hooks->finished && suite && test)
+        hooks->finished(suite, test, hooks->payload);
+    if (hooks->stopped) {
         hooks->stopped("a test ran longer than the test timeout",
                        hooks->payload);
-    else
+    } else {
+        /* What was judged still counts; the reason comes last. */
+        leakgate_cunit__summary(run->gate, leakgate_gate_failures(run->gate));
         fputs("leakgate: the gate could not measure: a test ran longer than "
               "the test timeout\n",
               stderr);
+    }
     _exit(3);
 }
 

@@ -172,21 +172,6 @@ update_thresholds(leakgate_gate *gate,
     return status;
 }
 
-/* The run's last count: the windows judged, those over the limits, and
- * those leakgate could not judge (never a pass). */
-static void
-summary(leakgate_gate *gate, size_t failures)
-{
-    size_t judged = leakgate_gate_judged(gate);
-    size_t unjudged = leakgate_gate_unjudged(gate, NULL);
-
-    fprintf(stderr,
-            "leakgate: %zu window%s judged, %zu over the limits, %zu not "
-            "judged%s\n",
-            judged, judged == 1 ? "" : "s", failures, unjudged,
-            unjudged > 0 ? " (not a pass)" : "");
-}
-
 static int
 finish(leakgate_gate *gate)
 {
@@ -207,7 +192,7 @@ finish(leakgate_gate *gate)
     if (rc < 0) {
         /* What was judged still counts; the reason comes last. */
         if (failures > 0 || leakgate_gate_unjudged(gate, NULL) > 0)
-            summary(gate, failures);
+            leakgate_cunit__summary(gate, failures);
         fprintf(stderr, "leakgate: the gate could not measure: %s\n", err);
         return 3;
     }
@@ -221,7 +206,7 @@ finish(leakgate_gate *gate)
     }
     if (*leakgate_gate_scope_hints(gate))
         fprintf(stderr, "leakgate: %s", leakgate_gate_scope_hints(gate));
-    summary(gate, failures);
+    leakgate_cunit__summary(gate, failures);
     if (status == 0 && (CU_get_number_of_failures() > 0 ||
                         CU_get_number_of_failure_records() > 0 || failures > 0))
         status = 1;

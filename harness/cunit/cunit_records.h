@@ -90,7 +90,8 @@ struct cunit_run {
     size_t filtered_tests;  /* deactivated by --filter in active suites */
     size_t filtered_suites; /* suites --filter deactivated whole */
     size_t filtered_total;  /* tests --filter left out */
-    bool probed; /* the warm-up probe ran (leakgate_cunit__probe_warmup) */
+    bool probed;   /* the warm-up probe ran (leakgate_cunit__probe_warmup) */
+    bool rescuing; /* the run stopped in a test (leakgate_cunit__rescue) */
     const leakgate_verdict
         *suite_replayed; /* reported by the late hints (cunit_replay.c) */
 };

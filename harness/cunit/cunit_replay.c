@@ -402,7 +402,12 @@ leakgate_cunit__replay_awaiting(bool in_cunit)
             hooks->revised(wt->ws->name, wt->name, hooks->payload);
     }
     late_hints_report();
-    if (failed > 0 && !in_cunit)
+    if (failed > 0 && run->rescuing)
+        fprintf(stderr,
+                "\nleakgate: %zu test%s failed in the replay after the run "
+                "stopped: the results and the exit status count %s\n",
+                failed, failed == 1 ? "" : "s", failed == 1 ? "it" : "them");
+    else if (failed > 0 && !in_cunit)
         fprintf(stderr,
                 "\nleakgate: %zu test%s failed in the replay after the CUnit "
                 "run returned: a summary CUnit printed before leaves %s out; "

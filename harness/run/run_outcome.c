@@ -383,7 +383,15 @@ leakgate_run__decide(struct leakgate_run *r)
 
     if (r->error_status) {
         r->status = r->error_status;
-        return say(r, "%s", r->error_text ? r->error_text : "");
+        /* What was judged still counts; the reason comes last. */
+        if (r->began && r->ncases > 0)
+            rc = say(r,
+                     "%zu window%s judged, %zu over the limits, %zu not "
+                     "judged%s",
+                     judged(r), judged(r) == 1 ? "" : "s",
+                     leakgate_run_failures(r), unjudged(r),
+                     unjudged(r) > 0 ? " (not a pass)" : "");
+        return rc == 0 ? say(r, "%s", r->error_text ? r->error_text : "") : rc;
     }
     if (r->opts.list && r->listed)
         return 0;
