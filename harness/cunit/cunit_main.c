@@ -257,6 +257,37 @@ open_journals(leakgate_gate *gate)
         leakgate_cunit__set_hooks(&h);
 }
 
+/*
+ * A CUnit look-alike runtime (a project's own library with the CUnit API
+ * over a registry of its own, as Cyclone DDS's libucunit) linked ahead of
+ * libcunit: the program registers its tests there, and the glue reads
+ * libcunit's registry, which stays empty.  Refused before the first test
+ * (and before a listing), naming the library, as `leakgate run` refuses
+ * it: never a run that measured nothing.  Returns 3 after saying so, or
+ * -1 when the program's CU_add_suite is libcunit's.
+ */
+static int
+refuse_lookalike(void)
+{
+    CU_pTestRegistry (*get)(void) = CU_get_registry;
+    void *add = dlsym(RTLD_DEFAULT, "CU_add_suite"), *registry;
+    Dl_info theirs, ours;
+
+    memcpy(&registry, &get, sizeof registry); /* ISO C: no direct cast */
+    if (!add || !dladdr(add, &theirs) || !dladdr(registry, &ours) ||
+        theirs.dli_fbase == ours.dli_fbase)
+        return -1;
+    fprintf(stderr,
+            "leakgate: the program's CU_add_suite comes from %s, a CUnit "
+            "look-alike runtime (the CUnit API over a registry of its own), "
+            "not from %s, the CUnit whose registry leakgate reads: its tests "
+            "cannot be gated, and a run of them would measure nothing. "
+            "Build the tests against CUnit's libcunit to gate them\n",
+            theirs.dli_fname ? theirs.dli_fname : "another library",
+            ours.dli_fname ? ours.dli_fname : "libcunit");
+    return 3;
+}
+
 /* leakgate_cunit_main() is running its registry (its own call of
  * CU_basic_run_tests goes to CUnit); it was called. */
 static bool main_running, main_called;
@@ -288,7 +319,9 @@ leakgate_cunit_main(int argc, char **argv)
         CU_cleanup_registry();
         return 2;
     }
-    status = early_exit(&opts);
+    status = refuse_lookalike();
+    if (status < 0)
+        status = early_exit(&opts);
     if (status >= 0) {
         CU_cleanup_registry();
         return status;
@@ -419,7 +452,9 @@ linked_run(struct leakgate_cunit_call *c)
         /* LEAKGATE_LIST (leakgate_discover_tests() lists a runner that
          * parses its own arguments so) or a run's [outputs] test: what
          * leakgate_cunit_main() would do, then the process ends. */
-        status = rc == 0 ? early_exit(&opts) : -1;
+        status = refuse_lookalike();
+        if (status < 0 && rc == 0)
+            status = early_exit(&opts);
         if (status >= 0) {
             CU_cleanup_registry();
             exit(status);
