@@ -1210,26 +1210,16 @@ static bool wt_ever;
 
 atomic_bool leakgate_track__watching;
 
-/* A filter in front of the table: one bit per 16 home slots, set for
- * every watched object.  A free of an object that is not watched (nearly
- * every free while a few objects are) reads one word of these 512 bytes
- * instead of taking the lock and a slot of the 2 MiB table.  Bits are set
- * as objects are watched and all cleared when the watch is (a removed
- * object's bit stays set: the table answers for it). */
-#define WATCH_FILTER_BITS ((size_t)1 << 12)
-static _Alignas(64) _Atomic uint64_t watch_filter[WATCH_FILTER_BITS / 64];
+/* The filter in front of the table (track_hot.h): a bit per 16 home
+ * slots, set as objects are watched, all cleared with the watch (a
+ * removed object's bit stays set: the table answers for it). */
+_Alignas(64) _Atomic uint64_t
+    leakgate_track__watch_filter[LEAKGATE_TRACK__WATCH_FILTER_BITS / 64];
 
 static size_t
 watch_home(uintptr_t a)
 {
     return (size_t)((a >> 4) * 0x9e3779b97f4a7c15ull >> 48);
-}
-
-/* The filter's bit of home slot i. */
-static size_t
-watch_bit(size_t i)
-{
-    return i >> 4; /* 2^16 slots, 2^12 bits */
 }
 
 struct watching {
@@ -1261,8 +1251,9 @@ watch_one(const void *ptr, size_t usable, void *payload)
             s->req = !o ? 0 : o->req == REQ_UNKNOWN ? UINT64_MAX : o->req;
             wt.list[wt.used++] = (uint32_t)i;
             atomic_fetch_or_explicit(
-                &watch_filter[watch_bit(watch_home(a)) / 64],
-                UINT64_C(1) << (watch_bit(watch_home(a)) % 64),
+                &leakgate_track__watch_filter[leakgate_track__watch_bit(a) /
+                                              64],
+                UINT64_C(1) << (leakgate_track__watch_bit(a) % 64),
                 memory_order_relaxed);
             return 0;
         }
@@ -1294,7 +1285,6 @@ watch_with(uint32_t owner, const uint32_t *entry_of)
     lock_tables();
     rc = leakgate_track__each(watch_one, &w);
     atomic_store(&leakgate_track__watching, true);
-    leakgate_track__lane_veto(LEAKGATE_TRACK__VETO_WATCH, true);
     unlock_tables();
     return rc < 0 ? rc : 0;
 }
@@ -1356,13 +1346,10 @@ done:
 ALLOC_PATH void
 leakgate_track__watch_free(uintptr_t a)
 {
-    size_t home = watch_home(a), bit = watch_bit(home);
-
-    if (!(atomic_load_explicit(&watch_filter[bit / 64], memory_order_relaxed) &
-          (UINT64_C(1) << (bit % 64))))
+    if (!leakgate_track__watched_maybe(a))
         return; /* not watched */
     lock_tables();
-    for (size_t i = home; wt.slots; i = (i + 1) & (WATCH_SLOTS - 1)) {
+    for (size_t i = watch_home(a); wt.slots; i = (i + 1) & (WATCH_SLOTS - 1)) {
         struct watch_slot *w = &wt.slots[i];
 
         if (w->gen != wt.gen)
@@ -1436,15 +1423,15 @@ void
 leakgate_track__watch_clear(void)
 {
     atomic_store(&leakgate_track__watching, false);
-    leakgate_track__lane_veto(LEAKGATE_TRACK__VETO_WATCH, false);
     if (!wt_ever)
         return;
     lock_tables();
     /* Every slot of an older generation is empty. */
     if (wt.used > 0) {
         wt.gen++;
-        for (size_t k = 0; k < WATCH_FILTER_BITS / 64; k++)
-            atomic_store_explicit(&watch_filter[k], 0, memory_order_relaxed);
+        for (size_t k = 0; k < LEAKGATE_TRACK__WATCH_FILTER_BITS / 64; k++)
+            atomic_store_explicit(&leakgate_track__watch_filter[k], 0,
+                                  memory_order_relaxed);
     }
     wt.used = 0;
     unlock_tables();

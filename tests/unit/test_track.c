@@ -20,6 +20,7 @@
 #include "diff.h"
 #include "error.h"
 #include "track_every.h"
+#include "track_watch.h"
 #include "unit.h"
 #include "util.h"
 
@@ -841,41 +842,12 @@ test_track__generations_wrap(void)
     (void)leakgate_track__stacks(LEAKGATE_TRACK_STACKS_NONE);
 }
 
-/* A watch (track.h) among many frees: the objects it watches are seen
- * freed, whatever the filter in front of its table lets pass; after a
- * clear, a free at a once-watched address counts for nobody. */
+/* A watch among many frees (track_watch.h). */
 static void
 test_track__watch_among_frees(void)
 {
-    enum { OWNER = 7, CHURN = 20000 };
-    struct leakgate_track_result r;
-    uint64_t bytes, objs;
-    bool unwatched;
-    void *w[3];
-
     must_install();
-    CU_ASSERT_EQUAL_FATAL(leakgate_track__begin(), 0);
-    for (int i = 0; i < 3; i++)
-        w[i] = malloc(32);
-    CU_ASSERT_EQUAL(leakgate_track__end(&r), 0);
-    CU_ASSERT_EQUAL_FATAL(leakgate_track__watch_left(OWNER), 0);
-    for (int i = 0; i < CHURN; i++)
-        free(malloc((size_t)(16 + i % 200)));
-    leakgate_track__watch_freed(OWNER, &bytes, &objs, &unwatched);
-    CU_ASSERT_EQUAL(objs, 0);
-    CU_ASSERT_FALSE(leakgate_track__watch_released(OWNER));
-    free(w[0]);
-    w[2] = realloc(w[2], 4096); /* moved or resized: released too */
-    leakgate_track__watch_freed(OWNER, &bytes, &objs, &unwatched);
-    CU_ASSERT_EQUAL(objs, 2);
-    CU_ASSERT_EQUAL(bytes, 2 * malloc_usable_size(w[1]));
-    CU_ASSERT_TRUE(leakgate_track__watch_released(OWNER));
-    CU_ASSERT_FALSE(unwatched);
-    leakgate_track__watch_clear();
-    free(w[1]);
-    leakgate_track__watch_freed(OWNER, &bytes, &objs, &unwatched);
-    CU_ASSERT_EQUAL(objs, 2);
-    free(w[2]);
+    track_watch_among_frees();
 }
 
 const struct unit_case unit_cases[] = {

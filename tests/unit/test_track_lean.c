@@ -19,6 +19,7 @@
 
 #include "jesize.h"
 #include "track_every.h"
+#include "track_watch.h"
 #include "unit.h"
 
 static void
@@ -200,7 +201,17 @@ test_track_lean__threads(void)
 }
 
 const char *const unit_suite = "track_lean";
+/* A watch among many frees (track_watch.h): the lane's frees (small
+ * objects, one thread) leave a watched object to the general path. */
+static void
+test_track_lean__watch_among_frees(void)
+{
+    must_install();
+    track_watch_among_frees();
+}
+
 const struct unit_case unit_cases[] = {
+    {"watch_among_frees", test_track_lean__watch_among_frees},
     {"all_functions_freed", test_track_lean__all_functions_freed},
     {"leak_then_older_free", test_track_lean__leak_then_older_free},
     {"lane_books", test_track_lean__lane_books},
