@@ -861,11 +861,20 @@ grow_objs(void)
 /* A logging or selecting window's allocation a, the next ordinal:
  * logged (false), or wanted for its stack (true) when it is the next of
  * the chosen ordinals.  The windows that log or select run while the
- * process has one thread (gate_fork.c); the count is atomic all the same. */
+ * process has one thread (gate_fork.c): then no other thread counts, and
+ * a plain add does (no locked instruction per allocation); once a thread
+ * has started, the count is atomic (its window is measured otherwise). */
 static ALLOC_PATH bool
 ordinal_wanted(int m, uintptr_t a)
 {
-    size_t i = __atomic_fetch_add(&ord.nlog, 1, __ATOMIC_RELAXED);
+    size_t i;
+
+    if (leakgate_track__alone()) {
+        i = __atomic_load_n(&ord.nlog, __ATOMIC_RELAXED);
+        __atomic_store_n(&ord.nlog, i + 1, __ATOMIC_RELAXED);
+    } else {
+        i = __atomic_fetch_add(&ord.nlog, 1, __ATOMIC_RELAXED);
+    }
 
     if (m == LEAKGATE_TRACK__STACKS_LOG) {
         if (i < LOG_MAX)
