@@ -317,24 +317,79 @@ probe_wanted(const struct leakgate_gate *gate, const struct leakgate_verdict *v)
            leakgate_track__alone();
 }
 
+/* The frames of s at pc (innermost first: the functions inlined there,
+ * then the one the pc is in), *n of them; NULL when s has none. */
+static const struct leakgate_frame *
+frames_at(const struct leakgate_vstack *s, uintptr_t pc, size_t *n)
+{
+    size_t k = 0;
+
+    while (k < s->nframes && s->frames[k].pc != pc)
+        k++;
+    *n = 0;
+    while (k + *n < s->nframes && s->frames[k + *n].pc == pc)
+        (*n)++;
+    return *n ? &s->frames[k] : NULL;
+}
+
+static bool
+same_text(const char *a, const char *b)
+{
+    return a && b && strcmp(a, b) == 0;
+}
+
+/* The frames two tests' own functions show at their call into the helper
+ * (pcs pa and pb) are the same but for the functions themselves: the
+ * same functions inlined there, at the same lines; *inlined_out: how
+ * many. */
+static bool
+same_inlined(const struct leakgate_vstack *a,
+             uintptr_t pa,
+             const struct leakgate_vstack *b,
+             uintptr_t pb,
+             size_t *inlined_out)
+{
+    size_t na, nb;
+    const struct leakgate_frame *fa = frames_at(a, pa, &na);
+    const struct leakgate_frame *fb = frames_at(b, pb, &nb);
+
+    *inlined_out = 0;
+    if (!fa || !fb || na != nb)
+        return false;
+    for (size_t k = 0; k + 1 < na; k++) {
+        if (!same_text(fa[k].function, fb[k].function) ||
+            !same_text(fa[k].file, fb[k].file) || fa[k].line != fb[k].line)
+            return false;
+    }
+    *inlined_out = na - 1;
+    return true;
+}
+
 /* Stacks a and b are one path into a shared helper: the same bytes and
  * objects, the same frames but for the test's own function.  A stack
  * ends at the runner's frame, the same in every test; the test's own
  * function is the frame the runner called (gone where the test
- * tail-called the helper) and may differ when at least two frames below
- * it are the same. */
+ * tail-called the helper), and may differ when at least two frames below
+ * it are the same (one, the allocating function, would match any two
+ * tests that call a project's allocation wrapper themselves): other
+ * functions' frames, or functions inlined into the test's at its call. */
 static bool
 same_stack(const struct leakgate_vstack *a, const struct leakgate_vstack *b)
 {
-    size_t n = a->npcs;
+    size_t n = a->npcs, inlined = 0;
 
     if (n == 0 || n != b->npcs || a->bytes != b->bytes || a->objs != b->objs)
         return false;
     for (size_t k = 0; k < n; k++) {
-        if (a->pcs[k] != b->pcs[k] && (n < 4 || k != n - 2))
+        if (a->pcs[k] != b->pcs[k] && (n < 3 || k != n - 2))
             return false;
     }
-    return true;
+    if (n < 3 || a->pcs[n - 2] == b->pcs[n - 2])
+        return true;
+    if (!a->frames || !b->frames) /* not symbolized: the pcs alone */
+        return n >= 4;
+    return same_inlined(a, a->pcs[n - 2], b, b->pcs[n - 2], &inlined) &&
+           (n - 2) + inlined >= 2;
 }
 
 /* The stacks over their limits in u are those of v (none left out). */
