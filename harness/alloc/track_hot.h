@@ -183,11 +183,18 @@ leakgate_track__stack_wanted(uintptr_t caller)
 }
 
 /* The same in the lane (below), whose windows never want every stack:
- * only a caller inside the C runtime can need one. */
+ * a caller inside the C runtime can need one, and a logging or selecting
+ * window (a replay's, by ordinals) counts every allocation. */
 static inline bool
 leakgate_track__stack_wanted_lane(uintptr_t caller)
 {
-    return leakgate_track__runtime_site(caller) > 0;
+    int site = leakgate_track__runtime_site(caller);
+
+    if (site >= 0)
+        return site;
+    return atomic_load_explicit(&leakgate_track__stacks_mode,
+                                memory_order_relaxed) >=
+           LEAKGATE_TRACK__STACKS_LOG;
 }
 
 /*

@@ -591,9 +591,11 @@ set_mode(int m)
                               ? plain_bytes << 7
                               : 0,
                           memory_order_release);
-    /* A window that wants every stack takes no lane (track_hot.h). */
+    /* A window that wants every stack takes no lane (track_hot.h); one
+     * that logs or selects by ordinals does: the lane calls the stack
+     * note for each allocation (leakgate_track__stack_wanted_lane()). */
     leakgate_track__lane_veto(LEAKGATE_TRACK__VETO_ALL_STACKS,
-                              st.ready && m >= LEAKGATE_TRACK_STACKS_ALL);
+                              st.ready && m == LEAKGATE_TRACK_STACKS_ALL);
     return 0;
 }
 
