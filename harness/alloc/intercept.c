@@ -587,6 +587,15 @@ lane_forget(const struct leakgate_track__lane_leaf *f,
         leakgate_track__stack_drop(a);
 }
 
+/* The object at a may be watched (track.h, "Watch"): its free tells the
+ * watch, on the general path. */
+static inline bool
+unlikely_watched(uintptr_t a)
+{
+    return __builtin_expect(
+        leakgate_track__watching_now() && leakgate_track__watched_maybe(a), 0);
+}
+
 /* The lane's free (track_hot.h): the object at p (of a known class) in
  * this thread's lane, forgotten as forget() would; false when the lane
  * does not cover it. */
@@ -601,6 +610,8 @@ lane_free(void *p)
         return false;
     c = __atomic_load_n(leakgate_track__lane_class(&f, a), __ATOMIC_RELAXED);
     if (!(c & LEAKGATE_JESIZE__CLASS)) /* unknown: the general path */
+        return false;
+    if (unlikely_watched(a)) /* forget() tells the watch */
         return false;
     lane_forget(&f, a, c);
     return true;
@@ -679,7 +690,7 @@ lane_realloc(void *p, size_t n, void **out)
     if (!leakgate_track__lane_for(a, &f))
         return LANE_MISS;
     c = __atomic_load_n(leakgate_track__lane_class(&f, a), __ATOMIC_RELAXED);
-    if (!(c & LEAKGATE_JESIZE__CLASS))
+    if (!(c & LEAKGATE_JESIZE__CLASS) || unlikely_watched(a))
         return LANE_MISS;
     *out = NEXT(realloc)(p, n);
     if (!*out)

@@ -129,7 +129,7 @@ int leakgate_track__stacks(enum leakgate_track_stacks mode);
  * allocates in the same order, so it records a stack for exactly the
  * objects it leaves, at the cost of a counter per allocation
  * (leakgate_track__left_groups() says ENOTFOUND when it did not).
- * Both take every allocation off the lane, as LEAKGATE_TRACK_STACKS_ALL.
+ * Both keep the lane (track_hot.h): it counts each allocation there too.
  * Call before leakgate_track__begin().  Return 0, or LEAKGATE_ENOMEM.
  */
 int leakgate_track__stacks_log(void);

@@ -193,11 +193,18 @@ leakgate_track__stack_wanted(uintptr_t caller)
 }
 
 /* The same in the lane (below), whose windows never want every stack:
- * only a caller inside the C runtime can need one. */
+ * a caller inside the C runtime can need one, and a logging or selecting
+ * window (a replay's, by ordinals) counts every allocation. */
 static inline bool
 leakgate_track__stack_wanted_lane(uintptr_t caller)
 {
-    return leakgate_track__runtime_site(caller) > 0;
+    int site = leakgate_track__runtime_site(caller);
+
+    if (site >= 0)
+        return site;
+    return atomic_load_explicit(&leakgate_track__stacks_mode,
+                                memory_order_relaxed) >=
+           LEAKGATE_TRACK__STACKS_LOG;
 }
 
 /*
@@ -402,10 +409,11 @@ extern atomic_uint leakgate_track__lane;
 void leakgate_track__lane_refresh(void);
 
 /* The conditions of the lane kept above the tracker (track_stacks.c):
- * frees are watched; the window wants every allocation's stack.
+ * the window wants every allocation's stack.  (A watch no longer shuts
+ * it: the lane's free leaves an object the watch's filter may hold to
+ * the general path, leakgate_track__watched_maybe().)
  * leakgate_track__lane_veto(why, true) shuts the lane while it holds,
  * (why, false) lets it open again. */
-#define LEAKGATE_TRACK__VETO_WATCH 1u
 #define LEAKGATE_TRACK__VETO_ALL_STACKS 2u
 #define LEAKGATE_TRACK__VETO_ORPHANS 4u /* orphans live (track.h) */
 void leakgate_track__lane_veto(unsigned int why, bool on);
@@ -645,6 +653,35 @@ leakgate_track__watching_now(void)
 {
     return atomic_load_explicit(&leakgate_track__watching,
                                 memory_order_relaxed);
+}
+
+/*
+ * The watch's filter (track_stacks.c): one bit per 16 home slots of its
+ * table (the home's top 12 bits), set for every watched object.  A free
+ * of an object whose bit is clear is not watched: the lane takes it
+ * while objects are watched (a few, nearly always), and the general
+ * path's watch_free() reads one word of these 512 bytes instead of taking
+ * the lock and a slot of the 2 MiB table.
+ */
+#define LEAKGATE_TRACK__WATCH_FILTER_BITS 4096
+extern _Atomic uint64_t
+    leakgate_track__watch_filter[LEAKGATE_TRACK__WATCH_FILTER_BITS / 64];
+
+static inline size_t
+leakgate_track__watch_bit(uintptr_t a)
+{
+    return (size_t)(((uint64_t)(a >> 4) * 0x9e3779b97f4a7c15ull) >> 52);
+}
+
+/* The object at a may be watched (false: it is not). */
+static inline bool
+leakgate_track__watched_maybe(uintptr_t a)
+{
+    size_t bit = leakgate_track__watch_bit(a);
+
+    return (atomic_load_explicit(&leakgate_track__watch_filter[bit / 64],
+                                 memory_order_relaxed) &
+            ((uint64_t)1 << (bit % 64))) != 0;
 }
 
 static inline bool

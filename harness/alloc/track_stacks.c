@@ -591,9 +591,11 @@ set_mode(int m)
                               ? plain_bytes << 7
                               : 0,
                           memory_order_release);
-    /* A window that wants every stack takes no lane (track_hot.h). */
+    /* A window that wants every stack takes no lane (track_hot.h); one
+     * that logs or selects by ordinals does: the lane calls the stack
+     * note for each allocation (leakgate_track__stack_wanted_lane()). */
     leakgate_track__lane_veto(LEAKGATE_TRACK__VETO_ALL_STACKS,
-                              st.ready && m >= LEAKGATE_TRACK_STACKS_ALL);
+                              st.ready && m == LEAKGATE_TRACK_STACKS_ALL);
     return 0;
 }
 
@@ -861,11 +863,20 @@ grow_objs(void)
 /* A logging or selecting window's allocation a, the next ordinal:
  * logged (false), or wanted for its stack (true) when it is the next of
  * the chosen ordinals.  The windows that log or select run while the
- * process has one thread (gate_fork.c); the count is atomic all the same. */
+ * process has one thread (gate_fork.c): then no other thread counts, and
+ * a plain add does (no locked instruction per allocation); once a thread
+ * has started, the count is atomic (its window is measured otherwise). */
 static ALLOC_PATH bool
 ordinal_wanted(int m, uintptr_t a)
 {
-    size_t i = __atomic_fetch_add(&ord.nlog, 1, __ATOMIC_RELAXED);
+    size_t i;
+
+    if (leakgate_track__alone()) {
+        i = __atomic_load_n(&ord.nlog, __ATOMIC_RELAXED);
+        __atomic_store_n(&ord.nlog, i + 1, __ATOMIC_RELAXED);
+    } else {
+        i = __atomic_fetch_add(&ord.nlog, 1, __ATOMIC_RELAXED);
+    }
 
     if (m == LEAKGATE_TRACK__STACKS_LOG) {
         if (i < LOG_MAX)
@@ -1210,6 +1221,12 @@ static bool wt_ever;
 
 atomic_bool leakgate_track__watching;
 
+/* The filter in front of the table (track_hot.h): a bit per 16 home
+ * slots, set as objects are watched, all cleared with the watch (a
+ * removed object's bit stays set: the table answers for it). */
+_Alignas(64) _Atomic uint64_t
+    leakgate_track__watch_filter[LEAKGATE_TRACK__WATCH_FILTER_BITS / 64];
+
 static size_t
 watch_home(uintptr_t a)
 {
@@ -1244,6 +1261,11 @@ watch_one(const void *ptr, size_t usable, void *payload)
             s->bytes = usable;
             s->req = !o ? 0 : o->req == REQ_UNKNOWN ? UINT64_MAX : o->req;
             wt.list[wt.used++] = (uint32_t)i;
+            atomic_fetch_or_explicit(
+                &leakgate_track__watch_filter[leakgate_track__watch_bit(a) /
+                                              64],
+                UINT64_C(1) << (leakgate_track__watch_bit(a) % 64),
+                memory_order_relaxed);
             return 0;
         }
     }
@@ -1274,7 +1296,6 @@ watch_with(uint32_t owner, const uint32_t *entry_of)
     lock_tables();
     rc = leakgate_track__each(watch_one, &w);
     atomic_store(&leakgate_track__watching, true);
-    leakgate_track__lane_veto(LEAKGATE_TRACK__VETO_WATCH, true);
     unlock_tables();
     return rc < 0 ? rc : 0;
 }
@@ -1336,6 +1357,8 @@ done:
 ALLOC_PATH void
 leakgate_track__watch_free(uintptr_t a)
 {
+    if (!leakgate_track__watched_maybe(a))
+        return; /* not watched */
     lock_tables();
     for (size_t i = watch_home(a); wt.slots; i = (i + 1) & (WATCH_SLOTS - 1)) {
         struct watch_slot *w = &wt.slots[i];
@@ -1411,13 +1434,16 @@ void
 leakgate_track__watch_clear(void)
 {
     atomic_store(&leakgate_track__watching, false);
-    leakgate_track__lane_veto(LEAKGATE_TRACK__VETO_WATCH, false);
     if (!wt_ever)
         return;
     lock_tables();
     /* Every slot of an older generation is empty. */
-    if (wt.used > 0)
+    if (wt.used > 0) {
         wt.gen++;
+        for (size_t k = 0; k < LEAKGATE_TRACK__WATCH_FILTER_BITS / 64; k++)
+            atomic_store_explicit(&leakgate_track__watch_filter[k], 0,
+                                  memory_order_relaxed);
+    }
     wt.used = 0;
     unlock_tables();
 }

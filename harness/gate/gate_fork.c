@@ -293,7 +293,15 @@ leakgate_gate__fork_ledger(struct leakgate_gate *gate)
  * the probe's measured run starts from: the test ran once).  It left
  * nothing, or only stacks within its limits: made once.  The answer, one
  * line "0|1\tSUITE\tTEST" per test, goes to the list's ".probe" twin,
- * which the first process reads with the results (replay.c). */
+ * which the first process reads with the results (replay.c).
+ *
+ * A failing window whose stacks over their limits are those of an earlier
+ * window of this replay, frame for frame (but for the test's own
+ * function), with the same bytes and objects (tests that fail through one
+ * shared helper), takes that window's answer when its copy found the
+ * growth made again: the same code left the same objects, and a second
+ * run of the test is not spent on advice.  An answer "made once" is
+ * never taken from another test: each such test is asked itself. */
 
 /* The probe's question applies (replay.c's may_warm_up() says the
  * rest, in the first process). */
@@ -307,6 +315,136 @@ probe_wanted(const struct leakgate_gate *gate, const struct leakgate_verdict *v)
            v->settings.repeat <= 1 && !v->settings.suite_scope &&
            !v->settings.peak_limited && leakgate_track__installed() &&
            leakgate_track__alone();
+}
+
+/* The frames of s at pc (innermost first: the functions inlined there,
+ * then the one the pc is in), *n of them; NULL when s has none. */
+static const struct leakgate_frame *
+frames_at(const struct leakgate_vstack *s, uintptr_t pc, size_t *n)
+{
+    size_t k = 0;
+
+    while (k < s->nframes && s->frames[k].pc != pc)
+        k++;
+    *n = 0;
+    while (k + *n < s->nframes && s->frames[k + *n].pc == pc)
+        (*n)++;
+    return *n ? &s->frames[k] : NULL;
+}
+
+static bool
+same_text(const char *a, const char *b)
+{
+    return a && b && strcmp(a, b) == 0;
+}
+
+/* The frames two tests' own functions show at their call into the helper
+ * (pcs pa and pb) are the same but for the functions themselves: the
+ * same functions inlined there, at the same lines; *inlined_out: how
+ * many. */
+static bool
+same_inlined(const struct leakgate_vstack *a,
+             uintptr_t pa,
+             const struct leakgate_vstack *b,
+             uintptr_t pb,
+             size_t *inlined_out)
+{
+    size_t na, nb;
+    const struct leakgate_frame *fa = frames_at(a, pa, &na);
+    const struct leakgate_frame *fb = frames_at(b, pb, &nb);
+
+    *inlined_out = 0;
+    if (!fa || !fb || na != nb)
+        return false;
+    for (size_t k = 0; k + 1 < na; k++) {
+        if (!same_text(fa[k].function, fb[k].function) ||
+            !same_text(fa[k].file, fb[k].file) || fa[k].line != fb[k].line)
+            return false;
+    }
+    *inlined_out = na - 1;
+    return true;
+}
+
+/* Stacks a and b are one path into a shared helper: the same bytes and
+ * objects, the same frames but for the test's own function.  A stack
+ * ends at the runner's frame, the same in every test; the test's own
+ * function is the frame the runner called (gone where the test
+ * tail-called the helper), and may differ when at least two frames below
+ * it are the same (one, the allocating function, would match any two
+ * tests that call a project's allocation wrapper themselves): other
+ * functions' frames, or functions inlined into the test's at its call. */
+static bool
+same_stack(const struct leakgate_vstack *a, const struct leakgate_vstack *b)
+{
+    size_t n = a->npcs, inlined = 0;
+
+    if (n == 0 || n != b->npcs || a->bytes != b->bytes || a->objs != b->objs)
+        return false;
+    for (size_t k = 0; k < n; k++) {
+        if (a->pcs[k] != b->pcs[k] && (n < 3 || k != n - 2))
+            return false;
+    }
+    if (n < 3 || a->pcs[n - 2] == b->pcs[n - 2])
+        return true;
+    if (!a->frames || !b->frames) /* not symbolized: the pcs alone */
+        return n >= 4;
+    return same_inlined(a, a->pcs[n - 2], b, b->pcs[n - 2], &inlined) &&
+           (n - 2) + inlined >= 2;
+}
+
+/* The stacks over their limits in u are those of v (none left out). */
+static bool
+same_failure(const struct leakgate_verdict *u, const struct leakgate_verdict *v)
+{
+    size_t nu = 0, nv = 0;
+
+    if (u->omitted_stacks > 0 || v->omitted_stacks > 0)
+        return false;
+    for (size_t i = 0; i < v->nstacks; i++) {
+        bool found = false;
+
+        if (!v->stacks[i].judgement.over)
+            continue;
+        nv++;
+        for (size_t k = 0; !found && k < u->nstacks; k++)
+            found = u->stacks[k].judgement.over &&
+                    same_stack(&u->stacks[k], &v->stacks[i]);
+        if (!found)
+            return false;
+    }
+    for (size_t k = 0; k < u->nstacks; k++)
+        nu += u->stacks[k].judgement.over;
+    return nv > 0 && nu == nv;
+}
+
+/* An earlier window of this replay whose copy found its growth made
+ * again, failing as v does (the comment above). */
+static bool
+made_again_before(const struct leakgate_gate *gate,
+                  const struct leakgate_verdict *v)
+{
+    for (size_t i = 0; i < gate->nverdicts; i++) {
+        const struct leakgate_verdict *u = gate->verdicts[i];
+
+        if (u != v && u->probe_known && !u->made_once && same_failure(u, v))
+            return true;
+    }
+    return false;
+}
+
+/* The replay's record of v's answer, for made_again_before(). */
+static void
+remember_answer(struct leakgate_gate *gate,
+                const struct leakgate_verdict *v,
+                bool once)
+{
+    for (size_t i = 0; i < gate->nverdicts; i++) {
+        if (gate->verdicts[i] == v) {
+            gate->verdicts[i]->probe_known = true;
+            gate->verdicts[i]->made_once = once;
+            return;
+        }
+    }
 }
 
 /* Append the answer for suite/test to the ".probe" twin. */
@@ -339,7 +477,14 @@ leakgate_gate_probe_copy(leakgate_gate *gate, const leakgate_verdict *v)
     char answer = 0;
     pid_t pid;
 
-    if (!probe_wanted(gate, v) || pipe(fds) != 0)
+    if (!probe_wanted(gate, v))
+        return 0;
+    if (made_again_before(gate, v)) {
+        note_probe(gate, v, false);
+        remember_answer(gate, v, false);
+        return 0;
+    }
+    if (pipe(fds) != 0)
         return 0;
     fflush(NULL);
     pid = fork();
@@ -365,8 +510,10 @@ leakgate_gate_probe_copy(leakgate_gate *gate, const leakgate_verdict *v)
     while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
         ;
     /* No answer (the copy died): the first process probes. */
-    if (rc)
+    if (rc) {
         note_probe(gate, v, answer == '1');
+        remember_answer(gate, v, answer == '1');
+    }
     return 0;
 }
 

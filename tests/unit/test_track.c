@@ -20,6 +20,7 @@
 #include "diff.h"
 #include "error.h"
 #include "track_every.h"
+#include "track_watch.h"
 #include "unit.h"
 #include "util.h"
 
@@ -841,7 +842,16 @@ test_track__generations_wrap(void)
     (void)leakgate_track__stacks(LEAKGATE_TRACK_STACKS_NONE);
 }
 
+/* A watch among many frees (track_watch.h). */
+static void
+test_track__watch_among_frees(void)
+{
+    must_install();
+    track_watch_among_frees();
+}
+
 const struct unit_case unit_cases[] = {
+    {"watch_among_frees", test_track__watch_among_frees},
     {"requested_bytes", test_track__requested_bytes},
     {"generations_wrap", test_track__generations_wrap},
     {"install_twice", test_track__install_twice},

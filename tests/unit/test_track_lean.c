@@ -17,9 +17,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "diff.h"
 #include "jesize.h"
 #include "track_every.h"
+#include "track_watch.h"
 #include "unit.h"
+#include "util.h"
 
 static void
 must_install(void)
@@ -200,7 +203,109 @@ test_track_lean__threads(void)
 }
 
 const char *const unit_suite = "track_lean";
+/* A watch among many frees (track_watch.h): the lane's frees (small
+ * objects, one thread) leave a watched object to the general path. */
+static void
+test_track_lean__watch_among_frees(void)
+{
+    must_install();
+    track_watch_among_frees();
+}
+
+/* The same work three times, as a replay's logging copy and selecting
+ * run do it, then in a window that wants every stack: 6 allocations, the
+ * 2nd and the 5th kept. */
+static void *volatile okept[2];
+
+static __attribute__((noinline)) void
+ordinal_work(void)
+{
+    void *a = malloc(24), *c, *e;
+
+    okept[0] = malloc(40); /* ordinal 1 */
+    c = calloc(1, 100);
+    free(a);
+    a = malloc(8);
+    okept[1] = realloc(c, 300); /* ordinal 4 (the resize) */
+    e = malloc(16);
+    free(a);
+    free(e);
+}
+
+/* One metered window of ordinal_work() (in the lane: *lane_out is the
+ * lane's number then, 0 when shut); its stacks in *d (NULL: none). */
+static void
+ordinal_window(struct leakgate_diff **d, unsigned int *lane_out)
+{
+    struct leakgate_track_result r;
+    struct leakgate_track_meter m;
+
+    CU_ASSERT_EQUAL_FATAL(leakgate_track__begin(), 0);
+    leakgate_track__meter_start(NULL);
+    ordinal_work();
+    *lane_out = atomic_load(&leakgate_track__lane);
+    leakgate_track__meter_stop(&m);
+    CU_ASSERT_EQUAL(leakgate_track__end(&r), 0);
+    CU_ASSERT_EQUAL(r.live_objs, 2);
+    *d = NULL;
+    (void)leakgate_diff__of_track_left(d);
+}
+
+/* Logging and selecting windows take the lane (track_hot.h): the same
+ * ordinals, and the same stacks as a window that wants every stack (off
+ * the lane) records.  One call site for the three windows: their stacks
+ * compare whole. */
+static void
+test_track_lean__ordinals_in_the_lane(void)
+{
+    struct leakgate_diff *d[3] = {NULL, NULL, NULL};
+    unsigned int lane[3];
+    uint64_t *ords = NULL;
+    size_t n = 0;
+
+    must_install();
+    for (int round = 0; round < 3; round++) {
+        if (round == 0) {
+            CU_ASSERT_EQUAL_FATAL(leakgate_track__stacks_log(), 0);
+        } else if (round == 1) {
+            CU_ASSERT_EQUAL_FATAL(leakgate_track__left_ordinals(&ords, &n), 0);
+            CU_ASSERT_EQUAL_FATAL(n, 2);
+            CU_ASSERT_EQUAL_FATAL(leakgate_track__stacks_select(ords, n), 0);
+        } else {
+            CU_ASSERT_EQUAL_FATAL(
+                leakgate_track__stacks(LEAKGATE_TRACK_STACKS_ALL), 0);
+        }
+        ordinal_window(&d[round], &lane[round]);
+        free(okept[0]);
+        free(okept[1]);
+    }
+    CU_ASSERT_NOT_EQUAL(lane[0], 0); /* logging: in the lane */
+    CU_ASSERT_PTR_NULL(d[0]);        /* and no stack */
+    CU_ASSERT_EQUAL(ords[0], 1);
+    CU_ASSERT_EQUAL(ords[1], 4);
+    CU_ASSERT_NOT_EQUAL(lane[1], 0); /* selecting: in the lane */
+    CU_ASSERT_EQUAL(lane[2], 0);     /* every stack: off the lane */
+    CU_ASSERT_TRUE_FATAL(d[1] && d[2] && d[1]->nentries == 2 &&
+                         d[2]->nentries == 2);
+    for (size_t i = 0; i < 2; i++) {
+        const struct leakgate_diff_entry *x = &d[1]->entries[i];
+        const struct leakgate_diff_entry *y = &d[2]->entries[i];
+
+        CU_ASSERT_EQUAL(x->delta_bytes, y->delta_bytes);
+        CU_ASSERT_EQUAL(x->delta_requested, y->delta_requested);
+        CU_ASSERT_EQUAL_FATAL(x->npcs, y->npcs);
+        CU_ASSERT_TRUE(x->npcs > 0 &&
+                       memcmp(x->pcs, y->pcs, x->npcs * sizeof *x->pcs) == 0);
+    }
+    for (int round = 0; round < 3; round++)
+        leakgate_diff__free(d[round]);
+    leakgate_util__free(ords);
+    (void)leakgate_track__stacks(LEAKGATE_TRACK_STACKS_NONE);
+}
+
 const struct unit_case unit_cases[] = {
+    {"ordinals_in_the_lane", test_track_lean__ordinals_in_the_lane},
+    {"watch_among_frees", test_track_lean__watch_among_frees},
     {"all_functions_freed", test_track_lean__all_functions_freed},
     {"leak_then_older_free", test_track_lean__leak_then_older_free},
     {"lane_books", test_track_lean__lane_books},
