@@ -1464,7 +1464,9 @@ leakgate_track__watch_clear(void)
 #define ORPHAN_OWNERS ((size_t)1 << 16) /* tokens beyond: counted as lost */
 
 struct orphan_slot {
-    uintptr_t addr; /* 0 empty, TOMBSTONE removed */
+    uintptr_t addr; /* 0 empty (removal shifts the probe run back: no
+                       tombstones, so a thread that allocates and frees
+                       all run long never fills the table) */
     uint32_t owner;
     uint32_t stack; /* UINT32_MAX: not recorded (the stack table was full) */
     uint64_t bytes;
@@ -1481,7 +1483,7 @@ static struct {
     struct orphan_slot *slots;
     struct orphan_stack *stacks;
     uintptr_t *pcs;
-    size_t used; /* slots used (removed ones too) */
+    size_t used; /* slots used: the live objects */
     size_t nstacks;
     size_t npcs;
     bool failed; /* mapping failed: nothing is noted */
@@ -1566,11 +1568,11 @@ leakgate_track__orphan_note(uintptr_t a,
     for (size_t i = orphan_home(a);; i = (i + 1) & (ORPHAN_SLOTS - 1)) {
         struct orphan_slot *s = &orph.slots[i];
 
-        if (s->addr == a || s->addr == 0 || s->addr == TOMBSTONE) {
-            if (s->addr == 0)
+        if (s->addr == a || s->addr == 0) {
+            if (s->addr == 0) {
                 orph.used++;
-            if (s->addr != a)
                 atomic_fetch_add(&leakgate_track__orphans_live, 1);
+            }
             s->addr = a;
             s->owner = owner;
             s->stack = stack;
@@ -1582,19 +1584,41 @@ leakgate_track__orphan_note(uintptr_t a,
     unlock_tables();
 }
 
+/* Empty slot i and move back the entries after it in its probe run whose
+ * home does not lie in (i, j]: every entry stays reachable from its home
+ * (linear probing's deletion, no tombstone). */
+static void
+orphan_remove(size_t i)
+{
+    const size_t mask = ORPHAN_SLOTS - 1;
+
+    for (size_t j = (i + 1) & mask; orph.slots[j].addr != 0;
+         j = (j + 1) & mask) {
+        size_t k = orphan_home(orph.slots[j].addr);
+
+        /* k cyclically in (i, j]: the entry stays where it is. */
+        if (i <= j ? (i < k && k <= j) : (i < k || k <= j))
+            continue;
+        orph.slots[i] = orph.slots[j];
+        i = j;
+    }
+    orph.slots[i].addr = 0;
+    orph.used--;
+    atomic_fetch_sub(&leakgate_track__orphans_live, 1);
+}
+
 ALLOC_PATH void
 leakgate_track__orphan_free(uintptr_t a)
 {
     lock_tables();
     for (size_t i = orphan_home(a); orph.slots;
          i = (i + 1) & (ORPHAN_SLOTS - 1)) {
-        struct orphan_slot *s = &orph.slots[i];
+        const struct orphan_slot *s = &orph.slots[i];
 
         if (s->addr == 0)
             break;
         if (s->addr == a) {
-            s->addr = TOMBSTONE;
-            atomic_fetch_sub(&leakgate_track__orphans_live, 1);
+            orphan_remove(i);
             break;
         }
     }
@@ -1629,11 +1653,15 @@ leakgate_track__orphans_take(leakgate_track_orphan_fn fn,
 
         if (s->addr == 0)
             continue;
-        if (s->addr != TOMBSTONE && n < cap)
+        if (n < cap) {
             copy[n++] = *s;
+        } else if (orph.lost_objs++ == 0) {
+            /* noted since the count was read: told, not judged */
+            orph.lost_owner = s->owner;
+        }
         s->addr = 0;
+        orph.used--;
     }
-    orph.used = 0;
     atomic_store(&leakgate_track__orphans_live, 0);
     *lost_objs = orph.lost_objs;
     *lost_owner = orph.lost_owner;

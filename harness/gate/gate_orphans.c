@@ -167,6 +167,48 @@ judge_owner(struct leakgate_gate *gate,
     return 0;
 }
 
+/* Objects a test's threads allocated after it ended that the tracker
+ * could not keep (its table was full): that test cannot be judged (never
+ * a pass), and the run says how many there were. */
+static int
+lost_objects(struct leakgate_gate *gate,
+             leakgate_gate_owner_fn name_of,
+             leakgate_gate_revised_fn revised,
+             void *payload,
+             uint64_t lost,
+             uint32_t owner)
+{
+    const char *suite = NULL, *test = NULL;
+    struct leakgate_verdict *w = NULL;
+    struct leakgate_buf why = LEAKGATE_BUF_INIT;
+
+    fprintf(stderr,
+            "leakgate: note: %llu object%s that threads allocated after "
+            "their test ended did not fit leakgate's table: not judged\n",
+            (unsigned long long)lost, lost == 1 ? "" : "s");
+    if (name_of(owner, &suite, &test, payload))
+        w = leakgate_gate__find_verdict(gate, suite, test);
+    if (!w || w->status == LEAKGATE_STATUS_NOT_JUDGED)
+        return 0;
+    leakgate_buf__printf(&why,
+                         "the threads it started allocated more objects "
+                         "after it ended than leakgate can keep (%llu not "
+                         "kept): they cannot be judged; join or stop them "
+                         "before the test returns",
+                         (unsigned long long)lost);
+    if (why.failed)
+        return leakgate_error__set(LEAKGATE_ENOMEM, "verdict");
+    w->status = LEAKGATE_STATUS_NOT_JUDGED;
+    leakgate_util__free(w->not_judged_why);
+    w->not_judged_why = leakgate_buf__take(&why);
+    leakgate_util__free(w->report);
+    w->report = leakgate_report__text(w, &gate->env, false);
+    if (!w->report)
+        return leakgate_error__set(LEAKGATE_ENOMEM, "verdict");
+    revised(w->suite, w->test, false, payload);
+    return 0;
+}
+
 int
 leakgate_gate__judge_orphans(struct leakgate_gate *gate,
                              leakgate_gate_owner_fn name_of,
@@ -204,12 +246,7 @@ leakgate_gate__judge_orphans(struct leakgate_gate *gate,
                 payload);
     }
     if (rc == 0 && lost > 0)
-        fprintf(stderr,
-                "leakgate: note: %llu object%s that threads allocated after "
-                "their test ended (the first of test %u's) did not fit "
-                "leakgate's table: not judged\n",
-                (unsigned long long)lost, lost == 1 ? "" : "s",
-                (unsigned)lost_owner);
+        rc = lost_objects(gate, name_of, revised, payload, lost, lost_owner);
     leakgate_util__free(all.o);
     return rc;
 }

@@ -14,8 +14,12 @@
  *   orphan/later   while its window is open the worker allocates 48 B,
  *                  drops the pointer and ends: orphan/starts fails (its
  *                  thread's), at the run's end; orphan/later passes
- *                  (issue 39, item 3)  Built twice: linked with
- * leakgate::cunit and with leakgate::cunit_jemalloc.
+ *                  (issue 39, item 3)
+ *   flood/starts, flood/later  (with DETACHED_FLOOD set) the same with
+ *                  140,000 objects kept, more than leakgate keeps:
+ *                  flood/starts is not judged, never a pass
+ * Built three times: linked with leakgate::cunit, with
+ * leakgate::cunit_jemalloc, and plain (DETACHED_PLAIN) for leakgate run.
  */
 #include <pthread.h>
 #include <semaphore.h>
@@ -73,6 +77,39 @@ test_orphan_later(void)
     sem_wait(&made2);
 }
 
+/* flood/starts' worker (DETACHED_FLOOD set): once flood/later runs, it
+ * allocates more objects than leakgate keeps for a test's threads and
+ * keeps them all. */
+#define FLOOD_OBJECTS 140000
+static sem_t go3, made3;
+static void *flood[FLOOD_OBJECTS];
+
+static void *
+flood_worker(void *arg)
+{
+    sem_wait(&go3);
+    for (size_t i = 0; i < FLOOD_OBJECTS; i++)
+        flood[i] = malloc(16);
+    sem_post(&made3);
+    return arg;
+}
+
+static void
+test_flood_starts(void)
+{
+    pthread_t t;
+
+    CU_ASSERT_FATAL(pthread_create(&t, NULL, flood_worker, NULL) == 0);
+    CU_ASSERT(pthread_detach(t) == 0);
+}
+
+static void
+test_flood_later(void)
+{
+    sem_post(&go3);
+    sem_wait(&made3);
+}
+
 static void
 test_starts(void)
 {
@@ -114,6 +151,15 @@ main(int argc, char **argv)
         !CU_add_test(s, "stops", test_stops)) {
         CU_cleanup_registry();
         return 3;
+    }
+    if (getenv("DETACHED_FLOOD")) {
+        s = CU_add_suite("flood", NULL, NULL);
+        if (!s || sem_init(&go3, 0, 0) || sem_init(&made3, 0, 0) ||
+            !CU_add_test(s, "starts", test_flood_starts) ||
+            !CU_add_test(s, "later", test_flood_later)) {
+            CU_cleanup_registry();
+            return 3;
+        }
     }
     s = CU_add_suite("orphan", NULL, NULL);
     if (!s || !CU_add_test(s, "starts", test_orphan_starts) ||

@@ -850,7 +850,74 @@ test_track__watch_among_frees(void)
     track_watch_among_frees();
 }
 
+/* The orphans' table (track.h): what is noted and not freed is taken,
+ * once, with its owner and sizes; what is freed is not, and a thread that
+ * notes and frees far more objects than the table holds never fills it
+ * (removal leaves no tombstone). */
+struct orphans_seen {
+    size_t n;
+    uint64_t bytes;
+    uint32_t owners; /* bit per owner 1..31 */
+    bool bad;        /* an address that was freed */
+    bool have_stack; /* every one has its stack */
+};
+
+static int
+orphan_seen(const struct leakgate_track_orphan *o, void *payload)
+{
+    struct orphans_seen *seen = payload;
+
+    seen->n++;
+    seen->bytes += o->bytes;
+    seen->owners |= 1u << o->owner;
+    seen->have_stack &= o->pcs != NULL && o->npcs > 0;
+    /* Kept: odd multiples of 16 above 0x100000 (see below). */
+    seen->bad |= o->pcs == NULL || ((o->bytes & 1) == 0);
+    return 0;
+}
+
+static void
+test_track__orphans_noted_freed_taken(void)
+{
+    struct orphans_seen seen = {0, 0, 0, false, true};
+    uint64_t lost = 1;
+    uint32_t lost_owner = 1;
+    const uintptr_t base = 0x100000;
+
+    /* 600,000 notes in all, at most 1,000 live at once: far more than the
+     * table's 131,072 slots; the odd ones of the last round stay. */
+    for (uintptr_t round = 0; round < 600; round++) {
+        for (uintptr_t k = 0; k < 1000; k++)
+            leakgate_track__orphan_note(base + (round * 1000 + k) * 16,
+                                        (uint32_t)(1 + k % 3),
+                                        (size_t)(2 * k + 1), 3);
+        for (uintptr_t k = 0; k < 1000; k++) {
+            if (round < 599 || k % 2 == 0)
+                leakgate_track__orphan_free(base + (round * 1000 + k) * 16);
+        }
+    }
+    /* A free of what was never noted changes nothing. */
+    leakgate_track__orphan_free(0x42420);
+    CU_ASSERT_EQUAL(atomic_load(&leakgate_track__orphans_live), 500);
+    CU_ASSERT_EQUAL(
+        leakgate_track__orphans_take(orphan_seen, &seen, &lost, &lost_owner),
+        0);
+    CU_ASSERT_EQUAL(seen.n, 500);
+    CU_ASSERT_EQUAL(lost, 0);
+    CU_ASSERT_EQUAL(seen.owners, 0xeu); /* owners 1, 2 and 3 */
+    CU_ASSERT_FALSE(seen.bad);
+    CU_ASSERT_TRUE(seen.have_stack);
+    /* Taken once: the table is empty now. */
+    memset(&seen, 0, sizeof seen);
+    CU_ASSERT_EQUAL(
+        leakgate_track__orphans_take(orphan_seen, &seen, &lost, &lost_owner),
+        0);
+    CU_ASSERT_EQUAL(seen.n, 0);
+    CU_ASSERT_EQUAL(atomic_load(&leakgate_track__orphans_live), 0);
+}
+
 const struct unit_case unit_cases[] = {
+    {"orphans_noted_freed_taken", test_track__orphans_noted_freed_taken},
     {"watch_among_frees", test_track__watch_among_frees},
     {"requested_bytes", test_track__requested_bytes},
     {"generations_wrap", test_track__generations_wrap},
