@@ -388,6 +388,14 @@ int leakgate_gate__judge(struct leakgate_verdict **out,
                          struct leakgate_gate *gate,
                          bool judged);
 
+/* Judge the growth acc (consumed) as w's test's, again, after its window
+ * (its suite's end, the run's end): *out is a new verdict with w's names
+ * and settings, the caller's.  Returns 0 or LEAKGATE_ENOMEM. */
+int leakgate_gate__judge_again(struct leakgate_verdict **out,
+                               struct leakgate_gate *gate,
+                               const struct leakgate_verdict *w,
+                               struct leakgate_diff *acc);
+
 /* Symbolizer, created on first use.  Returns 0 or a symbolize error. */
 int leakgate_gate__symbolizer(struct leakgate_symbolizer **out,
                               struct leakgate_gate *gate);

@@ -408,3 +408,23 @@ leakgate_verdict_location(const leakgate_verdict *v,
         *line_out = f->line;
     }
 }
+
+int
+leakgate_gate__judge_again(struct leakgate_verdict **out,
+                           struct leakgate_gate *gate,
+                           const struct leakgate_verdict *w,
+                           struct leakgate_diff *acc)
+{
+    int rc = leakgate_gate__scope_open(gate, w->suite, w->test);
+
+    *out = NULL;
+    if (rc < 0) {
+        leakgate_diff__free(acc);
+        return rc;
+    }
+    leakgate_diff__free(gate->cur.acc);
+    gate->cur.acc = acc;
+    rc = leakgate_gate__judge(out, gate, true);
+    leakgate_gate__scope_close(gate);
+    return rc;
+}

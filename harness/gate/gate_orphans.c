@@ -141,18 +141,13 @@ judge_owner(struct leakgate_gate *gate,
             struct leakgate_verdict **out)
 {
     struct leakgate_verdict *v = NULL;
+    struct leakgate_diff *acc = NULL;
     int rc;
 
     *out = NULL;
-    rc = leakgate_gate__scope_open(gate, w->suite, w->test);
-    if (rc < 0)
-        return rc;
-    leakgate_diff__free(gate->cur.acc);
-    gate->cur.acc = NULL;
-    rc = combined_diff(&gate->cur.acc, w, o, n);
+    rc = combined_diff(&acc, w, o, n);
     if (rc == 0)
-        rc = leakgate_gate__judge(&v, gate, true);
-    leakgate_gate__scope_close(gate);
+        rc = leakgate_gate__judge_again(&v, gate, w, acc);
     if (rc < 0)
         return rc;
     carry_over(v, w);

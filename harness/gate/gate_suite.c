@@ -256,22 +256,16 @@ static int
 judge_one(struct leakgate_gate *gate, struct survivors *sv, size_t i)
 {
     struct leakgate_verdict *w = sv->v[i], *v = NULL;
+    struct leakgate_diff *acc = NULL;
     uint64_t freed_bytes, freed_objs;
     bool unwatched;
     int rc;
 
     leakgate_track__watch_freed(w->watch_id, &freed_bytes, &freed_objs,
                                 &unwatched);
-    rc = leakgate_gate__scope_open(gate, w->suite, w->test);
-    if (rc < 0)
-        return rc;
-    leakgate_diff__free(gate->cur.acc);
-    gate->cur.acc = NULL;
-    rc = survivors_diff(&gate->cur.acc, w->held, sv->bytes[i], sv->req[i],
-                        sv->objs[i]);
+    rc = survivors_diff(&acc, w->held, sv->bytes[i], sv->req[i], sv->objs[i]);
     if (rc == 0)
-        rc = leakgate_gate__judge(&v, gate, true);
-    leakgate_gate__scope_close(gate);
+        rc = leakgate_gate__judge_again(&v, gate, w, acc);
     if (rc < 0)
         return rc;
     carry_over(v, w);
