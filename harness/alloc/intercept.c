@@ -305,6 +305,7 @@ resolve_cxx(void)
  */
 static atomic_uint thread_owner;
 static __thread uint32_t owner_here __attribute__((tls_model("initial-exec")));
+/* Its test is over (orphan_check(), never for owner_here 0). */
 static __thread bool orphan_here __attribute__((tls_model("initial-exec")));
 static __thread bool unsampled_here __attribute__((tls_model("initial-exec")));
 
@@ -392,7 +393,7 @@ static HOT ALLOC_PATH void *
 noted_from(void *p, size_t n, size_t usize, uintptr_t caller)
 {
     /* A thread whose test is over: its test's, judged at the run's end. */
-    if (p && owner_here && orphan_here) {
+    if (p && orphan_here) {
         leakgate_track__orphan_note((uintptr_t)p, owner_here,
                                     usize ? usize : usable(p), n);
         if (leakgate_track__recording())
@@ -449,8 +450,7 @@ lane_fill(uintptr_t a)
          * no other thread's may count in this meter's window. */
         atomic_load_explicit(&leakgate_track__meter.others_live,
                              memory_order_relaxed) != 0 ||
-        (leakgate_track__born && leakgate_track__foreign_here()) ||
-        (owner_here && orphan_here))
+        (leakgate_track__born && leakgate_track__foreign_here()) || orphan_here)
         return;
     if (l->gen == gen &&
         (l->leaf[0].index == index || l->leaf[1].index == index))

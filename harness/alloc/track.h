@@ -243,12 +243,13 @@ void leakgate_track__watch_free(uintptr_t a);
  * Orphans (track_stacks.c): what a test's threads allocate after the test
  * ended.  The allocation wrappers note each such object with the token of
  * the test that started the thread (intercept.h), and any free or resize
- * of it removes it again.  leakgate_track__orphans_take() calls fn for
- * every object still live (its owner, allocation stack, usable bytes and
- * requested bytes, UINT64_MAX when not known; pcs NULL when its stack was
- * not recorded) and forgets them all; *lost_objs: objects that did not fit
- * the table (the first of them owned by *lost_owner).  fn may allocate.
- * Returns fn's first non-zero return, 0, or LEAKGATE_ENOMEM.
+ * of it removes it again.  leakgate_track__orphans_take() forgets them
+ * all and hands back those still live (*out, *n_out of them, the caller
+ * frees it with leakgate_util__free()): each one's owner, allocation stack
+ * (pcs NULL when it was not recorded), usable bytes and requested bytes
+ * (UINT64_MAX when not known); *lost_objs: objects that did not fit the
+ * table (the first of them owned by *lost_owner).  Returns 0 or
+ * LEAKGATE_ENOMEM.
  */
 struct leakgate_track_orphan {
     uint32_t owner;
@@ -257,10 +258,8 @@ struct leakgate_track_orphan {
     uint64_t bytes;
     uint64_t requested;
 };
-typedef int (*leakgate_track_orphan_fn)(const struct leakgate_track_orphan *o,
-                                        void *payload);
-int leakgate_track__orphans_take(leakgate_track_orphan_fn fn,
-                                 void *payload,
+int leakgate_track__orphans_take(struct leakgate_track_orphan **out,
+                                 size_t *n_out,
                                  uint64_t *lost_objs,
                                  uint32_t *lost_owner);
 

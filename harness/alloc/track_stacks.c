@@ -76,17 +76,26 @@ struct stack_slot {
     uint32_t gen;
 };
 
+/* Distinct stacks and their return addresses: the window's (emptied with
+ * each generation) and the orphans' (kept for the process). */
+struct stack_table {
+    struct stack_slot *slots; /* empty unless gen */
+    uintptr_t *pcs;
+    size_t nslots; /* a power of two; at most half of them used */
+    size_t pcs_max;
+    size_t n; /* slots used */
+    size_t npcs;
+    uint32_t gen;
+};
+
 static struct {
     struct obj_slot *objs;
     struct obj_slot *objs_next; /* where the table grows (swapped) */
     size_t obj_mask;            /* slots in use - 1: grows x4 when half full */
-    struct stack_slot *stacks;
-    uintptr_t *pcs;
+    struct stack_table stk;     /* stk.gen is gen */
     uint32_t gen;
-    size_t nobjs;       /* slots used in this window (removed ones too) */
-    size_t obj_touched; /* slots of either object table ever used */
-    size_t nstacks;     /* distinct stacks in this window */
-    size_t npcs;
+    size_t nobjs;            /* slots used in this window (removed ones too) */
+    size_t obj_touched;      /* slots of either object table ever used */
     bool failed;             /* a table was full: some object has no stack */
     uintptr_t runtime[4][2]; /* text of libc and ld.so: [start, end) */
     uintptr_t rtld[2];       /* ld.so's text alone */
@@ -359,10 +368,12 @@ map_tables(void)
         return 0;
     st.objs = leakgate_util__map_zeroed(OBJ_SLOTS * sizeof *st.objs, true);
     st.objs_next = leakgate_util__map_zeroed(OBJ_SLOTS * sizeof *st.objs, true);
-    st.stacks =
-        leakgate_util__map_zeroed(STACK_SLOTS * sizeof *st.stacks, true);
-    st.pcs = leakgate_util__map_zeroed(PC_WORDS * sizeof *st.pcs, true);
-    if (!st.objs || !st.objs_next || !st.stacks || !st.pcs)
+    st.stk.slots =
+        leakgate_util__map_zeroed(STACK_SLOTS * sizeof *st.stk.slots, true);
+    st.stk.pcs = leakgate_util__map_zeroed(PC_WORDS * sizeof *st.stk.pcs, true);
+    st.stk.nslots = STACK_SLOTS;
+    st.stk.pcs_max = PC_WORDS;
+    if (!st.objs || !st.objs_next || !st.stk.slots || !st.stk.pcs)
         return leakgate_error__set(LEAKGATE_ENOMEM,
                                    "track: stack tables (mmap failed)");
     dl_iterate_phdr(note_runtime, NULL);
@@ -573,7 +584,8 @@ set_mode(int m)
         memset(st.objs, 0, st.obj_touched * sizeof *st.objs);
         memset(st.objs_next, 0, st.obj_touched * sizeof *st.objs_next);
     }
-    st.nobjs = st.nstacks = st.npcs = 0;
+    st.nobjs = st.stk.n = st.stk.npcs = 0;
+    st.stk.gen = st.gen;
     /* Small windows touch a small table: few cache misses, few pages. */
     st.obj_mask = OBJ_FIRST - 1;
     if (st.obj_touched < OBJ_FIRST)
@@ -748,29 +760,30 @@ hash_pcs(const uintptr_t *pcs, size_t n)
     return h ^ n;
 }
 
-/* The index of this stack in the window's table; UINT32_MAX when full. */
+/* The index of this stack in table t; UINT32_MAX when full. */
 static uint32_t
-intern(const uintptr_t *pcs, size_t n)
+intern_in(struct stack_table *t, const uintptr_t *pcs, size_t n)
 {
+    const size_t mask = t->nslots - 1;
     uint64_t h = hash_pcs(pcs, n);
 
-    for (size_t i = h & (STACK_SLOTS - 1);; i = (i + 1) & (STACK_SLOTS - 1)) {
-        struct stack_slot *s = &st.stacks[i];
+    for (size_t i = h & mask;; i = (i + 1) & mask) {
+        struct stack_slot *s = &t->slots[i];
 
-        if (s->gen != st.gen) {
-            if (st.nstacks >= STACK_SLOTS / 2 || st.npcs + n > PC_WORDS)
+        if (s->gen != t->gen) {
+            if (t->n >= t->nslots / 2 || t->npcs + n > t->pcs_max)
                 return UINT32_MAX;
-            s->gen = st.gen;
+            s->gen = t->gen;
             s->hash = h;
-            s->off = (uint32_t)st.npcs;
+            s->off = (uint32_t)t->npcs;
             s->n = (uint32_t)n;
-            memcpy(&st.pcs[st.npcs], pcs, n * sizeof *pcs);
-            st.npcs += n;
-            st.nstacks++;
+            memcpy(&t->pcs[t->npcs], pcs, n * sizeof *pcs);
+            t->npcs += n;
+            t->n++;
             return (uint32_t)i;
         }
         if (s->hash == h && s->n == n &&
-            memcmp(&st.pcs[s->off], pcs, n * sizeof *pcs) == 0)
+            memcmp(&t->pcs[s->off], pcs, n * sizeof *pcs) == 0)
             return (uint32_t)i;
     }
 }
@@ -910,7 +923,7 @@ leakgate_track__stack_note(uintptr_t a, uintptr_t caller, size_t req)
     if (!have)
         unwind(&u);
     lock_tables();
-    stack = intern(u.pcs, u.n);
+    stack = intern_in(&st.stk, u.pcs, u.n);
     o = find_obj(a);
     if (!o && stack != UINT32_MAX && st.nobjs >= (st.obj_mask + 1) / 2)
         (void)grow_objs();
@@ -1036,10 +1049,10 @@ static int
 each_group(const struct gather *g, leakgate_track_group_fn fn, void *payload)
 {
     for (size_t k = 0; k < g->nused; k++) {
-        const struct stack_slot *s = &st.stacks[g->used[k]];
+        const struct stack_slot *s = &st.stk.slots[g->used[k]];
         uint64_t req = g->req[g->used[k]];
         struct leakgate_track_group grp = {
-            &st.pcs[s->off],      s->n, g->objs[g->used[k]],
+            &st.stk.pcs[s->off],  s->n, g->objs[g->used[k]],
             g->bytes[g->used[k]], req,  req != UINT64_MAX};
         int rc = fn(&grp, payload);
 
@@ -1461,7 +1474,6 @@ leakgate_track__watch_clear(void)
 #define ORPHAN_SLOTS ((size_t)1 << 18) /* at most half of them used */
 #define ORPHAN_STACKS ((size_t)1 << 12)
 #define ORPHAN_PCS ((size_t)1 << 18)
-#define ORPHAN_OWNERS ((size_t)1 << 16) /* tokens beyond: counted as lost */
 
 struct orphan_slot {
     uintptr_t addr; /* 0 empty (removal shifts the probe run back: no
@@ -1473,20 +1485,10 @@ struct orphan_slot {
     uint64_t req; /* UINT64_MAX: not known */
 };
 
-struct orphan_stack {
-    uint64_t hash;
-    uint32_t off;
-    uint32_t n; /* 0: empty */
-};
-
 static struct {
-    struct orphan_slot *slots;
-    struct orphan_stack *stacks;
-    uintptr_t *pcs;
-    size_t used; /* slots used: the live objects */
-    size_t nstacks;
-    size_t npcs;
-    bool failed; /* mapping failed: nothing is noted */
+    struct orphan_slot *slots; /* leakgate_track__orphans_live used */
+    struct stack_table stk;    /* one generation: kept for the process */
+    bool failed;               /* mapping failed: nothing is noted */
     /* Objects that found no slot (the table was half full): owner's
      * verdict cannot be told. */
     uint64_t lost_objs;
@@ -1501,34 +1503,6 @@ orphan_home(uintptr_t a)
 }
 _Static_assert(ORPHAN_SLOTS == (size_t)1 << 18, "orphan_home() gives 18 bits");
 
-/* The index of pcs[0..n) in the orphans' stack table; UINT32_MAX full. */
-static uint32_t
-orphan_stack(const uintptr_t *pcs, size_t n)
-{
-    uint64_t h = hash_pcs(pcs, n);
-
-    for (size_t i = h & (ORPHAN_STACKS - 1);;
-         i = (i + 1) & (ORPHAN_STACKS - 1)) {
-        struct orphan_stack *s = &orph.stacks[i];
-
-        if (s->n == 0) {
-            if (n == 0 || orph.nstacks >= ORPHAN_STACKS / 2 ||
-                orph.npcs + n > ORPHAN_PCS)
-                return UINT32_MAX;
-            s->hash = h;
-            s->off = (uint32_t)orph.npcs;
-            s->n = (uint32_t)n;
-            memcpy(&orph.pcs[orph.npcs], pcs, n * sizeof *pcs);
-            orph.npcs += n;
-            orph.nstacks++;
-            return (uint32_t)i;
-        }
-        if (s->hash == h && s->n == n &&
-            memcmp(&orph.pcs[s->off], pcs, n * sizeof *pcs) == 0)
-            return (uint32_t)i;
-    }
-}
-
 static bool
 orphans_map(void)
 {
@@ -1536,10 +1510,14 @@ orphans_map(void)
         return !orph.failed;
     orph.slots =
         leakgate_util__map_zeroed(ORPHAN_SLOTS * sizeof *orph.slots, true);
-    orph.stacks =
-        leakgate_util__map_zeroed(ORPHAN_STACKS * sizeof *orph.stacks, true);
-    orph.pcs = leakgate_util__map_zeroed(ORPHAN_PCS * sizeof *orph.pcs, true);
-    orph.failed = !orph.slots || !orph.stacks || !orph.pcs;
+    orph.stk.slots =
+        leakgate_util__map_zeroed(ORPHAN_STACKS * sizeof *orph.stk.slots, true);
+    orph.stk.pcs =
+        leakgate_util__map_zeroed(ORPHAN_PCS * sizeof *orph.stk.pcs, true);
+    orph.stk.nslots = ORPHAN_STACKS;
+    orph.stk.pcs_max = ORPHAN_PCS;
+    orph.stk.gen = 1; /* the zeroed slots are empty */
+    orph.failed = !orph.slots || !orph.stk.slots || !orph.stk.pcs;
     return !orph.failed;
 }
 
@@ -1558,21 +1536,21 @@ leakgate_track__orphan_note(uintptr_t a,
         leakgate_track__lane_veto(LEAKGATE_TRACK__VETO_ORPHANS, true);
     unwind(&u);
     lock_tables();
-    if (!orphans_map() || orph.used >= ORPHAN_SLOTS / 2) {
+    if (!orphans_map() ||
+        atomic_load_explicit(&leakgate_track__orphans_live,
+                             memory_order_relaxed) >= ORPHAN_SLOTS / 2) {
         if (orph.lost_objs++ == 0)
             orph.lost_owner = owner;
         unlock_tables();
         return;
     }
-    stack = orphan_stack(u.pcs, u.n);
+    stack = u.n ? intern_in(&orph.stk, u.pcs, u.n) : UINT32_MAX;
     for (size_t i = orphan_home(a);; i = (i + 1) & (ORPHAN_SLOTS - 1)) {
         struct orphan_slot *s = &orph.slots[i];
 
         if (s->addr == a || s->addr == 0) {
-            if (s->addr == 0) {
-                orph.used++;
+            if (s->addr == 0)
                 atomic_fetch_add(&leakgate_track__orphans_live, 1);
-            }
             s->addr = a;
             s->owner = owner;
             s->stack = stack;
@@ -1603,7 +1581,6 @@ orphan_remove(size_t i)
         i = j;
     }
     orph.slots[i].addr = 0;
-    orph.used--;
     atomic_fetch_sub(&leakgate_track__orphans_live, 1);
 }
 
@@ -1626,60 +1603,59 @@ leakgate_track__orphan_free(uintptr_t a)
 }
 
 int
-leakgate_track__orphans_take(leakgate_track_orphan_fn fn,
-                             void *payload,
+leakgate_track__orphans_take(struct leakgate_track_orphan **out,
+                             size_t *n_out,
                              uint64_t *lost_objs,
                              uint32_t *lost_owner)
 {
-    struct orphan_slot *copy = NULL;
+    struct leakgate_track_orphan *o;
     size_t n = 0, cap;
-    int rc = 0;
 
+    *out = NULL;
+    *n_out = 0;
     *lost_objs = 0;
     *lost_owner = 0;
     if (!orph.slots)
         return 0;
-    /* fn may allocate (and free): copy the live slots first, and empty
-     * the table (what is taken is judged once). */
-    lock_tables();
+    /* The array is allocated outside the lock (an allocation may free, and
+     * a free looks here); what threads note meanwhile beyond it is counted
+     * as lost, never dropped. */
     cap = atomic_load(&leakgate_track__orphans_live);
-    unlock_tables();
-    copy = leakgate_util__calloc(cap ? cap : 1, sizeof *copy);
-    if (!copy)
+    o = leakgate_util__calloc(cap ? cap : 1, sizeof *o);
+    if (!o)
         return leakgate_error__set(LEAKGATE_ENOMEM, "track: orphans");
     lock_tables();
-    for (size_t i = 0; i < ORPHAN_SLOTS && orph.used > 0; i++) {
+    for (size_t i = 0;
+         i < ORPHAN_SLOTS && atomic_load_explicit(&leakgate_track__orphans_live,
+                                                  memory_order_relaxed) > 0;
+         i++) {
         struct orphan_slot *s = &orph.slots[i];
+        const struct stack_slot *k;
 
         if (s->addr == 0)
             continue;
-        if (n < cap) {
-            copy[n++] = *s;
-        } else if (orph.lost_objs++ == 0) {
-            /* noted since the count was read: told, not judged */
-            orph.lost_owner = s->owner;
+        if (n == cap) {
+            if (orph.lost_objs++ == 0)
+                orph.lost_owner = s->owner;
+        } else {
+            k = s->stack == UINT32_MAX ? NULL : &orph.stk.slots[s->stack];
+            o[n++] = (struct leakgate_track_orphan){
+                .owner = s->owner,
+                .pcs = k ? &orph.stk.pcs[k->off] : NULL,
+                .npcs = k ? k->n : 0,
+                .bytes = s->bytes,
+                .requested = s->req,
+            };
         }
+        /* Taken: judged once. */
         s->addr = 0;
-        orph.used--;
+        atomic_fetch_sub(&leakgate_track__orphans_live, 1);
     }
-    atomic_store(&leakgate_track__orphans_live, 0);
     *lost_objs = orph.lost_objs;
     *lost_owner = orph.lost_owner;
     orph.lost_objs = 0;
     unlock_tables();
-    for (size_t i = 0; i < n && rc == 0; i++) {
-        const struct orphan_stack *s =
-            copy[i].stack == UINT32_MAX ? NULL : &orph.stacks[copy[i].stack];
-        struct leakgate_track_orphan o = {
-            .owner = copy[i].owner,
-            .pcs = s ? &orph.pcs[s->off] : NULL,
-            .npcs = s ? s->n : 0,
-            .bytes = copy[i].bytes,
-            .requested = copy[i].req,
-        };
-
-        rc = fn(&o, payload);
-    }
-    leakgate_util__free(copy);
-    return rc;
+    *out = o;
+    *n_out = n;
+    return 0;
 }

@@ -17,6 +17,7 @@
 #include "leakgate/cunit.h"
 
 #include <CUnit/CUnit.h>
+#include <dlfcn.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -26,6 +27,7 @@
 #include <unistd.h>
 
 #include "cunit_hooks.h"
+#include "report.h"
 #include "cunit_records.h"
 #include "cunit_replay.h"
 #include "cunit_run.h"
@@ -660,17 +662,39 @@ static struct {
     unsigned int ticks; /* ticks the same phase has been running */
 } watchdog;
 
+bool
+leakgate_cunit__lookalike(const char *name,
+                          const void *fn,
+                          char *out,
+                          size_t size)
+{
+    CU_pTestRegistry (*get)(void) = CU_get_registry;
+    const void *registry;
+    Dl_info theirs, ours;
+
+    memcpy(&registry, &get, sizeof registry); /* ISO C: no direct cast */
+    if (!fn || !dladdr(fn, &theirs) || !dladdr(registry, &ours) ||
+        theirs.dli_fbase == ours.dli_fbase)
+        return false;
+    snprintf(out, size,
+             "the program's %s comes from %s, a CUnit look-alike runtime "
+             "(the CUnit API over a registry of its own), not from %s, "
+             "the CUnit whose registry leakgate reads: its tests cannot be "
+             "gated, and a run of them would measure nothing. Build the "
+             "tests against CUnit's libcunit to gate them",
+             name, theirs.dli_fname ? theirs.dli_fname : "another library",
+             ours.dli_fname ? ours.dli_fname : "libcunit");
+    return true;
+}
+
 void
 leakgate_cunit__summary(leakgate_gate *gate, size_t failures)
 {
-    size_t judged = leakgate_gate_judged(gate);
-    size_t unjudged = leakgate_gate_unjudged(gate, NULL);
+    char line[LEAKGATE_REPORT_JUDGED_SIZE];
 
-    fprintf(stderr,
-            "leakgate: %zu window%s judged, %zu over the limits, %zu not "
-            "judged%s\n",
-            judged, judged == 1 ? "" : "s", failures, unjudged,
-            unjudged > 0 ? " (not a pass)" : "");
+    fprintf(stderr, "leakgate: %s\n",
+            leakgate_report__judged(line, leakgate_gate_judged(gate), failures,
+                                    leakgate_gate_unjudged(gate, NULL)));
 }
 
 static void

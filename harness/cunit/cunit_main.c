@@ -257,34 +257,21 @@ open_journals(leakgate_gate *gate)
         leakgate_cunit__set_hooks(&h);
 }
 
-/*
- * A CUnit look-alike runtime (a project's own library with the CUnit API
- * over a registry of its own, as Cyclone DDS's libucunit) linked ahead of
- * libcunit: the program registers its tests there, and the glue reads
- * libcunit's registry, which stays empty.  Refused before the first test
- * (and before a listing), naming the library, as `leakgate run` refuses
- * it: never a run that measured nothing.  Returns 3 after saying so, or
- * -1 when the program's CU_add_suite is libcunit's.
- */
+/* A CUnit look-alike runtime linked ahead of libcunit (cunit_run.h): the
+ * program registers its tests there, and the glue's registry stays empty.
+ * Refused before the first test (and before a listing), naming the
+ * library, as `leakgate run` refuses it: never a run that measured
+ * nothing.  Returns 3 after saying so, or -1. */
 static int
 refuse_lookalike(void)
 {
-    CU_pTestRegistry (*get)(void) = CU_get_registry;
-    void *add = dlsym(RTLD_DEFAULT, "CU_add_suite"), *registry;
-    Dl_info theirs, ours;
+    char message[1400];
 
-    memcpy(&registry, &get, sizeof registry); /* ISO C: no direct cast */
-    if (!add || !dladdr(add, &theirs) || !dladdr(registry, &ours) ||
-        theirs.dli_fbase == ours.dli_fbase)
+    if (!leakgate_cunit__lookalike("CU_add_suite",
+                                   dlsym(RTLD_DEFAULT, "CU_add_suite"), message,
+                                   sizeof message))
         return -1;
-    fprintf(stderr,
-            "leakgate: the program's CU_add_suite comes from %s, a CUnit "
-            "look-alike runtime (the CUnit API over a registry of its own), "
-            "not from %s, the CUnit whose registry leakgate reads: its tests "
-            "cannot be gated, and a run of them would measure nothing. "
-            "Build the tests against CUnit's libcunit to gate them\n",
-            theirs.dli_fname ? theirs.dli_fname : "another library",
-            ours.dli_fname ? ours.dli_fname : "libcunit");
+    fprintf(stderr, "leakgate: %s\n", message);
     return 3;
 }
 

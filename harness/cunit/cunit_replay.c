@@ -307,6 +307,29 @@ leakgate_cunit__probe_warmup(void)
     }
 }
 
+/* Tests that failed (how: "in the replay") after CUnit's run returned or
+ * stopped: its summary, printed before, leaves them out. */
+static void
+say_late_failures(size_t failed, const char *how)
+{
+    const char *them = failed == 1 ? "it" : "them";
+
+    if (failed == 0)
+        return;
+    if (run->rescuing)
+        fprintf(stderr,
+                "\nleakgate: %zu test%s failed %s after the run stopped: the "
+                "results and the exit status count %s\n",
+                failed, failed == 1 ? "" : "s", how, them);
+    else
+        fprintf(stderr,
+                "\nleakgate: %zu test%s failed %s after the CUnit run "
+                "returned: a summary CUnit printed before leaves %s out; "
+                "its counts and failure list, and the exit status, count "
+                "%s\n",
+                failed, failed == 1 ? "" : "s", how, them, them);
+}
+
 /*
  * What a test's fast first pass left is measured by replaying the program
  * in a fresh process (replay.h): a test runs once per process.  Called
@@ -402,19 +425,8 @@ leakgate_cunit__replay_awaiting(bool in_cunit)
             hooks->revised(wt->ws->name, wt->name, hooks->payload);
     }
     late_hints_report();
-    if (failed > 0 && run->rescuing)
-        fprintf(stderr,
-                "\nleakgate: %zu test%s failed in the replay after the run "
-                "stopped: the results and the exit status count %s\n",
-                failed, failed == 1 ? "" : "s", failed == 1 ? "it" : "them");
-    else if (failed > 0 && !in_cunit)
-        fprintf(stderr,
-                "\nleakgate: %zu test%s failed in the replay after the CUnit "
-                "run returned: a summary CUnit printed before leaves %s out; "
-                "its counts and failure list, and the exit status, count "
-                "%s\n",
-                failed, failed == 1 ? "" : "s", failed == 1 ? "it" : "them",
-                failed == 1 ? "it" : "them");
+    if (!in_cunit)
+        say_late_failures(failed, "in the replay");
 }
 
 /* The test of a thread token (cunit_windows.c: its place in the run). */
@@ -434,27 +446,19 @@ struct orphans_told {
 };
 
 static void
-orphans_revised(const char *suite, const char *test, bool failed_now, void *p)
+orphans_revised(uint32_t token, bool failed_now, void *p)
 {
     struct orphans_told *told = p;
+    struct wtest *wt = &run->tests[token - 1]; /* owner_name() knew it */
 
-    for (size_t i = 0; i < run->ntests; i++) {
-        struct wtest *wt = &run->tests[i];
-
-        if (wt->ws->name != suite && strcmp(wt->ws->name, suite) != 0)
-            continue;
-        if (wt->name != test && strcmp(wt->name, test) != 0)
-            continue;
-        if (leakgate_cunit__report_verdict(
-                leakgate_gate_verdict(run->gate, suite, test)) &&
-            failed_now) {
-            told->failed++;
-            leakgate_cunit__count_replayed_failure(wt);
-        }
-        if (hooks->revised)
-            hooks->revised(wt->ws->name, wt->name, hooks->payload);
-        return;
+    if (leakgate_cunit__report_verdict(
+            leakgate_gate_verdict(run->gate, wt->ws->name, wt->name)) &&
+        failed_now) {
+        told->failed++;
+        leakgate_cunit__count_replayed_failure(wt);
     }
+    if (hooks->revised)
+        hooks->revised(wt->ws->name, wt->name, hooks->payload);
 }
 
 void
@@ -468,14 +472,8 @@ leakgate_cunit__judge_orphans(bool in_cunit)
         leakgate_gate__judge_orphans(run->gate, owner_name, orphans_revised,
                                      &told),
         "judging what threads allocated after their test");
-    if (told.failed > 0 && !in_cunit)
-        fprintf(
-            stderr,
-            "\nleakgate: %zu test%s failed after the CUnit run returned "
-            "(a thread %s started kept memory after %s ended): a "
-            "summary CUnit printed before leaves %s out; the exit "
-            "status counts %s\n",
-            told.failed, told.failed == 1 ? "" : "s",
-            told.failed == 1 ? "it" : "they", told.failed == 1 ? "it" : "they",
-            told.failed == 1 ? "it" : "them", told.failed == 1 ? "it" : "them");
+    if (!in_cunit)
+        say_late_failures(told.failed,
+                          "at the run's end (a thread it started kept "
+                          "memory after it ended)");
 }

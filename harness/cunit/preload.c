@@ -37,6 +37,7 @@
 
 #include "cunit_calls.h"
 #include "cunit_hooks.h"
+#include "cunit_run.h"
 #include "error.h"
 #include "gate.h"
 #include "leakgate/cunit.h"
@@ -481,35 +482,17 @@ call_real(void *payload)
     return (int)((struct leakgate_cunit_call *)payload)->result;
 }
 
-/*
- * A CUnit look-alike runtime (a project's own library with the CUnit API
- * over a registry of its own, as Cyclone DDS's libucunit): the run
- * function the program called is not in the library whose registry the
- * glue reads (CU_get_registry as this library sees it), so the glue would
- * see no test, or another runtime's.  Refused before the first test, with
- * the library named: never a run that measured nothing.
- */
+/* The run function the program called comes from a CUnit look-alike
+ * runtime (cunit_run.h): refused before the first test, with the library
+ * named. */
 static void
 check_one_cunit(const struct leakgate_cunit_call *c)
 {
-    CU_pTestRegistry (*get)(void) = CU_get_registry;
-    void *run = dlsym(RTLD_NEXT, c->name), *registry;
-    Dl_info theirs, ours;
     char message[1400];
 
-    memcpy(&registry, &get, sizeof registry); /* ISO C: no direct cast */
-    if (!run || !dladdr(run, &theirs) || !dladdr(registry, &ours) ||
-        theirs.dli_fbase == ours.dli_fbase)
-        return;
-    snprintf(message, sizeof message,
-             "the program's %s comes from %s, a CUnit look-alike runtime "
-             "(the CUnit API over a registry of its own), not from %s, "
-             "the CUnit whose registry leakgate reads: its tests cannot be "
-             "gated, and a run of them would measure nothing. Build the "
-             "tests against CUnit's libcunit to gate them",
-             c->name, theirs.dli_fname ? theirs.dli_fname : "another library",
-             ours.dli_fname ? ours.dli_fname : "libcunit");
-    fail(3, message);
+    if (leakgate_cunit__lookalike(c->name, dlsym(RTLD_NEXT, c->name), message,
+                                  sizeof message))
+        fail(3, message);
 }
 
 static void

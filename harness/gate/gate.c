@@ -1088,8 +1088,7 @@ leakgate_gate__note_unjoined(struct leakgate_gate *gate,
      * verdict a replay or the run's end gives later keeps it). */
     if (v) {
         v->unjoined = true;
-        if (v->status == LEAKGATE_STATUS_PASS)
-            v->status = LEAKGATE_STATUS_FAIL;
+        leakgate_verdict__fail_unjoined(v);
     }
     return v && v->nnotes > 0 ? &v->notes[v->nnotes - 1] : NULL;
 }

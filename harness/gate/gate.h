@@ -449,13 +449,13 @@ void leakgate_gate__replace_verdict(struct leakgate_gate *gate,
                                     struct leakgate_verdict *v);
 
 /* gate_orphans.c: the suite and name of the test of token (false: none
- * known); a verdict replaced (failed_now: it failed, and had not). */
+ * known); the verdict of token's test replaced (failed_now: it failed,
+ * and had not). */
 typedef bool (*leakgate_gate_owner_fn)(uint32_t token,
                                        const char **suite,
                                        const char **test,
                                        void *payload);
-typedef void (*leakgate_gate_revised_fn)(const char *suite,
-                                         const char *test,
+typedef void (*leakgate_gate_revised_fn)(uint32_t token,
                                          bool failed_now,
                                          void *payload);
 /* After the last test: what the threads of each finished test allocated

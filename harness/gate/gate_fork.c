@@ -438,12 +438,12 @@ remember_answer(struct leakgate_gate *gate,
                 const struct leakgate_verdict *v,
                 bool once)
 {
-    for (size_t i = 0; i < gate->nverdicts; i++) {
-        if (gate->verdicts[i] == v) {
-            gate->verdicts[i]->probe_known = true;
-            gate->verdicts[i]->made_once = once;
-            return;
-        }
+    struct leakgate_verdict *w =
+        leakgate_gate__find_verdict(gate, v->suite, v->test);
+
+    if (w) {
+        w->probe_known = true;
+        w->made_once = once;
     }
 }
 

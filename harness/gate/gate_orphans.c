@@ -20,30 +20,6 @@
 #include "track.h"
 #include "util.h"
 
-/* The orphans taken from the tracker, by owner. */
-struct orphans {
-    struct leakgate_track_orphan *o;
-    size_t n, cap;
-};
-
-static int
-take_one(const struct leakgate_track_orphan *o, void *payload)
-{
-    struct orphans *all = payload;
-
-    if (all->n == all->cap) {
-        size_t cap = all->cap ? all->cap * 2 : 64;
-        void *p = leakgate_util__realloc(all->o, cap * sizeof *all->o);
-
-        if (!p)
-            return leakgate_error__set(LEAKGATE_ENOMEM, "orphans");
-        all->o = p;
-        all->cap = cap;
-    }
-    all->o[all->n++] = *o;
-    return 0;
-}
-
 static int
 by_owner(const void *a, const void *b)
 {
@@ -200,7 +176,7 @@ lost_objects(struct leakgate_gate *gate,
     w->report = leakgate_report__text(w, &gate->env, false);
     if (!w->report)
         return leakgate_error__set(LEAKGATE_ENOMEM, "verdict");
-    revised(w->suite, w->test, false, payload);
+    revised(owner, false, payload);
     return 0;
 }
 
@@ -210,38 +186,38 @@ leakgate_gate__judge_orphans(struct leakgate_gate *gate,
                              leakgate_gate_revised_fn revised,
                              void *payload)
 {
-    struct orphans all;
+    struct leakgate_track_orphan *o = NULL;
+    size_t n = 0;
     uint64_t lost = 0;
     uint32_t lost_owner = 0;
     int rc;
 
-    memset(&all, 0, sizeof all);
-    rc = leakgate_track__orphans_take(take_one, &all, &lost, &lost_owner);
-    if (rc == 0 && all.n > 1)
-        qsort(all.o, all.n, sizeof *all.o, by_owner);
-    for (size_t i = 0, j; rc == 0 && i < all.n; i = j) {
+    rc = leakgate_track__orphans_take(&o, &n, &lost, &lost_owner);
+    if (rc == 0 && n > 1)
+        qsort(o, n, sizeof *o, by_owner);
+    for (size_t i = 0, j; rc == 0 && i < n; i = j) {
         const char *suite = NULL, *test = NULL;
         struct leakgate_verdict *w, *v;
         bool failed;
 
-        for (j = i + 1; j < all.n && all.o[j].owner == all.o[i].owner; j++)
+        for (j = i + 1; j < n && o[j].owner == o[i].owner; j++)
             ;
-        if (!name_of(all.o[i].owner, &suite, &test, payload))
+        if (!name_of(o[i].owner, &suite, &test, payload))
             continue;
         w = leakgate_gate__find_verdict(gate, suite, test);
         /* A test not judged (left out, or not measurable) stays so. */
         if (!w || w->status == LEAKGATE_STATUS_NOT_JUDGED)
             continue;
         failed = w->status == LEAKGATE_STATUS_FAIL;
-        rc = judge_owner(gate, w, &all.o[i], j - i, &v);
+        rc = judge_owner(gate, w, &o[i], j - i, &v);
         if (rc < 0)
             break;
         leakgate_gate__replace_verdict(gate, w, v);
-        revised(v->suite, v->test, !failed && v->status == LEAKGATE_STATUS_FAIL,
+        revised(o[i].owner, !failed && v->status == LEAKGATE_STATUS_FAIL,
                 payload);
     }
     if (rc == 0 && lost > 0)
         rc = lost_objects(gate, name_of, revised, payload, lost, lost_owner);
-    leakgate_util__free(all.o);
+    leakgate_util__free(o);
     return rc;
 }

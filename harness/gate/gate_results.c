@@ -132,9 +132,7 @@ write_synthesized_heaps(int dir_fd, const struct leakgate_verdict *v)
         g[n++].bytes = (uint64_t)s->bytes;
     }
     if (rc == 0)
-        rc = leakgate_profile__synthesize(&before, NULL, 0);
-    if (rc == 0)
-        rc = leakgate_profile__synthesize(&after, g, n);
+        rc = leakgate_profile__synthesize_pair(&before, &after, g, n);
     if (rc == 0)
         rc = put_artifact(dir_fd, v->heap_before, before.ptr, before.len);
     if (rc == 0)
@@ -797,9 +795,7 @@ leakgate_gate__finish_late(struct leakgate_gate *gate,
     }
     if (rc == 0 && v->status == LEAKGATE_STATUS_FAIL && gate->opts.report_dir)
         rc = leakgate_gate__write_artifacts(gate, v);
-    /* A thread it left unjoined fails it all the same (its note). */
-    if (v->unjoined && v->status == LEAKGATE_STATUS_PASS)
-        v->status = LEAKGATE_STATUS_FAIL;
+    leakgate_verdict__fail_unjoined(v);
     return rc;
 }
 

@@ -432,8 +432,7 @@ take_verdict(struct leakgate_gate *gate,
     x->rerun_declined = v->rerun_declined;
     x->watch_id = v->watch_id;
     x->unjoined = v->unjoined;
-    if (x->unjoined && x->status == LEAKGATE_STATUS_PASS)
-        x->status = LEAKGATE_STATUS_FAIL;
+    leakgate_verdict__fail_unjoined(x);
     /* The peak is the first run's (the meter counts exactly in every
      * mode); the replay's exact window gives the stacks that held it. */
     if (v->peak_known) {

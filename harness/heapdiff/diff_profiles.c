@@ -289,8 +289,11 @@ note_missing_files(struct job *j)
     if (rc == 0 && j->nstrip == 0)
         rc = leakgate_profdiff__note(j->pd,
                                      "no libjemalloc mapping in the "
-                                     "profile (jemalloc linked statically?): "
-                                     "allocator frames are not removed");
+                                     "profile (jemalloc linked statically, "
+                                     "or a pair leakgate wrote from a "
+                                     "window's stacks, which hold none): "
+                                     "allocator frames, if any, are not "
+                                     "removed");
     return rc;
 }
 

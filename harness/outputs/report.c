@@ -122,6 +122,16 @@ leakgate_report__requested_total(const struct leakgate_verdict *v, int64_t *out)
 }
 
 const char *
+leakgate_report__judged(char *out, size_t judged, size_t over, size_t unjudged)
+{
+    snprintf(out, LEAKGATE_REPORT_JUDGED_SIZE,
+             "%zu window%s judged, %zu over the limits, %zu not judged%s",
+             judged, judged == 1 ? "" : "s", over, unjudged,
+             unjudged > 0 ? " (not a pass)" : "");
+    return out;
+}
+
+const char *
 leakgate_report__requested(char *out, int64_t requested, bool known)
 {
     char num[32];

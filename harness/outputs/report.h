@@ -68,6 +68,16 @@ char *leakgate_report__raises(const struct leakgate_verdict *v);
 const char *
 leakgate_report__requested(char *out, int64_t requested, bool known);
 
+/* Room for leakgate_report__judged()'s text. */
+#define LEAKGATE_REPORT_JUDGED_SIZE 128
+
+/* The run's last count, "N windows judged, M over the limits, K not
+ * judged" (and " (not a pass)" when K > 0), into out
+ * (LEAKGATE_REPORT_JUDGED_SIZE bytes): a linked binary and `leakgate run`
+ * print the same line.  Returns out.  Cannot fail. */
+const char *
+leakgate_report__judged(char *out, size_t judged, size_t over, size_t unjudged);
+
 /* The bytes the program asked for of v's counted stacks, into *out; false
  * when some counted stack's are not known.  Cannot fail. */
 bool leakgate_report__requested_total(const struct leakgate_verdict *v,

@@ -257,6 +257,13 @@ leakgate_verdict__carry_record(struct leakgate_verdict *v,
 }
 
 void
+leakgate_verdict__fail_unjoined(struct leakgate_verdict *v)
+{
+    if (v->unjoined && v->status == LEAKGATE_STATUS_PASS)
+        v->status = LEAKGATE_STATUS_FAIL;
+}
+
+void
 leakgate_verdict__lend_entry(struct leakgate_diff_entry *e,
                              const struct leakgate_vstack *s)
 {

@@ -156,6 +156,11 @@ void leakgate_verdict__steal_entry(struct leakgate_vstack *s,
 void leakgate_verdict__carry_record(struct leakgate_verdict *v,
                                     struct leakgate_verdict *w);
 
+/* A thread v's test left neither joined nor detached fails it, whatever
+ * its growth (a verdict judged later keeps that): v PASS and unjoined
+ * becomes FAIL.  Cannot fail. */
+void leakgate_verdict__fail_unjoined(struct leakgate_verdict *v);
+
 /* The reverse: e borrows s's stack and counts (no threads; s keeps its
  * arrays, e must not outlive them).  Cannot fail. */
 void leakgate_verdict__lend_entry(struct leakgate_diff_entry *e,

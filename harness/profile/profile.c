@@ -663,14 +663,14 @@ leakgate_profile__allocator_ranges(struct leakgate_range **out, size_t *n)
                                            leakgate_profile__mallctl());
 }
 
-int
-leakgate_profile__synthesize(struct leakgate_buf *out,
-                             const struct leakgate_profile_stack *g,
-                             size_t n)
+/* One profile of the n stacks g, then the mappings. */
+static void
+synthesize(struct leakgate_buf *out,
+           const struct leakgate_profile_stack *g,
+           size_t n,
+           const struct leakgate_buf *maps)
 {
-    struct leakgate_buf maps = LEAKGATE_BUF_INIT;
     unsigned long long objs = 0, bytes = 0;
-    int rc;
 
     for (size_t i = 0; i < n; i++) {
         if (g[i].npcs > 0) {
@@ -678,9 +678,6 @@ leakgate_profile__synthesize(struct leakgate_buf *out,
             bytes += g[i].bytes;
         }
     }
-    rc = leakgate_files__read(&maps, "/proc/self/maps", 64u << 20, "mappings");
-    if (rc < 0)
-        return rc;
     leakgate_buf__printf(out, "heap_v2/1\n  t*: %llu: %llu [0: 0]\n", objs,
                          bytes);
     if (objs > 0)
@@ -700,8 +697,25 @@ leakgate_profile__synthesize(struct leakgate_buf *out,
             (unsigned long long)g[i].objs, (unsigned long long)g[i].bytes);
     }
     leakgate_buf__puts(out, "\nMAPPED_LIBRARIES:\n");
-    leakgate_buf__put(out, maps.ptr ? maps.ptr : "", maps.len);
+    leakgate_buf__put(out, maps->ptr ? maps->ptr : "", maps->len);
+}
+
+int
+leakgate_profile__synthesize_pair(struct leakgate_buf *before,
+                                  struct leakgate_buf *after,
+                                  const struct leakgate_profile_stack *g,
+                                  size_t n)
+{
+    struct leakgate_buf maps = LEAKGATE_BUF_INIT;
+    int rc =
+        leakgate_files__read(&maps, "/proc/self/maps", 64u << 20, "mappings");
+
+    if (rc < 0)
+        return rc;
+    synthesize(before, NULL, 0, &maps);
+    synthesize(after, g, n, &maps);
     leakgate_buf__dispose(&maps);
-    return out->failed ? leakgate_error__set(LEAKGATE_ENOMEM, "heap profile")
-                       : 0;
+    return before->failed || after->failed
+               ? leakgate_error__set(LEAKGATE_ENOMEM, "heap profile")
+               : 0;
 }

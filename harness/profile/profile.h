@@ -99,13 +99,14 @@ int leakgate_profile__set_active(bool on);
 int leakgate_profile__live_bytes(uint64_t *out);
 
 /*
- * A heap profile in jemalloc's heap_v2 text (docs/internals/heap-format.md)
- * of the n stacks given, each live objs and bytes of thread 0, and this
- * process's mappings: what a window measured without dumps (the tracker's
- * stacks) leaves as its heap pair, before (n 0) and after, so that
+ * The heap pair, in jemalloc's heap_v2 text (docs/internals/heap-format.md),
+ * of a window measured without dumps (the tracker's stacks): *before holds
+ * no stack, *after the n stacks given, each live objs and bytes of thread
+ * 0; both end with this process's mappings (read once), so that
  * `jeprof --base=BEFORE BINARY AFTER` and `leakgate diff` show its growth.
- * Stacks with no frame are left out.  *out is appended to.  Returns 0,
- * LEAKGATE_ENOMEM or LEAKGATE_EIO (the mappings could not be read).
+ * Stacks with no frame are left out.  Both buffers are appended to.
+ * Returns 0, LEAKGATE_ENOMEM or LEAKGATE_EIO (the mappings could not be
+ * read).
  */
 struct leakgate_profile_stack {
     const uintptr_t *pcs; /* innermost first */
@@ -113,9 +114,10 @@ struct leakgate_profile_stack {
     uint64_t objs;
     uint64_t bytes;
 };
-int leakgate_profile__synthesize(struct leakgate_buf *out,
-                                 const struct leakgate_profile_stack *g,
-                                 size_t n);
+int leakgate_profile__synthesize_pair(struct leakgate_buf *before,
+                                      struct leakgate_buf *after,
+                                      const struct leakgate_profile_stack *g,
+                                      size_t n);
 
 /* An in-memory dump target and the buffer its text is read into. */
 struct leakgate_dumpfile {

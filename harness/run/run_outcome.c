@@ -16,6 +16,7 @@
 
 #include "error.h"
 #include "outputs.h"
+#include "report.h"
 #include "run_proto.h"
 #include "util.h"
 
@@ -373,24 +374,29 @@ leakgate_run_failures(const leakgate_run *run)
     return n;
 }
 
+/* The run's last count (report.h). */
+static int
+say_judged(struct leakgate_run *r)
+{
+    char line[LEAKGATE_REPORT_JUDGED_SIZE];
+
+    return say(r, "%s",
+               leakgate_report__judged(line, judged(r),
+                                       leakgate_run_failures(r), unjudged(r)));
+}
+
 int
 leakgate_run__decide(struct leakgate_run *r)
 {
     bool died = WIFSIGNALED(r->wait_status);
     bool early = WIFEXITED(r->wait_status) && r->in_run;
-    size_t failures;
     int rc = 0;
 
     if (r->error_status) {
         r->status = r->error_status;
         /* What was judged still counts; the reason comes last. */
         if (r->began && r->ncases > 0)
-            rc = say(r,
-                     "%zu window%s judged, %zu over the limits, %zu not "
-                     "judged%s",
-                     judged(r), judged(r) == 1 ? "" : "s",
-                     leakgate_run_failures(r), unjudged(r),
-                     unjudged(r) > 0 ? " (not a pass)" : "");
+            rc = say_judged(r);
         return rc == 0 ? say(r, "%s", r->error_text ? r->error_text : "") : rc;
     }
     if (r->opts.list && r->listed)
@@ -401,15 +407,11 @@ leakgate_run__decide(struct leakgate_run *r)
         return no_test_ran(r);
     else
         r->status = any_failed(r) ? 1 : 0;
-    failures = leakgate_run_failures(r);
     if (rc == 0 && r->began && r->ncases == 0 && !r->crash)
         rc = say(r, "the program's CUnit run had no test to run (an empty "
                     "registry, or --filter matched nothing)");
     if (rc == 0 && r->began)
-        rc =
-            say(r, "%zu window%s judged, %zu over the limits, %zu not judged%s",
-                judged(r), judged(r) == 1 ? "" : "s", failures, unjudged(r),
-                unjudged(r) > 0 ? " (not a pass)" : "");
+        rc = say_judged(r);
     /* Exit 0 means measured and within the limits. */
     if (rc == 0 && r->status == 0 && judged(r) == 0) {
         r->status = 3;
