@@ -66,7 +66,9 @@ function(add_one name filter)
   # process as LEAKGATE_TEST_PREFIX (shared outputs key and name its
   # windows by it); LEAKGATE_OUTPUTS_RENDER=end leaves the shared outputs
   # to the [outputs] test below, the fixture's cleanup.
-  set(ours_ENVIRONMENT "LEAKGATE_OUTPUTS_RENDER=end")
+  # LEAKGATE_LIST=0: a LEAKGATE_LIST=1 exported in the shell (the
+  # listing switch) would make every registered test list and pass.
+  set(ours_ENVIRONMENT "LEAKGATE_OUTPUTS_RENDER=end;LEAKGATE_LIST=0")
   if(NOT TEST_PREFIX STREQUAL "")
     list(APPEND ours_ENVIRONMENT "LEAKGATE_TEST_PREFIX=${TEST_PREFIX}")
   endif()
