@@ -31,6 +31,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "gate.h"
+
 #include "cunit_calls.h"
 #include "cunit_hooks.h"
 #include "cunit_records.h"
@@ -217,6 +219,16 @@ finish(leakgate_gate *gate)
         fprintf(stderr, "leakgate: the gate could not measure: no window "
                         "was judged (the program's CUnit run ran no test "
                         "under the gate): not a pass\n");
+        status = 3;
+    }
+    /* Only suites' init and cleanup were judged, no --filter chose them:
+     * no test ran (suites without tests, or tests all inactive). */
+    if (status == 0 && leakgate_gate__tests_judged(gate) == 0 &&
+        !leakgate_gate_filter(gate) && !leakgate_gate_in_replay(gate)) {
+        fprintf(stderr, "leakgate: the gate could not measure: no test ran "
+                        "(only suites' init and cleanup were judged: suites "
+                        "without tests, or every test inactive): not a "
+                        "pass\n");
         status = 3;
     }
     return status;

@@ -1185,6 +1185,18 @@ leakgate_gate_judged(const leakgate_gate *gate)
 }
 
 size_t
+leakgate_gate__tests_judged(const struct leakgate_gate *gate)
+{
+    size_t n = 0;
+
+    for (size_t i = 0; i < gate->nverdicts; i++)
+        n += (gate->verdicts[i]->status == LEAKGATE_STATUS_PASS ||
+              gate->verdicts[i]->status == LEAKGATE_STATUS_FAIL) &&
+             strcmp(gate->verdicts[i]->test, "[suite]") != 0;
+    return n;
+}
+
+size_t
 leakgate_gate_unjudged(const leakgate_gate *gate,
                        const leakgate_verdict **first_out)
 {

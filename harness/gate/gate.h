@@ -388,6 +388,10 @@ int leakgate_gate__judge(struct leakgate_verdict **out,
                          struct leakgate_gate *gate,
                          bool judged);
 
+/* The test windows judged (PASS or FAIL), suite windows left out: a run
+ * without --filter that judged none ran no test.  Cannot fail. */
+size_t leakgate_gate__tests_judged(const struct leakgate_gate *gate);
+
 /* Judge the growth acc (consumed) as w's test's, again, after its window
  * (its suite's end, the run's end): *out is a new verdict with w's names
  * and settings, the caller's.  Returns 0 or LEAKGATE_ENOMEM. */

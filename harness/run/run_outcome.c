@@ -352,6 +352,19 @@ judged(const struct leakgate_run *r)
     return n;
 }
 
+/* The test windows judged, suite windows left out. */
+static size_t
+tests_judged(const struct leakgate_run *r)
+{
+    size_t n = 0;
+
+    for (size_t i = 0; i < r->ncases; i++)
+        n += (r->cases[i].status == LEAKGATE_STATUS_PASS ||
+              r->cases[i].status == LEAKGATE_STATUS_FAIL) &&
+             strcmp(r->cases[i].test, "[suite]") != 0;
+    return n;
+}
+
 /* Those leakgate could not judge (never a pass). */
 static size_t
 unjudged(const struct leakgate_run *r)
@@ -417,6 +430,14 @@ leakgate_run__decide(struct leakgate_run *r)
         r->status = 3;
         rc = say(r, "the gate could not measure: no window was judged: not "
                     "a pass");
+    }
+    /* Only suites' init and cleanup were judged, no --filter chose them:
+     * no test ran (suites without tests, or tests all inactive). */
+    if (rc == 0 && r->status == 0 && tests_judged(r) == 0 && !r->opts.filter) {
+        r->status = 3;
+        rc = say(r, "the gate could not measure: no test ran (only suites' "
+                    "init and cleanup were judged: suites without tests, or "
+                    "every test inactive): not a pass");
     }
     return rc;
 }
