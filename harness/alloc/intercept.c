@@ -264,6 +264,11 @@ look_up_c(void)
     LOOK_UP(c_lookups);
     if (!leakgate_jesize__lean())
         leakgate_track__mallctl = next.mallctl;
+    /* A replay (gate/replay.h's LEAKGATE_REPLAY) classifies what the
+     * windows it measures left (reach.c): the live map, from the first
+     * object on. */
+    if (getenv("LEAKGATE_REPLAY"))
+        atomic_store(&leakgate_jesize__live_map, true);
     resolving = false;
 }
 
@@ -392,6 +397,10 @@ classed(const void *p, size_t n, size_t align)
 static HOT ALLOC_PATH void *
 noted_from(void *p, size_t n, size_t usize, uintptr_t caller)
 {
+    /* The live map of a process with jemalloc (a lean one noted the
+     * class: classed()). */
+    if (p && leakgate_jesize__live() && !leakgate_jesize__lean())
+        leakgate_jesize__note(p, next.sallocx(p, 0));
     /* A thread whose test is over: its test's, judged at the run's end. */
     if (p && orphan_here) {
         leakgate_track__orphan_note((uintptr_t)p, owner_here,
@@ -551,6 +560,8 @@ forget(void *p)
         (void)erased(p);
     if (p && leakgate_track__watching_now())
         leakgate_track__watch_free((uintptr_t)p);
+    if (p && leakgate_jesize__live())
+        leakgate_jesize__unnote(p);
 }
 
 /* No next definition (a program without the C++ runtime calling a C++
@@ -585,6 +596,8 @@ lane_forget(const struct leakgate_track__lane_leaf *f,
     if (leakgate_track__lane_erase(f, a, c, leakgate_jesize__byte_size[c]) &&
         leakgate_track__noted_maybe(a))
         leakgate_track__stack_drop(a);
+    if (leakgate_jesize__live())
+        __atomic_store_n(leakgate_track__lane_class(f, a), 0, __ATOMIC_RELAXED);
 }
 
 /* The object at a may be watched (track.h, "Watch"): its free tells the
@@ -667,6 +680,8 @@ resized(void *old,
     /* Moved or resized: the old size is gone; resized to 0: freed. */
     if (old_size && (p || n == 0))
         leakgate_track__meter_add(-(long long)old_size, false);
+    if (old && (p || n == 0) && leakgate_jesize__live())
+        leakgate_jesize__unnote(old);
     if (p)
         return noted_from(p, n, classed(p, n, 0), caller);
     if (was_noted && n != 0)

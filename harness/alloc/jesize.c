@@ -235,6 +235,17 @@ leakgate_jesize__note(const void *p, size_t usize)
     leakgate_jesize__note_byte(p, encode(usize));
 }
 
+atomic_bool leakgate_jesize__live_map;
+
+void
+leakgate_jesize__unnote(const void *p)
+{
+    unsigned char *b = byte_for((uintptr_t)p, false);
+
+    if (b)
+        __atomic_store_n(b, 0, __ATOMIC_RELAXED);
+}
+
 size_t
 leakgate_jesize__usable(const void *p)
 {

@@ -159,6 +159,26 @@ leakgate_jesize__note_here(const void *p, unsigned char c)
         leakgate_jesize__note_byte(p, c);
 }
 
+/*
+ * The live map: while it is on (a replay, set once by the allocation
+ * wrappers before they note any object), the map holds a class byte for
+ * every live object the wrappers handed out, in a process with jemalloc
+ * too, and the wrappers clear it when the object is freed: a non-zero
+ * byte marks the start of a live object.  A reachability scan (reach.c)
+ * reads the heap's objects from it.  Off: a freed object's byte may stay.
+ */
+extern atomic_bool leakgate_jesize__live_map;
+static inline bool
+leakgate_jesize__live(void)
+{
+    return atomic_load_explicit(&leakgate_jesize__live_map,
+                                memory_order_relaxed);
+}
+
+/* Clear the class byte of p (the live map: p is being freed).  Never
+ * allocates.  Cannot fail. */
+void leakgate_jesize__unnote(const void *p);
+
 /* The usable size of the live object at p as jemalloc gives it: in a lean
  * process its noted class (or, for an object the wrappers never saw, the
  * class of the C library's usable size), else malloc_usable_size().

@@ -181,6 +181,14 @@ struct leakgate_track_group {
     uint64_t bytes;
     uint64_t requested;   /* when requested_known (a request of 4 GiB */
     bool requested_known; /* or more is not noted) */
+    /* Reachability (reach.h), when kinds_known (every object of the
+     * group classified): the lost and the indirectly lost ones; the rest
+     * is reachable, from the roots whose LEAKGATE_REACH_ROOT_BIT()s are in
+     * roots. */
+    bool kinds_known;
+    uint64_t lost_objs, lost_bytes;
+    uint64_t indirect_objs, indirect_bytes;
+    unsigned int roots;
 };
 typedef int (*leakgate_track_group_fn)(const struct leakgate_track_group *g,
                                        void *payload);

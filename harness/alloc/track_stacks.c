@@ -38,6 +38,7 @@
 #include <string.h>
 
 #include "error.h"
+#include "reach.h"
 #include "stackwalk.h"
 #include "track_hot.h"
 #include "util.h"
@@ -973,11 +974,19 @@ leakgate_track__forget(const void *ptr)
     return true;
 }
 
+/* What reach.h says of a stack's objects. */
+struct kinds {
+    uint64_t lost_objs, lost_bytes, indirect_objs, indirect_bytes;
+    uint64_t classified; /* objects with a kind */
+    unsigned int roots;
+};
+
 struct gather {
-    uint64_t *objs;  /* per stack slot */
-    uint64_t *bytes; /* per stack slot */
-    uint64_t *req;   /* per stack slot: the bytes asked for */
-    uint32_t *used;  /* the slots with objects, in first-seen order */
+    uint64_t *objs;      /* per stack slot */
+    uint64_t *bytes;     /* per stack slot */
+    uint64_t *req;       /* per stack slot: the bytes asked for */
+    uint32_t *used;      /* the slots with objects, in first-seen order */
+    struct kinds *kinds; /* per stack slot: reachability */
     size_t nused;
     bool missing;
 };
@@ -999,8 +1008,10 @@ gather_alloc(struct gather *g)
             STACK_SLOTS * sizeof *gathering.req, true);
         gathering.used = leakgate_util__map_zeroed(
             STACK_SLOTS * sizeof *gathering.used, true);
+        gathering.kinds = leakgate_util__map_zeroed(
+            STACK_SLOTS * sizeof *gathering.kinds, true);
         if (!gathering.objs || !gathering.bytes || !gathering.req ||
-            !gathering.used) {
+            !gathering.used || !gathering.kinds) {
             gathering.objs = NULL;
             return leakgate_error__set(LEAKGATE_ENOMEM,
                                        "track: stacks (mmap failed)");
@@ -1019,8 +1030,28 @@ gather_free(struct gather *g)
         g->objs[g->used[k]] = 0;
         g->bytes[g->used[k]] = 0;
         g->req[g->used[k]] = 0;
+        memset(&g->kinds[g->used[k]], 0, sizeof *g->kinds);
     }
     g->nused = 0;
+}
+
+/* The object at a, of usable bytes, by its kind (reach.h). */
+static void
+kind_one(struct kinds *k, uintptr_t a, size_t usable)
+{
+    enum leakgate_reach_kind kind = leakgate_reach__kind(a);
+
+    if (kind == LEAKGATE_REACH_UNKNOWN)
+        return;
+    k->classified++;
+    if (kind == LEAKGATE_REACH_LOST) {
+        k->lost_objs++;
+        k->lost_bytes += usable;
+    } else if (kind == LEAKGATE_REACH_INDIRECT) {
+        k->indirect_objs++;
+        k->indirect_bytes += usable;
+    } else
+        k->roots |= LEAKGATE_REACH_ROOT_BIT(kind);
 }
 
 static int
@@ -1040,6 +1071,7 @@ gather_one(const void *ptr, size_t usable, void *payload)
         g->req[o->stack] = UINT64_MAX; /* not known for the whole stack */
     else
         g->req[o->stack] += o->req;
+    kind_one(&g->kinds[o->stack], (uintptr_t)ptr, usable);
     return 0;
 }
 
@@ -1050,11 +1082,27 @@ each_group(const struct gather *g, leakgate_track_group_fn fn, void *payload)
 {
     for (size_t k = 0; k < g->nused; k++) {
         const struct stack_slot *s = &st.stk.slots[g->used[k]];
+        const struct kinds *kd = &g->kinds[g->used[k]];
         uint64_t req = g->req[g->used[k]];
-        struct leakgate_track_group grp = {
-            &st.stk.pcs[s->off],  s->n, g->objs[g->used[k]],
-            g->bytes[g->used[k]], req,  req != UINT64_MAX};
-        int rc = fn(&grp, payload);
+        struct leakgate_track_group grp;
+        int rc;
+
+        memset(&grp, 0, sizeof grp);
+        grp.pcs = &st.stk.pcs[s->off];
+        grp.npcs = s->n;
+        grp.objs = g->objs[g->used[k]];
+        grp.bytes = g->bytes[g->used[k]];
+        grp.requested = req;
+        grp.requested_known = req != UINT64_MAX;
+        grp.kinds_known = kd->classified == grp.objs;
+        if (grp.kinds_known) {
+            grp.lost_objs = kd->lost_objs;
+            grp.lost_bytes = kd->lost_bytes;
+            grp.indirect_objs = kd->indirect_objs;
+            grp.indirect_bytes = kd->indirect_bytes;
+            grp.roots = kd->roots;
+        }
+        rc = fn(&grp, payload);
 
         if (rc != 0)
             return rc;
@@ -1291,6 +1339,8 @@ watch_with(uint32_t owner, const uint32_t *entry_of)
     int rc;
 
     wt_ever = true;
+    /* Its addresses are leakgate's, not the program's references. */
+    leakgate_reach__not_root(&wt, sizeof wt);
     wt.released[owner] = false; /* an id handed out again */
     wt.overflow[owner] = false;
     wt.freed_bytes[owner] = wt.freed_objs[owner] = 0;

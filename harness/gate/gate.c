@@ -25,6 +25,7 @@
 #include "symbolize.h"
 #include "outputs.h"
 #include "policy.h"
+#include "reach.h"
 #include "replay.h"
 #include "results.h"
 #include "stackwalk.h"
@@ -529,6 +530,9 @@ leakgate_gate_begin_fast(leakgate_gate *gate,
 
     if (bad < 0)
         return bad;
+    /* The frames above this one stay live through the window: a replay's
+     * reachability scan reads them (reach.h). */
+    leakgate_reach__stack_from(__builtin_frame_address(0));
     if (gate->replay.child && !gate->broken[0]) {
         int plan = leakgate_gate__fork_plan(gate, suite, test), rc;
 

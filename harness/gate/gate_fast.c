@@ -25,6 +25,7 @@
 #include "error.h"
 #include "gate.h"
 #include "policy.h"
+#include "reach.h"
 #include "report.h"
 #include "track.h"
 #include "track_hot.h"
@@ -339,6 +340,9 @@ leakgate_gate__fast_stop(struct leakgate_gate *gate)
         /* A replay's window by ordinals: its stacks are the exact
          * window's when it left what its logging run left
          * (gate_fork.c); else an exact replay measures it. */
+        if (rc == 0 && faithful(gate, &r) && r.live_objs > 0 &&
+            leakgate_reach__classify() != 0)
+            leakgate_error__clear(); /* reachability not known */
         if (rc == 0 && faithful(gate, &r) &&
             (r.live_objs == 0 || leakgate_diff__of_track_left(&stacks) == 0)) {
             if (stacks) {

@@ -123,6 +123,8 @@ judge_stacks(struct leakgate_gate *gate, struct leakgate_verdict *v)
         in[i].nfunctions = s->nframes;
         in[i].bytes = s->bytes;
         in[i].objs = s->objs;
+        in[i].reach_known = s->reach.known;
+        in[i].lost_bytes = s->reach.lost_bytes + s->reach.indirect_bytes;
         for (size_t k = 0; k < s->nframes; k++)
             names[at++] = s->frames[k].function;
         in[i].modules = names + at;
@@ -306,6 +308,9 @@ decide(struct leakgate_gate *gate, struct leakgate_verdict *v, bool judged)
         why = gate->cur.aborted_why;
     else if (!judged)
         why = LEAKGATE_VERDICT_MEASURED_ONLY;
+    else if (v->settings.lost_limited && v->policy.lost_unknown &&
+             !v->policy.failed)
+        why = LEAKGATE_VERDICT_LOST_UNKNOWN;
     if (why) {
         v->status = LEAKGATE_STATUS_NOT_JUDGED;
         v->not_judged_why = leakgate_util__strdup(why);

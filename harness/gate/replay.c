@@ -429,6 +429,10 @@ take_verdict(struct leakgate_gate *gate,
     x->first_bytes = v->first_bytes;
     x->first_objs = v->first_objs;
     x->needs_replay = false;
+    /* The settings are this process's, resolved from the same file: the
+     * entries they name are this process's configuration's (the
+     * replay's JSON names an entry, not what it sets). */
+    x->settings = v->settings;
     x->rerun_declined = v->rerun_declined;
     x->watch_id = v->watch_id;
     x->unjoined = v->unjoined;

@@ -572,6 +572,7 @@ stack_block(struct leakgate_buf *b,
             const struct page *pg)
 {
     char num[32], req[LEAKGATE_REPORT_REQUESTED_SIZE];
+    char reach[LEAKGATE_REPORT_REACH_SIZE];
     size_t begin = s->shown_begin, end = s->shown_end;
 
     if (begin >= end || end > s->nframes) {
@@ -589,6 +590,10 @@ stack_block(struct leakgate_buf *b,
     if (!peak) {
         leakgate_buf__puts(b, ", limit ");
         bytes(b, (int64_t)s->judgement.limit);
+    }
+    if (*leakgate_report__reach(reach, s)) {
+        leakgate_buf__puts(b, "; ");
+        leakgate_report__put_escaped(b, reach, ESC_TEXT);
     }
     leakgate_buf__puts(b, "</p>\n<table class=\"frames\">\n");
     for (size_t k = begin; k < end; k++)
@@ -669,11 +674,19 @@ yaml_block(struct leakgate_buf *b,
            const struct leakgate_report_env *env)
 {
     char *yaml = leakgate_report__yaml(v);
+    struct leakgate_buf lost = LEAKGATE_BUF_INIT;
 
     if (!yaml) {
         b->failed = true;
         return;
     }
+    if (leakgate_report__lost_advice(&lost, v, env, "") && lost.ptr) {
+        leakgate_buf__puts(b, "<h3>Lost</h3>\n<p class=\"lost\">");
+        text(b, lost.ptr);
+        leakgate_buf__puts(b, "</p>\n");
+    }
+    b->failed |= lost.failed;
+    leakgate_buf__dispose(&lost);
     if (*yaml) {
         leakgate_buf__puts(b, "<h3>To accept this growth</h3>\n<p>");
         if (env->thresholds_path) {

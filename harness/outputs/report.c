@@ -65,7 +65,9 @@ leakgate_report__offending(const struct leakgate_verdict *v,
     if (v->status == LEAKGATE_STATUS_NOT_JUDGED)
         return leakgate_report__counted(s);
     return s->judgement.over ||
-           (v->policy.total_over && leakgate_report__counted(s));
+           (v->policy.total_over && leakgate_report__counted(s)) ||
+           (v->policy.lost_over && leakgate_report__counted(s) &&
+            leakgate_report__lost_stack(s));
 }
 
 bool
@@ -140,6 +142,160 @@ leakgate_report__requested(char *out, int64_t requested, bool known)
     if (known)
         snprintf(out, LEAKGATE_REPORT_REQUESTED_SIZE, " (%s B requested)",
                  leakgate_util__group_signed(num, requested));
+    return out;
+}
+
+int64_t
+leakgate_report__reachable_bytes(const struct leakgate_vstack *s)
+{
+    return s->reach.known
+               ? s->bytes - s->reach.lost_bytes - s->reach.indirect_bytes
+               : 0;
+}
+
+int64_t
+leakgate_report__reachable_objs(const struct leakgate_vstack *s)
+{
+    return s->reach.known
+               ? s->objs - s->reach.lost_objs - s->reach.indirect_objs
+               : 0;
+}
+
+bool
+leakgate_report__lost_stack(const struct leakgate_vstack *s)
+{
+    return s->reach.known && s->bytes > 0 &&
+           s->reach.lost_bytes + s->reach.indirect_bytes > 0;
+}
+
+uint64_t
+leakgate_report__lost_bytes(const struct leakgate_verdict *v)
+{
+    uint64_t n = 0;
+
+    for (size_t i = 0; i < v->nstacks; i++)
+        if (leakgate_report__counted(&v->stacks[i]) &&
+            leakgate_report__lost_stack(&v->stacks[i]))
+            n += (uint64_t)(v->stacks[i].reach.lost_bytes +
+                            v->stacks[i].reach.indirect_bytes);
+    return n;
+}
+
+bool
+leakgate_report__lost_advice(struct leakgate_buf *b,
+                             const struct leakgate_verdict *v,
+                             const struct leakgate_report_env *env,
+                             const char *prefix)
+{
+    size_t n = 0, of = 0;
+    char num[32], lim[32];
+
+    for (size_t i = 0; i < v->nstacks; i++)
+        if (v->stacks[i].judgement.over) {
+            of++;
+            n += leakgate_report__lost_stack(&v->stacks[i]);
+        }
+    if (n == 0 && !v->policy.lost_over)
+        return false;
+    leakgate_buf__puts(b, prefix);
+    if (v->policy.lost_over)
+        leakgate_buf__printf(
+            b,
+            "%s B of what this test retained no pointer in the program "
+            "reaches, over its lost_limit of %s B: a leak to fix; ",
+            leakgate_report__group_u(num, leakgate_report__lost_bytes(v),
+                                     false),
+            leakgate_report__group_u(lim, v->settings.lost_limit, false));
+    else if (n == of)
+        leakgate_buf__printf(b,
+                             "no pointer to %s remains in the program: a "
+                             "leak to fix, not growth to accept; ",
+                             of == 1 ? "this stack's objects"
+                                     : "these stacks' objects");
+    else
+        leakgate_buf__printf(b,
+                             "%zu of these %zu stacks hold objects no "
+                             "pointer in the program reaches: a leak to "
+                             "fix; ",
+                             n, of);
+    leakgate_buf__printf(b,
+                         "no rule is offered to accept lost bytes "
+                         "(--update-thresholds still writes one to %s)",
+                         env->thresholds_path ? env->thresholds_path
+                                              : "leakgate.yaml");
+    return true;
+}
+
+const char *
+leakgate_report__reach_kind(const struct leakgate_vstack *s)
+{
+    const struct leakgate_reach_counts *r = &s->reach;
+    int64_t reachable = leakgate_report__reachable_objs(s);
+
+    if (!r->known || s->objs <= 0)
+        return NULL;
+    if (reachable == 0)
+        return r->lost_objs == 0 ? "indirect" : "lost";
+    return r->lost_objs == 0 && r->indirect_objs == 0 ? "reachable" : "mixed";
+}
+
+const char *
+leakgate_report__roots(char *out, unsigned int roots, const char *sep)
+{
+    static const char *const names[] = {"a global", "thread-local storage",
+                                        "the stack"};
+    size_t len = 0;
+
+    out[0] = '\0';
+    for (unsigned int k = 0; k < 3; k++)
+        if (roots & (1u << k)) {
+            int w = snprintf(out + len, LEAKGATE_REPORT_ROOTS_SIZE - len,
+                             "%s%s", len ? sep : "", names[k]);
+
+            if (w > 0 && (size_t)w < LEAKGATE_REPORT_ROOTS_SIZE - len)
+                len += (size_t)w;
+        }
+    return out;
+}
+
+const char *
+leakgate_report__reach(char *out, const struct leakgate_vstack *s)
+{
+    const struct leakgate_reach_counts *r = &s->reach;
+    const char *kind = leakgate_report__reach_kind(s);
+    char roots[LEAKGATE_REPORT_ROOTS_SIZE], a[32], b[32], c[32];
+    size_t len;
+
+    out[0] = '\0';
+    if (!kind)
+        return out;
+    leakgate_report__roots(roots, r->roots, " and ");
+    if (strcmp(kind, "lost") == 0 && r->indirect_objs == 0)
+        snprintf(out, LEAKGATE_REPORT_REACH_SIZE, "lost");
+    else if (strcmp(kind, "indirect") == 0)
+        snprintf(out, LEAKGATE_REPORT_REACH_SIZE,
+                 "indirectly lost (only lost objects point to %s)",
+                 s->objs == 1 ? "it" : "them");
+    else if (strcmp(kind, "reachable") == 0)
+        snprintf(out, LEAKGATE_REPORT_REACH_SIZE, "reachable from %s", roots);
+    else {
+        len = 0;
+        if (r->lost_bytes)
+            len +=
+                (size_t)snprintf(out, LEAKGATE_REPORT_REACH_SIZE, "%s B lost",
+                                 leakgate_util__group_signed(a, r->lost_bytes));
+        if (r->indirect_bytes && len < LEAKGATE_REPORT_REACH_SIZE)
+            len += (size_t)snprintf(
+                out + len, LEAKGATE_REPORT_REACH_SIZE - len,
+                "%s%s B indirectly lost", len ? ", " : "",
+                leakgate_util__group_signed(b, r->indirect_bytes));
+        if (strcmp(kind, "mixed") == 0 && len < LEAKGATE_REPORT_REACH_SIZE)
+            snprintf(out + len, LEAKGATE_REPORT_REACH_SIZE - len,
+                     "%s%s B reachable from %s", len ? ", " : "",
+                     leakgate_util__group_signed(
+                         c, leakgate_report__reachable_bytes(s)),
+                     roots);
+    }
     return out;
 }
 

@@ -68,6 +68,54 @@ char *leakgate_report__raises(const struct leakgate_verdict *v);
 const char *
 leakgate_report__requested(char *out, int64_t requested, bool known);
 
+/* What the scan found of s's objects (alloc/reach.h): "lost" (no
+ * reference to any of them), "indirect" (only lost objects point to
+ * them), "reachable", "mixed"; NULL when it is not known (a window
+ * measured exactly).  Cannot fail. */
+const char *leakgate_report__reach_kind(const struct leakgate_vstack *s);
+
+/* s's reachable bytes and objects (0 when not known).  Cannot fail. */
+int64_t leakgate_report__reachable_bytes(const struct leakgate_vstack *s);
+int64_t leakgate_report__reachable_objs(const struct leakgate_vstack *s);
+
+/* Some of s's objects are lost (or indirectly lost): a leak to fix, for
+ * which no accept rule is offered (SPEC §7).  Cannot fail. */
+bool leakgate_report__lost_stack(const struct leakgate_vstack *s);
+
+/* The lost and indirectly lost bytes of v's counted stacks.  Cannot
+ * fail. */
+uint64_t leakgate_report__lost_bytes(const struct leakgate_verdict *v);
+
+/*
+ * Why no rule is offered for v's lost bytes (SPEC §7: a leak to fix),
+ * after prefix, into b: "no pointer to this stack's objects remains in
+ * the program: ...", without a line break.  False (nothing written) when
+ * no stack over its limit holds lost bytes and lost_limit was kept.
+ */
+bool leakgate_report__lost_advice(struct leakgate_buf *b,
+                                  const struct leakgate_verdict *v,
+                                  const struct leakgate_report_env *env,
+                                  const char *prefix);
+
+/* Room for leakgate_report__reach()'s text. */
+#define LEAKGATE_REPORT_REACH_SIZE 224
+/* Room for leakgate_report__roots()'s text. */
+#define LEAKGATE_REPORT_ROOTS_SIZE 64
+
+/* "lost", "indirectly lost (only lost objects point to them)",
+ * "reachable from a global", or for a stack of several kinds
+ * "32 B lost, 16 B reachable from the stack", into out
+ * (LEAKGATE_REPORT_REACH_SIZE bytes); "" when not known.  Returns out.
+ * Cannot fail. */
+const char *leakgate_report__reach(char *out, const struct leakgate_vstack *s);
+
+/* The roots' names, "a global, thread-local storage, the stack" (those
+ * in roots, joined by sep: at most 8 bytes), into out
+ * (LEAKGATE_REPORT_ROOTS_SIZE bytes).
+ * Returns out.  Cannot fail. */
+const char *
+leakgate_report__roots(char *out, unsigned int roots, const char *sep);
+
 /* Room for leakgate_report__judged()'s text. */
 #define LEAKGATE_REPORT_JUDGED_SIZE 128
 

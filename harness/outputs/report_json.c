@@ -133,6 +133,34 @@ json_bool(struct json *j, const char *key, bool value)
     leakgate_buf__puts(j->b, value ? "true" : "false");
 }
 
+/* "reachability" of s (alloc/reach.h): null when not known. */
+static void
+json_reach(struct json *j, const struct leakgate_vstack *s)
+{
+    static const char *const roots[] = {"global", "tls", "stack"};
+    const struct leakgate_reach_counts *r = &s->reach;
+    const char *kind = leakgate_report__reach_kind(s);
+
+    if (!kind) {
+        json_str(j, "reachability", NULL);
+        return;
+    }
+    json_open(j, "reachability", "{");
+    json_str(j, "kind", kind);
+    json_int(j, "lost_bytes", r->lost_bytes);
+    json_int(j, "lost_objects", r->lost_objs);
+    json_int(j, "indirect_bytes", r->indirect_bytes);
+    json_int(j, "indirect_objects", r->indirect_objs);
+    json_int(j, "reachable_bytes", leakgate_report__reachable_bytes(s));
+    json_int(j, "reachable_objects", leakgate_report__reachable_objs(s));
+    json_open(j, "roots", "[");
+    for (unsigned int k = 0; k < 3; k++)
+        if (r->roots & (1u << k))
+            json_str(j, NULL, roots[k]);
+    json_close(j, "]");
+    json_close(j, "}");
+}
+
 /* Addresses are strings: JSON readers lose precision above 2^53. */
 static void
 json_hex(struct json *j, const char *key, uintptr_t value)
@@ -217,6 +245,7 @@ json_stack(struct json *j,
     json_int(j, "bytes", s->bytes);
     json_requested(j, s);
     json_int(j, "objects", s->objs);
+    json_reach(j, s);
     json_bool(j, "judged", s->bytes > 0);
     json_bool(j, "counted", leakgate_report__counted(s));
     json_opt(j, "limit", src != LEAKGATE_REPORT_SOURCE_NONE, jg->limit);
@@ -255,12 +284,14 @@ json_limits(struct json *j, const struct leakgate_verdict *v)
 
     json_uint(j, "stack_limit", st->stack_limit);
     json_opt(j, "total_limit", !st->total_unlimited, st->total_limit);
+    json_opt(j, "lost_limit", st->lost_limited, st->lost_limit);
     json_uint(j, "warmup", st->warmup);
     json_bool(j, "suite_scope", st->suite_scope);
     json_entry(j, "test_entry", st->test_entry);
     json_entry(j, "suite_entry", st->suite_entry);
     json_uint(j, "stacks_over", v->policy.nover);
     json_bool(j, "total_over", v->policy.total_over);
+    json_bool(j, "lost_over", v->policy.lost_over);
 }
 
 /* The peak meter's figures and, over the limit, what held the peak. */

@@ -158,6 +158,13 @@ junit_case_props(struct leakgate_buf *b, const struct leakgate_verdict *v)
         }
         snprintf(name, sizeof name, "leakgate.stack.%zu.objects", nth);
         xml_prop_int(b, 8, name, s->objs);
+        if (leakgate_report__reach_kind(s)) {
+            snprintf(name, sizeof name, "leakgate.stack.%zu.reachability", nth);
+            xml_prop(b, 8, name, leakgate_report__reach_kind(s));
+            snprintf(name, sizeof name, "leakgate.stack.%zu.lost_bytes", nth);
+            xml_prop_int(b, 8, name,
+                         s->reach.lost_bytes + s->reach.indirect_bytes);
+        }
         junit_frames_prop(b, nth, s);
     }
     leakgate_buf__puts(b, "      </properties>\n");

@@ -270,6 +270,7 @@ text_stack(struct text *t,
            bool peak)
 {
     char num[32], req[LEAKGATE_REPORT_REQUESTED_SIZE];
+    char reach[LEAKGATE_REPORT_REACH_SIZE];
 
     leakgate_buf__printf(t->b, "  %sstack %zu of %zu: ", peak ? "peak " : "",
                          nth, of);
@@ -287,6 +288,8 @@ text_stack(struct text *t,
         leakgate_buf__puts(t->b, ")");
     }
     put_threads(t, s);
+    if (*leakgate_report__reach(reach, s))
+        leakgate_buf__printf(t->b, "; %s", reach);
     leakgate_buf__puts(t->b, "\n");
     text_frames(t, s);
 }
@@ -432,12 +435,17 @@ text_header(struct text *t,
         put_total_source(t, v, env);
         leakgate_buf__puts(t->b, ")");
     }
+    if (v->policy.lost_over)
+        leakgate_buf__printf(
+            t->b, "%slost bytes over lost_limit of %s B",
+            nover || v->policy.total_over ? "; " : "",
+            leakgate_report__group_u(num, v->settings.lost_limit, false));
     if (v->peak_over) {
         char from[512];
 
         leakgate_buf__printf(
             t->b, "%speak over its limit of %s B (%s)",
-            nover || v->policy.total_over ? "; " : "",
+            nover || v->policy.total_over || v->policy.lost_over ? "; " : "",
             leakgate_report__group_u(num, v->settings.peak_limit, false),
             leakgate_verdict__peak_source(v, env->thresholds_path, from,
                                           sizeof from));
@@ -709,6 +717,17 @@ put_indented(struct leakgate_buf *b, const char *text)
 
 /* The edits that accept the growth: limits of existing rules to raise,
  * then YAML to add. */
+/* The stacks over their limits whose objects are lost: a leak to fix,
+ * offered no rule. */
+static void
+text_lost(struct text *t,
+          const struct leakgate_verdict *v,
+          const struct leakgate_report_env *env)
+{
+    if (leakgate_report__lost_advice(t->b, v, env, "  lost: "))
+        leakgate_buf__puts(t->b, "\n");
+}
+
 static void
 text_yaml(struct text *t,
           const struct leakgate_verdict *v,
@@ -730,6 +749,7 @@ text_yaml(struct text *t,
     } else if (!yaml || !raises) {
         t->b->failed = true;
     } else {
+        text_lost(t, v, env);
         if (*raises) {
             leakgate_buf__printf(
                 t->b, "  to accept this growth, raise in %s:\n", file);

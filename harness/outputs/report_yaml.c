@@ -59,8 +59,13 @@ suggestion_init(struct suggestion *sg, const struct leakgate_verdict *v)
     per = leakgate_util__calloc(v->nstacks ? v->nstacks : 1, sizeof *per);
     ok = per &&
          leakgate_thresholds__need_init(&sg->need, own ? sg->winner : NULL);
-    for (size_t i = 0; ok && i < v->nstacks; i++)
+    /* Lost objects are a leak to fix: no rule accepts their stack (an
+     * explicit --update-thresholds still writes one). */
+    for (size_t i = 0; ok && i < v->nstacks; i++) {
         per[i] = v->stacks[i].judgement;
+        if (leakgate_report__lost_stack(&v->stacks[i]))
+            per[i].over = false;
+    }
     ok = ok &&
          leakgate_thresholds__need_window(&sg->need, v, per, &v->policy, NULL);
     if (ok && v->peak_over)

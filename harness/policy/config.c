@@ -39,14 +39,15 @@ static const char *const top_keys[] = {
     "version", "defaults",       "suites",     "tests",
     "ignore",  "builtin_ignore", "allocators", NULL};
 static const char *const defaults_keys[] = {
-    "scope",  "stack_limit", "total_limit", "peak_limit", "warmup",
-    "repeat", "settle",      "rerun",       NULL};
+    "scope",  "stack_limit", "total_limit", "lost_limit", "peak_limit",
+    "warmup", "repeat",      "settle",      "rerun",      NULL};
 static const char *const suite_keys[] = {
-    "scope",  "stack_limit", "total_limit", "peak_limit", "warmup",
-    "repeat", "settle",      "rerun",       "stacks",     NULL};
+    "scope",      "stack_limit", "total_limit", "lost_limit",
+    "peak_limit", "warmup",      "repeat",      "settle",
+    "rerun",      "stacks",      NULL};
 static const char *const test_keys[] = {
-    "stack_limit", "total_limit", "peak_limit", "warmup", "repeat",
-    "settle",      "rerun",       "stacks",     NULL};
+    "stack_limit", "total_limit", "lost_limit", "peak_limit", "warmup",
+    "repeat",      "settle",      "rerun",      "stacks",     NULL};
 static const char *const rule_keys[] = {"frames", "limit", "exact", NULL};
 static const char *const ignore_keys[] = {"frames", "reason", NULL};
 
@@ -408,8 +409,9 @@ size_value(uint64_t *out,
         return leakgate_config__fail_node(
             ld, v, "expected a size for '%s', got %s%s", key, kind_name(v),
             is_null(v) && strcmp(key, "total_limit") != 0 &&
-                    strcmp(key, "peak_limit") != 0
-                ? " (only total_limit and peak_limit may be ~)"
+                    strcmp(key, "peak_limit") != 0 &&
+                    strcmp(key, "lost_limit") != 0
+                ? " (only total_limit, lost_limit and peak_limit may be ~)"
                 : "");
     switch (parse_size(out, v->text)) {
     case SIZE_OK: return 0;
@@ -720,6 +722,13 @@ entry_limits(struct leakgate_config_entry *e,
         e->total_unlimited = is_null(v);
         if (!e->total_unlimited)
             rc = size_value(&e->total_limit, ld, v, "total_limit");
+    }
+    v = get(map, "lost_limit");
+    if (rc == 0 && v) {
+        e->has_lost_limit = true;
+        e->lost_unlimited = is_null(v);
+        if (!e->lost_unlimited)
+            rc = size_value(&e->lost_limit, ld, v, "lost_limit");
     }
     v = get(map, "warmup");
     if (rc == 0 && v) {

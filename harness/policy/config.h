@@ -51,6 +51,9 @@ struct leakgate_config_entry {
     bool has_total_limit;
     bool total_unlimited; /* `total_limit: ~` */
     uint64_t total_limit; /* bytes, when !total_unlimited */
+    bool has_lost_limit;
+    bool lost_unlimited; /* `lost_limit: ~` (the default): not apart */
+    uint64_t lost_limit; /* bytes of lost objects, when !lost_unlimited */
     bool has_peak_limit;
     bool peak_unlimited; /* `peak_limit: ~`: measured, not judged */
     uint64_t peak_limit; /* bytes above the window's start, when set */

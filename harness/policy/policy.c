@@ -92,6 +92,10 @@ apply(struct leakgate_policy_settings *out,
         out->total_unlimited = e->total_unlimited;
         out->total_limit = e->total_unlimited ? 0 : e->total_limit;
     }
+    if (e->has_lost_limit) {
+        out->lost_limited = !e->lost_unlimited;
+        out->lost_limit = e->lost_unlimited ? 0 : e->lost_limit;
+    }
     if (e->has_peak_limit) {
         out->peak_limited = !e->peak_unlimited;
         out->peak_limit = e->peak_unlimited ? 0 : e->peak_limit;
@@ -419,10 +423,17 @@ leakgate_policy__judge(struct leakgate_policy_verdict *out,
         if (stacks[i].objs > 0)
             out->total_objs =
                 add_sat(out->total_objs, (uint64_t)stacks[i].objs);
+        if (!stacks[i].reach_known)
+            out->lost_unknown = true;
+        else if (stacks[i].lost_bytes > 0)
+            out->lost_bytes =
+                add_sat(out->lost_bytes, (uint64_t)stacks[i].lost_bytes);
         if (v->over)
             out->nover++;
     }
     out->total_over =
         !settings->total_unlimited && out->total_bytes > settings->total_limit;
-    out->failed = out->nover > 0 || out->total_over;
+    out->lost_over = settings->lost_limited && !out->lost_unknown &&
+                     out->lost_bytes > settings->lost_limit;
+    out->failed = out->nover > 0 || out->total_over || out->lost_over;
 }

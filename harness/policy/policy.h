@@ -31,6 +31,8 @@ struct leakgate_policy_settings {
     uint64_t stack_limit; /* bytes */
     bool total_unlimited;
     uint64_t total_limit; /* bytes when !total_unlimited */
+    bool lost_limited;    /* a lost_limit applies (else: lost bytes are */
+    uint64_t lost_limit;  /* judged as any), bytes of lost objects */
     bool peak_limited;    /* a peak_limit applies (else: measured only) */
     uint64_t peak_limit;  /* bytes above the window's start */
     const struct leakgate_config_entry *peak_entry; /* it came from (NULL:
@@ -86,6 +88,8 @@ struct leakgate_policy_stack {
     size_t nfunctions;
     int64_t bytes;
     int64_t objs;
+    bool reach_known;   /* which of its objects are lost is known: */
+    int64_t lost_bytes; /* lost or indirectly lost (alloc/reach.h) */
     const char *const *rule_names;
     size_t nrule_names;
     const char *const *modules;
@@ -104,9 +108,12 @@ struct leakgate_policy_stack_verdict {
 struct leakgate_policy_verdict {
     uint64_t total_bytes; /* sum of bytes of judged, non-ignored stacks */
     uint64_t total_objs;
-    bool total_over; /* total_bytes > total_limit */
-    size_t nover;    /* stacks over their limit */
-    bool failed;     /* nover > 0 || total_over */
+    bool total_over;     /* total_bytes > total_limit */
+    uint64_t lost_bytes; /* lost bytes of judged, non-ignored stacks */
+    bool lost_unknown;   /* some such stack's kinds are not known */
+    bool lost_over;      /* lost_limited, known, lost_bytes > lost_limit */
+    size_t nover;        /* stacks over their limit */
+    bool failed;         /* nover > 0 || total_over || lost_over */
 };
 
 /*

@@ -209,8 +209,8 @@ leakgate_verdict__set_peak(struct leakgate_verdict *v,
     v->peak_bytes = bytes;
     v->allocations = allocations;
     v->peak_over = leakgate_policy__peak_over(&v->settings, known, bytes);
-    v->policy.failed =
-        v->policy.nover > 0 || v->policy.total_over || v->peak_over;
+    v->policy.failed = v->policy.nover > 0 || v->policy.total_over ||
+                       v->policy.lost_over || v->peak_over;
     if (v->peak_over && v->status == LEAKGATE_STATUS_PASS)
         v->status = LEAKGATE_STATUS_FAIL;
 }
@@ -236,6 +236,7 @@ leakgate_verdict__steal_entry(struct leakgate_vstack *s,
     s->objs = e->delta_objs;
     s->requested = e->delta_requested;
     s->requested_known = e->requested_known;
+    s->reach = e->reach;
     s->threads = e->threads;
     s->nthreads = e->nthreads;
     e->pcs = NULL;
@@ -274,6 +275,7 @@ leakgate_verdict__lend_entry(struct leakgate_diff_entry *e,
     e->delta_objs = s->objs;
     e->delta_requested = s->requested;
     e->requested_known = s->requested_known;
+    e->reach = s->reach;
 }
 
 const char *

@@ -36,6 +36,8 @@ struct leakgate_vstack {
      * allocation wrappers saw every request: alloc/track.h). */
     int64_t requested;
     bool requested_known;
+    /* Reachable or lost (alloc/reach.h), when reach.known. */
+    struct leakgate_reach_counts reach;
 };
 
 /* A failure the harness reported (an assertion), not the gate's. */
@@ -189,6 +191,15 @@ void leakgate_verdict__set_peak(struct leakgate_verdict *v,
  * selected by --filter): a JUnit <skipped>, not an error. */
 #define LEAKGATE_VERDICT_MEASURED_ONLY                                         \
     "measured only: this window is not selected for judging"
+
+/* The reason of a window whose thresholds set lost_limit but whose
+ * objects were not classified (a window measured exactly: jemalloc's
+ * profile has no addresses to scan). */
+#define LEAKGATE_VERDICT_LOST_UNKNOWN                                          \
+    "lost_limit applies, but which of the bytes this test retained are "       \
+    "lost is not known: the window was measured exactly (threads, a peak "     \
+    "limit, repeat:, settle:, --exact or --report-dir's heap profiles), and "  \
+    "only a window measured by allocation order is scanned"
 
 /* True when v is NOT_JUDGED because leakgate could not judge it (a replay
  * that failed or timed out, a process that stopped, too many objects to

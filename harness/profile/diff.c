@@ -27,6 +27,21 @@
 
 #include "error.h"
 
+void
+leakgate_reach_counts__add(struct leakgate_reach_counts *a,
+                           const struct leakgate_reach_counts *b)
+{
+    if (!a->known || !b->known) {
+        memset(a, 0, sizeof *a);
+        return;
+    }
+    a->lost_objs += b->lost_objs;
+    a->lost_bytes += b->lost_bytes;
+    a->indirect_objs += b->indirect_objs;
+    a->indirect_bytes += b->indirect_bytes;
+    a->roots |= b->roots;
+}
+
 /* One contribution to a key. */
 struct item {
     const uintptr_t *key; /* stripped pcs */
@@ -34,6 +49,7 @@ struct item {
     int64_t objs, bytes; /* signed */
     int64_t requested;   /* where requested_known */
     bool requested_known;
+    struct leakgate_reach_counts reach;
     /* Per-thread contributions: heap lines (times sign) or diff deltas. */
     const struct leakgate_heap_thread *hthreads;
     const struct leakgate_diff_thread *dthreads;
@@ -264,7 +280,10 @@ build_entries(struct leakgate_diff_entry **out,
         e[k].delta_objs = objs;
         e[k].delta_bytes = bytes;
         e[k].requested_known = true;
+        e[k].reach = items[i].reach;
         for (size_t m = i; m < j; m++) {
+            if (m > i)
+                leakgate_reach_counts__add(&e[k].reach, &items[m].reach);
             e[k].requested_known &= items[m].requested_known;
             e[k].delta_requested =
                 sat_add(e[k].delta_requested, items[m].requested);
@@ -397,6 +416,7 @@ leakgate_diff__accumulate(struct leakgate_diff *into,
             items[n].bytes = e->delta_bytes;
             items[n].requested = e->delta_requested;
             items[n].requested_known = e->requested_known;
+            items[n].reach = e->reach;
             items[n].dthreads = e->threads;
             items[n].nthreads = e->nthreads;
         }

@@ -29,6 +29,23 @@ struct leakgate_diff_thread {
     int64_t delta_bytes;
 };
 
+/* Which of a stack's objects the program can still reach (the replay's
+ * scan of a window by allocation order: alloc/reach.h), when known. */
+struct leakgate_reach_counts {
+    bool known;
+    int64_t lost_objs, lost_bytes;         /* nothing points to them */
+    int64_t indirect_objs, indirect_bytes; /* only lost objects do */
+    unsigned int roots; /* the rest is reachable: from these roots */
+};
+/* The roots (alloc/reach.h's LEAKGATE_REACH_ROOT_BIT of its kinds). */
+#define LEAKGATE_ROOT_GLOBAL 1u /* writable data of a loaded object */
+#define LEAKGATE_ROOT_TLS 2u    /* thread-local storage */
+#define LEAKGATE_ROOT_STACK 4u  /* a live stack frame */
+
+/* a's counts plus b's (known when both are).  Cannot fail. */
+void leakgate_reach_counts__add(struct leakgate_reach_counts *a,
+                                const struct leakgate_reach_counts *b);
+
 struct leakgate_diff_entry {
     uintptr_t *pcs; /* stripped stack, innermost first (owned) */
     size_t npcs;    /* may be 0 if every frame was an allocator frame */
@@ -39,6 +56,7 @@ struct leakgate_diff_entry {
      * noted (diff_track.c).  A heap profile has only usable bytes. */
     int64_t delta_requested;
     bool requested_known;
+    struct leakgate_reach_counts reach;
     struct leakgate_diff_thread *threads; /* per-thread deltas != 0 (owned) */
     size_t nthreads;
 };

@@ -12,8 +12,15 @@
 #include <string.h>
 
 #include "error.h"
+#include "reach.h"
 #include "track.h"
 #include "util.h"
+
+_Static_assert(
+    LEAKGATE_REACH_ROOT_BIT(LEAKGATE_REACH_GLOBAL) == LEAKGATE_ROOT_GLOBAL &&
+        LEAKGATE_REACH_ROOT_BIT(LEAKGATE_REACH_TLS) == LEAKGATE_ROOT_TLS &&
+        LEAKGATE_REACH_ROOT_BIT(LEAKGATE_REACH_STACK) == LEAKGATE_ROOT_STACK,
+    "reach.h's roots are diff.h's");
 
 /* One tracker group (alloc/track.h) appended as an entry: its pcs copied,
  * no threads. */
@@ -39,6 +46,14 @@ append_group(const struct leakgate_track_group *g, void *payload)
     e->delta_bytes = (int64_t)g->bytes;
     e->delta_requested = g->requested_known ? (int64_t)g->requested : 0;
     e->requested_known = g->requested_known;
+    if (g->kinds_known) {
+        e->reach.known = true;
+        e->reach.lost_objs = (int64_t)g->lost_objs;
+        e->reach.lost_bytes = (int64_t)g->lost_bytes;
+        e->reach.indirect_objs = (int64_t)g->indirect_objs;
+        e->reach.indirect_bytes = (int64_t)g->indirect_bytes;
+        e->reach.roots = g->roots;
+    }
     d->nentries++;
     return 0;
 }

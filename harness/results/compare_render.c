@@ -196,12 +196,14 @@ static void
 put_stack(struct leakgate_buf *b, const struct leakgate_vstack *s, size_t max)
 {
     char num[32], req[LEAKGATE_REPORT_REQUESTED_SIZE];
+    char reach[LEAKGATE_REPORT_REACH_SIZE];
 
     leakgate_buf__printf(
-        b, "%s%s in %" PRId64 " %s: ",
+        b, "%s%s in %" PRId64 " %s%s%s: ",
         leakgate_thresholds__bytes(num, sizeof num, (uint64_t)s->bytes),
         leakgate_report__requested(req, s->requested, s->requested_known),
-        s->objs, s->objs == 1 ? "object" : "objects");
+        s->objs, s->objs == 1 ? "object" : "objects",
+        *leakgate_report__reach(reach, s) ? ", " : "", reach);
     for (size_t k = s->shown_begin; k < s->shown_end; k++) {
         if (k - s->shown_begin == max) {
             leakgate_buf__puts(b, " < ...");
@@ -488,6 +490,11 @@ json_stack(struct leakgate_buf *b, const struct leakgate_vstack *s)
                              s->requested);
     else
         leakgate_buf__puts(b, "\"requested_bytes\": null, ");
+    if (leakgate_report__reach_kind(s))
+        leakgate_buf__printf(b, "\"reachability\": \"%s\", ",
+                             leakgate_report__reach_kind(s));
+    else
+        leakgate_buf__puts(b, "\"reachability\": null, ");
     leakgate_buf__printf(b, "\"objects\": %" PRId64 ", \"frames\": [", s->objs);
     for (size_t k = s->shown_begin; k < s->shown_end; k++) {
         const struct leakgate_frame *f = &s->frames[k];

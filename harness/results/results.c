@@ -457,6 +457,56 @@ load_requested(struct leakgate_vstack *s,
     return rc;
 }
 
+/* A stack's "reachability": absent (an earlier leakgate's file) or null
+ * when the window was not scanned; else the lost and indirectly lost
+ * bytes and objects and the roots of the rest. */
+static int
+load_reach(struct leakgate_vstack *s,
+           struct loader *ld,
+           const struct leakgate_json *o)
+{
+    static const char *const names[] = {"global", "tls", "stack"};
+    const struct leakgate_json *r = leakgate_json__get(o, "reachability");
+    const struct leakgate_json *roots = NULL;
+    struct leakgate_reach_counts *c = &s->reach;
+    int rc;
+
+    memset(c, 0, sizeof *c);
+    if (!r || r->type == LEAKGATE_JSON_NULL)
+        return 0;
+    rc = want_object(ld, r, "'reachability'");
+    if (rc == 0)
+        rc = get_int(&c->lost_bytes, NULL, ld, r, "lost_bytes");
+    if (rc == 0)
+        rc = get_int(&c->lost_objs, NULL, ld, r, "lost_objects");
+    if (rc == 0)
+        rc = get_int(&c->indirect_bytes, NULL, ld, r, "indirect_bytes");
+    if (rc == 0)
+        rc = get_int(&c->indirect_objs, NULL, ld, r, "indirect_objects");
+    if (rc == 0)
+        rc = get_array(&roots, ld, r, "roots", false);
+    if (rc < 0)
+        return rc;
+    if (c->lost_bytes < 0 || c->lost_objs < 0 || c->indirect_bytes < 0 ||
+        c->indirect_objs < 0)
+        return fail(ld, r, "negative count in 'reachability'");
+    for (size_t i = 0; roots && i < roots->n; i++) {
+        const struct leakgate_json *v = &roots->items[i];
+        unsigned int k = 0;
+
+        while (k < 3 && (v->type != LEAKGATE_JSON_STRING ||
+                         strcmp(v->text, names[k]) != 0))
+            k++;
+        if (k == 3)
+            return fail(ld, v,
+                        "a root must be \"global\", \"tls\" or "
+                        "\"stack\"");
+        c->roots |= 1u << k;
+    }
+    c->known = true;
+    return 0;
+}
+
 static int
 load_stack(struct leakgate_vstack *s,
            struct loader *ld,
@@ -471,6 +521,8 @@ load_stack(struct leakgate_vstack *s,
         rc = load_requested(s, ld, o);
     if (rc == 0)
         rc = get_int(&s->objs, NULL, ld, o, "objects");
+    if (rc == 0)
+        rc = load_reach(s, ld, o);
     if (rc == 0)
         rc = get_array(&pcs, ld, o, "pcs", true);
     if (rc == 0)
@@ -635,12 +687,14 @@ load_settings(struct leakgate_verdict *v,
               const struct leakgate_json *rec)
 {
     struct leakgate_policy_settings *s = &v->settings;
-    int64_t stack = 0, total = 0, warmup = 0;
-    bool no_total = true;
+    int64_t stack = 0, total = 0, lost = 0, warmup = 0;
+    bool no_total = true, no_lost = true;
     int rc = get_int(&stack, &(bool){false}, ld, rec, "stack_limit");
 
     if (rc == 0)
         rc = get_int(&total, &no_total, ld, rec, "total_limit");
+    if (rc == 0)
+        rc = get_int(&lost, &no_lost, ld, rec, "lost_limit");
     if (rc == 0)
         rc = get_int(&warmup, &(bool){false}, ld, rec, "warmup");
     if (rc == 0)
@@ -652,6 +706,8 @@ load_settings(struct leakgate_verdict *v,
     s->stack_limit = stack > 0 ? (uint64_t)stack : 0;
     s->total_unlimited = no_total;
     s->total_limit = total > 0 ? (uint64_t)total : 0;
+    s->lost_limited = !no_lost;
+    s->lost_limit = lost > 0 ? (uint64_t)lost : 0;
     s->warmup = warmup > 0 && warmup < 100000 ? (unsigned int)warmup : 0;
     return rc;
 }
@@ -730,6 +786,8 @@ load_policy(struct leakgate_verdict *v,
         rc = get_int(&excluded, &absent, ld, rec, "excluded_bytes");
     if (rc == 0)
         rc = get_bool(&p->total_over, ld, rec, "total_over", false);
+    if (rc == 0)
+        rc = get_bool(&p->lost_over, ld, rec, "lost_over", false);
     p->total_bytes = bytes > 0 ? (uint64_t)bytes : 0;
     p->total_objs = objs > 0 ? (uint64_t)objs : 0;
     p->nover = over > 0 ? (size_t)over : 0;

@@ -362,7 +362,9 @@ summary_failure(struct leakgate_buf *b, const struct leakgate_verdict *v)
             leakgate_report__requested(req, asked, known), v->policy.nover,
             v->policy.nover == 1 ? "stack" : "stacks",
             v->policy.nover == 1 ? "its" : "their",
-            v->policy.total_over ? ", total over its cap" : "");
+            v->policy.total_over  ? ", total over its cap"
+            : v->policy.lost_over ? ", lost bytes over lost_limit"
+                                  : "");
         summary_peak_over(b, v, ", ");
     }
     for (size_t k = 0; k < v->nnotes; k++)

@@ -177,6 +177,7 @@ put_message(struct leakgate_buf *b,
     struct leakgate_buf m = LEAKGATE_BUF_INIT;
     const struct leakgate_vstack *s = it->stack;
     char num[32], req[LEAKGATE_REPORT_REQUESTED_SIZE];
+    char reach[LEAKGATE_REPORT_REACH_SIZE];
 
     leakgate_buf__printf(&m, "%s%s: %s", leakgate_verdict__origin(it->v),
                          it->v->name, it->why ? it->why : "");
@@ -194,6 +195,8 @@ put_message(struct leakgate_buf *b,
             s->objs, s->objs == 1 ? "object" : "objects",
             it->rule == PEAK || it->rule == PEAK_GROWTH ? "held at the peak"
                                                         : "allocated");
+    if (s && *leakgate_report__reach(reach, s))
+        leakgate_buf__printf(&m, ", %s", reach);
     if (at && at->function)
         leakgate_buf__printf(&m, " (in %s)", at->function);
     if (!s && it->rule == ALLOC_GROWTH)
@@ -261,6 +264,13 @@ put_properties(struct leakgate_buf *b, const struct item *it)
     if (it->stack && it->stack->requested_known)
         leakgate_buf__printf(b, ", \"stack_requested_bytes\": %" PRId64,
                              it->stack->requested);
+    if (it->stack && leakgate_report__reach_kind(it->stack))
+        leakgate_buf__printf(b,
+                             ", \"stack_reachability\": \"%s\", "
+                             "\"stack_lost_bytes\": %" PRId64,
+                             leakgate_report__reach_kind(it->stack),
+                             it->stack->reach.lost_bytes +
+                                 it->stack->reach.indirect_bytes);
     if (v->peak_known)
         leakgate_buf__printf(
             b, ", \"peak_bytes\": %" PRIu64 ", \"allocations\": %" PRIu64,

@@ -42,11 +42,11 @@ string(REPLACE "." "\\." named_re "${NAMED}")
 string(REPLACE "+" "\\+" named_re "${named_re}")
 
 # 1. No option, any working directory: the file the build named.
-check("build-named file" 1 "add to ${named_re}:" ${NAMED_BIN})
+check("build-named file" 1 "(add|writes one) to ${named_re}" ${NAMED_BIN})
 # 2. LEAKGATE_THRESHOLDS wins over it, --thresholds over both.
 set(ENV{LEAKGATE_THRESHOLDS} ${WORK}/lenient.yaml)
 check("LEAKGATE_THRESHOLDS wins" 0 "" ${NAMED_BIN})
-check("--thresholds wins" 1 "add to ${named_re}:"
+check("--thresholds wins" 1 "(add|writes one) to ${named_re}"
       ${NAMED_BIN} --thresholds ${NAMED})
 unset(ENV{LEAKGATE_THRESHOLDS})
 # 3. --update-thresholds from elsewhere writes the named file, and no

@@ -325,7 +325,7 @@ test_config__bad_sizes(void)
          NAME ":3:16: expected a size for 'stack_limit', got a sequence"},
         {"version: 1\ndefaults:\n  stack_limit: ~\n", LEAKGATE_ECONFIG,
          NAME ":3:16: expected a size for 'stack_limit', got null (only "
-              "total_limit and peak_limit may be ~)"},
+              "total_limit, lost_limit and peak_limit may be ~)"},
         {"version: 1\ndefaults:\n  total_limit: {}\n", LEAKGATE_ECONFIG,
          NAME ":3:16: expected a size for 'total_limit', got a mapping"},
     };
@@ -435,8 +435,8 @@ test_config__unknown_keys(void)
               "allocators)"},
         {"version: 1\ndefaults: {x: 1}\n", LEAKGATE_ECONFIG,
          NAME ":2:12: unknown key 'x' in defaults (valid keys: scope, "
-              "stack_limit, total_limit, peak_limit, warmup, repeat, settle, "
-              "rerun)"},
+              "stack_limit, total_limit, lost_limit, peak_limit, warmup, "
+              "repeat, settle, rerun)"},
     };
 
     CHECK_ERRORS(cases);

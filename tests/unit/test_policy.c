@@ -313,8 +313,8 @@ static const char judge_yaml[] =
 #define FNS(...) ((const char *const[]){__VA_ARGS__})
 #define STACK(bytes, objs, ...)                                                \
     {                                                                          \
-        FNS(__VA_ARGS__), N(FNS(__VA_ARGS__)), bytes, objs, FNS(__VA_ARGS__),  \
-            N(FNS(__VA_ARGS__)), NULL                                          \
+        FNS(__VA_ARGS__), N(FNS(__VA_ARGS__)), bytes, objs, false, 0,          \
+            FNS(__VA_ARGS__), N(FNS(__VA_ARGS__)), NULL                        \
     }
 
 static void
@@ -388,6 +388,51 @@ test_policy__judge_other_windows(void)
     leakgate_config__free(cfg);
 }
 
+/* lost_limit judges the lost bytes apart: reachable growth within
+ * stack_limit passes, a lost byte over the limit fails, and unknown kinds
+ * are reported as such; `~` (the default) keeps the version 1 meaning. */
+static void
+test_policy__judge_lost_limit(void)
+{
+    struct leakgate_config *cfg = load("version: 1\n"
+                                       "defaults: {stack_limit: 1 KiB, "
+                                       "lost_limit: 0}\n"
+                                       "tests:\n"
+                                       "  s/any: {lost_limit: ~}\n"
+                                       "  s/some: {lost_limit: 64}\n");
+    struct leakgate_policy_stack in[] = {
+        STACK(512, 4, "cache_put"),
+        STACK(48, 1, "leaky"),
+    };
+    struct leakgate_policy_stack_verdict per[N(in)];
+    struct leakgate_policy_settings s = resolve(cfg, "s", "t");
+    struct leakgate_policy_verdict v;
+
+    CU_ASSERT(s.lost_limited && s.lost_limit == 0);
+    in[0].reach_known = in[1].reach_known = true;
+    leakgate_policy__judge(&v, per, cfg, &s, in, 1); /* reachable */
+    CU_ASSERT_FALSE(v.failed);
+    CU_ASSERT_FALSE(v.lost_unknown);
+    leakgate_policy__judge(&v, per, cfg, &s, in, 2); /* 48 B, reachable */
+    CU_ASSERT_FALSE(v.failed);
+    in[1].lost_bytes = 48; /* now lost */
+    leakgate_policy__judge(&v, per, cfg, &s, in, 2);
+    CU_ASSERT_EQUAL(v.lost_bytes, 48);
+    CU_ASSERT(v.lost_over && v.failed && v.nover == 0);
+    s = resolve(cfg, "s", "some");
+    leakgate_policy__judge(&v, per, cfg, &s, in, 2);
+    CU_ASSERT_FALSE(v.failed); /* 48 <= 64 */
+    s = resolve(cfg, "s", "any");
+    CU_ASSERT_FALSE(s.lost_limited);
+    leakgate_policy__judge(&v, per, cfg, &s, in, 2);
+    CU_ASSERT_FALSE(v.failed);
+    s = resolve(cfg, "s", "t");
+    in[1].reach_known = false;
+    leakgate_policy__judge(&v, per, cfg, &s, in, 2);
+    CU_ASSERT(v.lost_unknown && !v.lost_over && !v.failed);
+    leakgate_config__free(cfg);
+}
+
 static void
 test_policy__judge_total_limit(void)
 {
@@ -454,8 +499,8 @@ test_policy__judge_without_config(void)
 #define EXE "/work/tests/unit_tests"
 #define STACK_IN(mods, bytes, ...)                                             \
     {                                                                          \
-        FNS(__VA_ARGS__), N(FNS(__VA_ARGS__)), bytes, 1, FNS(__VA_ARGS__),     \
-            N(FNS(__VA_ARGS__)), mods                                          \
+        FNS(__VA_ARGS__), N(FNS(__VA_ARGS__)), bytes, 1, false, 0,             \
+            FNS(__VA_ARGS__), N(FNS(__VA_ARGS__)), mods                        \
     }
 
 static const char *const in_libc[] = {LIBC, LIBC, LIBC, EXE, EXE};
@@ -563,6 +608,7 @@ const struct unit_case unit_cases[] = {
     {"test_policy__judge_stacks", test_policy__judge_stacks},
     {"test_policy__judge_other_windows", test_policy__judge_other_windows},
     {"test_policy__judge_total_limit", test_policy__judge_total_limit},
+    {"test_policy__judge_lost_limit", test_policy__judge_lost_limit},
     {"test_policy__judge_without_config", test_policy__judge_without_config},
     {NULL, NULL},
 };

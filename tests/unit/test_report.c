@@ -83,21 +83,21 @@ fixture_stacks(struct fixture *fx)
 {
     struct leakgate_vstack *s = fx->stacks;
 
-    s[0] = (struct leakgate_vstack){fx->pcs1, 4,    fx->f1, 5,   0, 4,    4096,
-                                    1,        NULL, 0,      {0}, 0, false};
+    s[0] = (struct leakgate_vstack){fx->pcs1, 4,    fx->f1, 5,   0, 4,     4096,
+                                    1,        NULL, 0,      {0}, 0, false, {0}};
     s[0].judgement = (struct leakgate_policy_stack_verdict){true, false, NULL,
                                                             NULL, 0,     true};
     fx->t2[0] = (struct leakgate_diff_thread){2, 1, 112};
-    s[1] = (struct leakgate_vstack){fx->pcs2, 3,      fx->f2, 3,   0, 3,    112,
-                                    1,        fx->t2, 1,      {0}, 0, false};
+    s[1] = (struct leakgate_vstack){fx->pcs2, 3, fx->f2, 3, 0,     3,  112, 1,
+                                    fx->t2,   1, {0},    0, false, {0}};
     s[1].judgement = (struct leakgate_policy_stack_verdict){
         true, false, NULL, &fx->rule, 0, true};
-    s[2] = (struct leakgate_vstack){fx->pcs3, 1,    fx->f3, 1,   0, 1,    48,
-                                    1,        NULL, 0,      {0}, 0, false};
+    s[2] = (struct leakgate_vstack){fx->pcs3, 1,    fx->f3, 1,   0, 1,     48,
+                                    1,        NULL, 0,      {0}, 0, false, {0}};
     s[2].judgement = (struct leakgate_policy_stack_verdict){
         true, true, &fx->ignore, NULL, 0, false};
-    s[3] = (struct leakgate_vstack){fx->pcs4, 2,    NULL, 0,   0, 0,    -64,
-                                    -1,       NULL, 0,    {0}, 0, false};
+    s[3] = (struct leakgate_vstack){fx->pcs4, 2,    NULL, 0,   0, 0,     -64,
+                                    -1,       NULL, 0,    {0}, 0, false, {0}};
 }
 
 static void
@@ -125,7 +125,8 @@ fixture_init(struct fixture *fx)
     fx->v.measured = true;
     fx->v.settings.total_unlimited = true;
     fx->v.settings.test_entry = &fx->test_entry;
-    fx->v.policy = (struct leakgate_policy_verdict){4208, 2, false, 2, true};
+    fx->v.policy = (struct leakgate_policy_verdict){4208,  2,     false, 0,
+                                                    false, false, 2,     true};
     fx->v.stacks = fx->stacks;
     fx->v.nstacks = 4;
     fx->v.seconds = 0.0125;
@@ -471,8 +472,8 @@ test_report__runner_frames_trimmed(void)
              false},
             {0x404000, "main", "test.c", 40, unit, 0x4000, false}};
         uintptr_t pcs[4] = {0x401000, 0x402000, 0x403000, 0x404000};
-        struct leakgate_vstack s = {pcs, 4,    f, 4,   0, 4,    64,
-                                    1,   NULL, 0, {0}, 0, false};
+        struct leakgate_vstack s = {pcs, 4,    f, 4,   0, 4,     64,
+                                    1,   NULL, 0, {0}, 0, false, {0}};
 
         leakgate_verdict__trim(&s);
         CU_ASSERT_EQUAL(s.shown_begin, 0);
@@ -733,13 +734,15 @@ weird_init(struct weird *w, char *name)
                                      0,
                                      {true, false, NULL, NULL, 0, true},
                                      0,
-                                     false};
+                                     false,
+                                     {0}};
     }
     w->v.suite = s_parser;
     w->v.test = name;
     w->v.name = name;
     w->v.status = LEAKGATE_STATUS_FAIL;
-    w->v.policy = (struct leakgate_policy_verdict){394, 4, false, 4, true};
+    w->v.policy = (struct leakgate_policy_verdict){394,   4,     false, 0,
+                                                   false, false, 4,     true};
     w->v.stacks = w->stacks;
     w->v.nstacks = 4;
 }
@@ -1231,7 +1234,8 @@ static void
 peak_only(struct fixture *fx)
 {
     fx->v.nstacks = 0;
-    fx->v.policy = (struct leakgate_policy_verdict){0, 0, false, 0, true};
+    fx->v.policy =
+        (struct leakgate_policy_verdict){0, 0, false, 0, false, false, 0, true};
     fx->v.peak_known = true;
     fx->v.peak_bytes = 2097152;
     fx->v.allocations = 3;
@@ -1275,7 +1279,8 @@ test_report__junit_peak(void)
     leakgate_util__free(xml);
     /* Over a stack limit too: a leak, and the message says both. */
     r.fail.v.nstacks = 4;
-    r.fail.v.policy = (struct leakgate_policy_verdict){4208, 2, false, 2, true};
+    r.fail.v.policy = (struct leakgate_policy_verdict){
+        4208, 2, false, 0, false, false, 2, true};
     xml = leakgate_report__junit(one, 1, &r.fail.env);
     CU_ASSERT(contains(xml, "(2 stacks over their limits; peak over its "
                             "limit of 1,048,576 B"));

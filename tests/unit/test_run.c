@@ -171,7 +171,7 @@ docs_init(struct docs *d)
     d->pcs[0] = 0x401010;
     d->pcs[1] = 0x402020;
     d->stack = (struct leakgate_vstack){
-        d->pcs, 2, d->frames, 2, 0, 2, 112, 1, NULL, 0, {0}, 0, false};
+        d->pcs, 2, d->frames, 2, 0, 2, 112, 1, NULL, 0, {0}, 0, false, {0}};
     d->stack.judgement = (struct leakgate_policy_stack_verdict){
         true, false, NULL, NULL, 0, true};
     d->note = (struct leakgate_note){s_file, 12, s_msg};

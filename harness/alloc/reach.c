@@ -1,0 +1,521 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * reach: the reachability scan of what a window left (reach.h).
+ *
+ * Marking: every root word is looked up in the live map (jesize.h): the
+ * class byte at or below it, at most 64 KiB below, names the object that
+ * holds it; an object found the first time is pushed and its words are
+ * scanned in turn.  The objects the window left are kept in an array
+ * sorted by address (their kind beside them); the heap's other objects,
+ * once seen, in a hashed set.  Then the left objects no root reached
+ * are lost: those another of them points to are indirect, found by a
+ * flood from each lost object nothing points to, then from each one left
+ * (cycles).  Everything lives on leakgate's own heap (util.h), which the
+ * live map does not hold, and the scan never allocates with malloc.
+ */
+#include "reach.h"
+
+#include <link.h>
+#include <malloc.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "error.h"
+#include "jesize.h"
+#include "track.h"
+#include "util.h"
+
+/* The C library's: the main thread's stack end at the program's start. */
+extern void *__libc_stack_end;
+
+#define LEAF_MASK (((uintptr_t)1 << LEAKGATE_JESIZE__LEAF_SHIFT) - 1)
+#define GRAIN LEAKGATE_JESIZE__GRAIN_SHIFT
+#define BACK_GRANULES ((size_t)4096) /* an interior pointer: 64 KiB in */
+#define MAX_EXCLUDED 8
+
+struct left {
+    uintptr_t a;
+    size_t size;
+};
+
+/* The last classification. */
+static struct {
+    struct left *objs;
+    unsigned char *kind;
+    size_t n;
+    uint32_t gen; /* its window's generation; 0: none */
+} cl;
+
+static struct {
+    uintptr_t frame; /* the live stack starts here (0: not noted) */
+    uintptr_t end;   /* ... and ends here (0: find it) */
+} stk;
+
+static struct {
+    uintptr_t lo, hi;
+} excluded[MAX_EXCLUDED];
+static size_t nexcluded;
+
+void
+leakgate_reach__stack_from(const void *frame)
+{
+    stk.frame = (uintptr_t)frame;
+}
+
+void
+leakgate_reach__not_root(const void *p, size_t n)
+{
+    for (size_t i = 0; i < nexcluded; i++)
+        if (excluded[i].lo == (uintptr_t)p)
+            return;
+    if (nexcluded < MAX_EXCLUDED) {
+        excluded[nexcluded].lo = (uintptr_t)p;
+        excluded[nexcluded].hi = (uintptr_t)p + n;
+        nexcluded++;
+    }
+}
+
+/* ---- The scan's state ---- */
+
+struct work {
+    uintptr_t a;
+    size_t n; /* bytes to scan */
+    unsigned char kind;
+};
+
+struct scan {
+    struct work *todo;
+    size_t ntodo, cap;
+    uintptr_t *seen; /* the heap's other objects marked: a hashed set */
+    size_t seen_mask, nseen;
+    size_t *flood; /* indexes of left objects, while flooding */
+    size_t nflood;
+    bool failed;
+};
+
+/* The bytes of the live object at a (usable n) that can be read: in a
+ * lean process jemalloc's class can be larger than the C library's
+ * object. */
+static size_t
+readable(uintptr_t a, size_t n)
+{
+    void *p = (void *)a;
+    size_t real;
+
+    if (!leakgate_jesize__lean())
+        return n;
+    real = malloc_usable_size(p);
+    return real < n ? real : n;
+}
+
+/* The live object that holds address v: its start (*size: its usable
+ * bytes), or 0. */
+static uintptr_t
+object_at(uintptr_t v, size_t *size)
+{
+    unsigned char *leaf;
+    size_t g, stop;
+
+    if (v < 4096 || v >> 47)
+        return 0;
+    leaf = leakgate_jesize__leaf(v);
+    if (!leaf)
+        return 0;
+    g = (v & LEAF_MASK) >> GRAIN;
+    stop = g > BACK_GRANULES ? g - BACK_GRANULES : 0;
+    for (size_t k = g + 1; k-- > stop;) {
+        unsigned char c = __atomic_load_n(&leaf[k], __ATOMIC_RELAXED) &
+                          LEAKGATE_JESIZE__CLASS;
+
+        if (c) {
+            uintptr_t s = (v & ~LEAF_MASK) + ((uintptr_t)k << GRAIN);
+            size_t n = readable(s, leakgate_jesize__decode(c));
+
+            /* In the C library's heap the last 8 bytes of an object are
+             * the next chunk's header: what its own bookkeeping points
+             * to (the top chunk, the free lists), not a reference. */
+            if (v - s >= n ||
+                (leakgate_jesize__lean() && n >= 8 && v == s + n - 8))
+                return 0;
+            *size = n;
+            return s;
+        }
+    }
+    return 0;
+}
+
+/* The index of the left object that starts at a, or SIZE_MAX. */
+static size_t
+left_index(uintptr_t a)
+{
+    size_t lo = 0, hi = cl.n;
+
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+
+        if (cl.objs[mid].a < a)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < cl.n && cl.objs[lo].a == a ? lo : SIZE_MAX;
+}
+
+static bool
+push(struct scan *s, uintptr_t a, size_t n, unsigned char kind)
+{
+    if (s->ntodo == s->cap) {
+        size_t cap = s->cap ? s->cap * 2 : 1024;
+        struct work *grown =
+            leakgate_util__realloc(s->todo, cap * sizeof *grown);
+
+        if (!grown)
+            return !(s->failed = true);
+        s->todo = grown;
+        s->cap = cap;
+    }
+    s->todo[s->ntodo].a = a;
+    s->todo[s->ntodo].n = n;
+    s->todo[s->ntodo].kind = kind;
+    s->ntodo++;
+    return true;
+}
+
+static size_t
+seen_home(const struct scan *s, uintptr_t a)
+{
+    return (size_t)((a >> 4) * 0x9e3779b97f4a7c15ull >> 17) & s->seen_mask;
+}
+
+/* Add a to the set of the heap's marked objects; false when it was in. */
+static bool
+seen_add(struct scan *s, uintptr_t a)
+{
+    size_t i;
+
+    if ((s->nseen + 1) * 2 > s->seen_mask + 1) {
+        size_t slots = (s->seen_mask + 1) * 2;
+        uintptr_t *old = s->seen,
+                  *grown = leakgate_util__calloc(slots, sizeof *grown);
+        size_t old_slots = s->seen_mask + 1;
+
+        if (!grown) {
+            s->failed = true;
+            return false;
+        }
+        s->seen = grown;
+        s->seen_mask = slots - 1;
+        for (size_t k = 0; k < old_slots; k++)
+            if (old[k]) {
+                i = seen_home(s, old[k]);
+                while (s->seen[i])
+                    i = (i + 1) & s->seen_mask;
+                s->seen[i] = old[k];
+            }
+        leakgate_util__free(old);
+    }
+    i = seen_home(s, a);
+    while (s->seen[i]) {
+        if (s->seen[i] == a)
+            return false;
+        i = (i + 1) & s->seen_mask;
+    }
+    s->seen[i] = a;
+    s->nseen++;
+    return true;
+}
+
+/* The object that holds v, reached from a root of kind: marked and
+ * pushed the first time. */
+static void
+mark(struct scan *s, uintptr_t v, unsigned char kind)
+{
+    size_t n, i;
+    uintptr_t a = object_at(v, &n);
+
+    if (!a)
+        return;
+    i = left_index(a);
+    if (i != SIZE_MAX) {
+        if (cl.kind[i])
+            return;
+        cl.kind[i] = kind;
+    } else if (!seen_add(s, a))
+        return;
+    (void)push(s, a, n, kind);
+}
+
+/* The words of [lo, hi), leakgate's own ranges apart. */
+static void
+scan_words(struct scan *s, uintptr_t lo, uintptr_t hi, unsigned char kind)
+{
+    lo = (lo + 7) & ~(uintptr_t)7;
+    for (uintptr_t p = lo; p + 8 <= hi; p += 8) {
+        uintptr_t v;
+
+        memcpy(&v, (const void *)p, sizeof v);
+        if (v >= 4096)
+            mark(s, v, kind);
+    }
+}
+
+static void
+scan_root(struct scan *s, uintptr_t lo, uintptr_t hi, unsigned char kind)
+{
+    for (size_t i = 0; i < nexcluded && lo < hi; i++) {
+        if (excluded[i].hi <= lo || excluded[i].lo >= hi)
+            continue;
+        if (excluded[i].lo > lo)
+            scan_root(s, lo, excluded[i].lo, kind);
+        lo = excluded[i].hi;
+    }
+    if (lo < hi)
+        scan_words(s, lo, hi, kind);
+}
+
+/* Scan what is pushed until nothing is. */
+static void
+drain(struct scan *s)
+{
+    while (s->ntodo > 0 && !s->failed) {
+        struct work w = s->todo[--s->ntodo];
+
+        scan_words(s, w.a, w.a + w.n, w.kind);
+    }
+}
+
+struct phdr_roots {
+    struct scan *s;
+    bool tls; /* this pass: thread-local storage, else writable data */
+};
+
+static int
+phdr_root(struct dl_phdr_info *info, size_t size, void *payload)
+{
+    struct phdr_roots *r = payload;
+
+    (void)size;
+    for (size_t k = 0; k < info->dlpi_phnum; k++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[k];
+
+        if (!r->tls && ph->p_type == PT_LOAD && (ph->p_flags & PF_W)) {
+            uintptr_t lo = info->dlpi_addr + ph->p_vaddr;
+
+            scan_root(r->s, lo, lo + ph->p_memsz, LEAKGATE_REACH_GLOBAL);
+        } else if (r->tls && ph->p_type == PT_TLS && info->dlpi_tls_data) {
+            uintptr_t lo = (uintptr_t)info->dlpi_tls_data;
+
+            scan_root(r->s, lo, lo + ph->p_memsz, LEAKGATE_REACH_TLS);
+        }
+    }
+    return 0;
+}
+
+/* The end of the calling thread's stack (0: unknown). */
+static uintptr_t
+stack_end(void)
+{
+    pthread_attr_t attr;
+    void *addr = NULL;
+    size_t size = 0;
+
+    if (getpid() == (pid_t)syscall(SYS_gettid))
+        return (uintptr_t)__libc_stack_end;
+    /* Another thread's attributes are read without an allocation. */
+    if (pthread_getattr_np(pthread_self(), &attr) != 0)
+        return 0;
+    if (pthread_attr_getstack(&attr, &addr, &size) != 0)
+        size = 0;
+    pthread_attr_destroy(&attr);
+    return size ? (uintptr_t)addr + size : 0;
+}
+
+/* Lost objects: the left ones no root reached (kind 0). */
+static void
+flood_from(struct scan *s, size_t first)
+{
+    s->nflood = 0;
+    s->flood[s->nflood++] = first;
+    while (s->nflood > 0) {
+        size_t x = s->flood[--s->nflood];
+        uintptr_t lo = cl.objs[x].a;
+        uintptr_t hi = lo + readable(lo, cl.objs[x].size);
+
+        for (uintptr_t p = lo; p + 8 <= hi; p += 8) {
+            uintptr_t v, a;
+            size_t n, j;
+
+            memcpy(&v, (const void *)p, sizeof v);
+            if (v < 4096 || !(a = object_at(v, &n)) ||
+                (j = left_index(a)) == SIZE_MAX || cl.kind[j] != 0)
+                continue;
+            cl.kind[j] = LEAKGATE_REACH_INDIRECT;
+            s->flood[s->nflood++] = j;
+        }
+    }
+}
+
+static void
+classify_lost(struct scan *s, unsigned char *pointed)
+{
+    for (size_t i = 0; i < cl.n; i++) {
+        uintptr_t lo = cl.objs[i].a;
+        uintptr_t hi = lo + (cl.kind[i] ? 0 : readable(lo, cl.objs[i].size));
+
+        for (uintptr_t p = lo; p + 8 <= hi; p += 8) {
+            uintptr_t v, a;
+            size_t n, j;
+
+            memcpy(&v, (const void *)p, sizeof v);
+            if (v >= 4096 && (a = object_at(v, &n)) &&
+                (j = left_index(a)) != SIZE_MAX && j != i && !cl.kind[j])
+                pointed[j] = 1;
+        }
+    }
+    for (size_t i = 0; i < cl.n; i++)
+        if (!cl.kind[i] && !pointed[i]) {
+            cl.kind[i] = LEAKGATE_REACH_LOST;
+            flood_from(s, i);
+        }
+    for (size_t i = 0; i < cl.n; i++)
+        if (!cl.kind[i]) { /* a cycle nothing else points to */
+            cl.kind[i] = LEAKGATE_REACH_LOST;
+            flood_from(s, i);
+        }
+}
+
+/* ---- The objects the window left ---- */
+
+struct gathering {
+    size_t n;
+    bool sorted;
+};
+
+static int
+count_one(const void *ptr, size_t usable, void *payload)
+{
+    struct gathering *g = payload;
+
+    (void)ptr;
+    (void)usable;
+    g->n++;
+    return 0;
+}
+
+static int
+add_one(const void *ptr, size_t usable, void *payload)
+{
+    struct gathering *g = payload;
+
+    if (g->n > 0 && cl.objs[g->n - 1].a >= (uintptr_t)ptr)
+        g->sorted = false;
+    cl.objs[g->n].a = (uintptr_t)ptr;
+    cl.objs[g->n].size = usable;
+    g->n++;
+    return 0;
+}
+
+static int
+cmp_left(const void *a, const void *b)
+{
+    uintptr_t x = ((const struct left *)a)->a, y = ((const struct left *)b)->a;
+
+    return x < y ? -1 : x > y;
+}
+
+static void
+forget_classification(void)
+{
+    leakgate_util__free(cl.objs);
+    leakgate_util__free(cl.kind);
+    memset(&cl, 0, sizeof cl);
+}
+
+int
+leakgate_reach__classify(void)
+{
+    struct gathering g = {0, true};
+    struct scan s;
+    struct phdr_roots r = {&s, false};
+    unsigned char *pointed = NULL;
+    uintptr_t end;
+    int rc;
+
+    forget_classification();
+    if (!leakgate_jesize__live() || !stk.frame)
+        return leakgate_error__set(LEAKGATE_ESTATE,
+                                   "reach: no live map or no stack noted");
+    rc = leakgate_track__each(count_one, &g);
+    if (rc != 0)
+        return rc;
+    cl.objs = leakgate_util__calloc(g.n ? g.n : 1, sizeof *cl.objs);
+    cl.kind = leakgate_util__calloc(g.n ? g.n : 1, 1);
+    pointed = leakgate_util__calloc(g.n ? g.n : 1, 1);
+    memset(&s, 0, sizeof s);
+    s.seen_mask = 1023;
+    s.seen = leakgate_util__calloc(s.seen_mask + 1, sizeof *s.seen);
+    s.flood = leakgate_util__calloc(g.n ? g.n : 1, sizeof *s.flood);
+    if (!cl.objs || !cl.kind || !pointed || !s.seen || !s.flood) {
+        rc = leakgate_error__set(LEAKGATE_ENOMEM, "reach: out of memory");
+        goto done;
+    }
+    g.n = 0;
+    (void)leakgate_track__each(add_one, &g);
+    cl.n = g.n;
+    if (!g.sorted)
+        qsort(cl.objs, cl.n, sizeof *cl.objs, cmp_left);
+    /* Globals, thread-local storage, the live stack: each drained before
+     * the next, so that an object is named by the first kind of root. */
+    dl_iterate_phdr(phdr_root, &r);
+    drain(&s);
+    r.tls = true;
+    dl_iterate_phdr(phdr_root, &r);
+    drain(&s);
+    end = stack_end();
+    if (end > stk.frame && end - stk.frame < ((uintptr_t)1 << 30))
+        scan_root(&s, stk.frame, end, LEAKGATE_REACH_STACK);
+    drain(&s);
+    if (s.failed) {
+        rc = leakgate_error__set(LEAKGATE_ENOMEM, "reach: out of memory");
+        goto done;
+    }
+    classify_lost(&s, pointed);
+    cl.gen = leakgate_track__window_gen();
+done:
+    if (rc != 0)
+        forget_classification();
+    leakgate_util__free(pointed);
+    leakgate_util__free(s.todo);
+    leakgate_util__free(s.seen);
+    leakgate_util__free(s.flood);
+    return rc;
+}
+
+enum leakgate_reach_kind
+leakgate_reach__kind(uintptr_t a)
+{
+    size_t i;
+
+    if (!cl.gen || cl.gen != leakgate_track__window_gen())
+        return LEAKGATE_REACH_UNKNOWN;
+    i = left_index(a);
+    return i == SIZE_MAX ? LEAKGATE_REACH_UNKNOWN
+                         : (enum leakgate_reach_kind)cl.kind[i];
+}
+
+const char *
+leakgate_reach__name(enum leakgate_reach_kind kind)
+{
+    switch (kind) {
+    case LEAKGATE_REACH_LOST: return "lost";
+    case LEAKGATE_REACH_INDIRECT: return "indirect";
+    case LEAKGATE_REACH_GLOBAL: return "global";
+    case LEAKGATE_REACH_TLS: return "tls";
+    case LEAKGATE_REACH_STACK: return "stack";
+    default: return NULL;
+    }
+}

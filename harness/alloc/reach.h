@@ -1,0 +1,71 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * reach: which of the objects a window left can the program still reach?
+ *
+ * A conservative scan, as a leak checker's: the roots are the writable
+ * data of every loaded object, the thread-local storage of the calling
+ * thread and the live part of its stack (the frames that were live when
+ * the window began: the finished test's own frames are dead, whatever
+ * their slots still hold); every aligned word that points into a live
+ * heap object (the start or any byte of it) makes that object reachable,
+ * and its words are scanned in turn.  The heap's objects come from the
+ * live map (jesize.h, leakgate_jesize__live(): a replay keeps it).  What
+ * no root reaches is lost; a lost object that another lost object points
+ * to is lost through it (indirectly), as valgrind's "indirectly lost":
+ * freeing the first would free it.  In a cycle of lost objects that
+ * nothing else points to, the first by address is the lost one.
+ *
+ * The scan runs after leakgate_track__end(), in the process whose window
+ * it classifies, before anything frees what the window left; it reads
+ * memory only.  leakgate's own tables that hold program addresses are
+ * not roots (leakgate_reach__not_root()); leakgate's own heap is not in
+ * the live map.
+ */
+#ifndef LEAKGATE_REACH_H
+#define LEAKGATE_REACH_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* What the scan found for one object. */
+enum leakgate_reach_kind {
+    LEAKGATE_REACH_UNKNOWN = 0, /* not classified */
+    LEAKGATE_REACH_LOST,        /* nothing points to it */
+    LEAKGATE_REACH_INDIRECT,    /* only other lost objects point to it */
+    LEAKGATE_REACH_GLOBAL,      /* reachable, first from a global */
+    LEAKGATE_REACH_TLS,         /* ... from thread-local storage */
+    LEAKGATE_REACH_STACK        /* ... from a live stack frame */
+};
+
+/* The roots a reachable object was found from, as bits of a mask. */
+#define LEAKGATE_REACH_ROOT_BIT(kind) (1u << ((kind)-LEAKGATE_REACH_GLOBAL))
+
+/* The calling thread's stack above frame (a frame address of the code
+ * that opens the window) stays live through the window: the stack roots
+ * of the next leakgate_reach__classify().  Cannot fail. */
+void leakgate_reach__stack_from(const void *frame);
+
+/* The n bytes at p are leakgate's, not the program's: never roots (a
+ * table of addresses of the program's objects).  At most 8 ranges.
+ * Cannot fail. */
+void leakgate_reach__not_root(const void *p, size_t n);
+
+/*
+ * Classify every object the last closed window left (track.h,
+ * leakgate_track__each()).  Returns 0; LEAKGATE_ESTATE when the process
+ * keeps no live map, a window is open, or no stack was noted;
+ * LEAKGATE_ENOMEM.  Until the next window begins,
+ * leakgate_reach__kind() answers for those objects.
+ */
+int leakgate_reach__classify(void);
+
+/* The kind of the object at a, left by the last classified window
+ * (UNKNOWN: not one of them, or no classification of this window).
+ * Never allocates.  Cannot fail. */
+enum leakgate_reach_kind leakgate_reach__kind(uintptr_t a);
+
+/* The kind's name in reports: "lost", "indirect", "global", "tls",
+ * "stack"; NULL for UNKNOWN.  Cannot fail. */
+const char *leakgate_reach__name(enum leakgate_reach_kind kind);
+
+#endif

@@ -1,0 +1,171 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Reachability (issue 43): what each failing test's objects are when its
+ * window ends, as the replay's scan tells them (alloc/reach.h).
+ *
+ *   reach/dropped       a pointer dropped: lost
+ *   reach/list_dropped  a list dropped through its head: the head lost,
+ *                       the rest indirectly lost
+ *   reach/cycle         two objects pointing to each other, dropped: one
+ *                       lost, the other indirectly lost
+ *   reach/dead_slot     a pointer left only in a stack slot of a function
+ *                       that has returned: lost
+ *   reach/cache         an entry added to a cache a global holds: reachable
+ *                       from a global
+ *   reach/tls           kept by a thread-local variable: reachable from
+ *                       thread-local storage
+ *   reach/frame         kept in main()'s frame, live through the run:
+ *                       reachable from the stack
+ *   reach/clean         frees what it allocates: passes
+ *   accept/cache_grows  growth a stack_limit accepts, reachable: passes
+ *                       under lost_limit: 0 (reach_cases.yaml)
+ *   accept/leak_within  a lost object within the same stack_limit: fails
+ *                       on lost_limit: 0
+ *
+ * Built linked (leakgate::cunit and leakgate::cunit_jemalloc) and plain
+ * (REACH_PLAIN, for `leakgate run`).
+ */
+#include <CUnit/Basic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define NOINLINE __attribute__((noinline))
+
+struct node {
+    struct node *next;
+    char pad[24];
+};
+
+static struct node *cache;
+static __thread struct node *tls_keep;
+static void *volatile *frame_slot; /* a slot in main()'s frame */
+
+static NOINLINE struct node *
+node_new(struct node *next)
+{
+    struct node *n = malloc(sizeof *n);
+
+    if (n) {
+        memset(n, 0, sizeof *n);
+        n->next = next;
+    }
+    return n;
+}
+
+static void
+dropped(void)
+{
+    char *p = malloc(40); /* MARK:reach_dropped */
+
+    if (p)
+        memset(p, 1, 40);
+    p = NULL;
+    CU_ASSERT_PTR_NULL(p);
+}
+
+static void
+list_dropped(void)
+{
+    struct node *head = NULL;
+
+    for (int i = 0; i < 4; i++)
+        head = node_new(head);
+    head = NULL;
+    CU_ASSERT_PTR_NULL(head);
+}
+
+static void
+cycle(void)
+{
+    struct node *a = node_new(NULL);
+
+    if (a)
+        a->next = node_new(a);
+    a = NULL;
+    CU_ASSERT_PTR_NULL(a);
+}
+
+/* The object's address stays in this frame's slots after it returns. */
+static NOINLINE void *
+dead_slot_helper(void)
+{
+    void *volatile slot[4];
+
+    slot[2] = malloc(48);
+    return slot[0] = NULL;
+}
+
+static void
+dead_slot(void)
+{
+    CU_ASSERT_PTR_NULL(dead_slot_helper());
+}
+
+static void
+cache_add(void)
+{
+    cache = node_new(cache);
+    CU_ASSERT_PTR_NOT_NULL(cache);
+}
+
+static void
+tls(void)
+{
+    tls_keep = node_new(tls_keep);
+    CU_ASSERT_PTR_NOT_NULL(tls_keep);
+}
+
+static void
+frame(void)
+{
+    *frame_slot = node_new(NULL);
+    CU_ASSERT_PTR_NOT_NULL(*frame_slot);
+}
+
+static void
+clean(void)
+{
+    free(node_new(NULL));
+}
+
+static void
+cache_grows(void)
+{
+    cache = node_new(node_new(cache));
+    CU_ASSERT_PTR_NOT_NULL(cache);
+}
+
+static void
+leak_within(void)
+{
+    CU_ASSERT_PTR_NOT_NULL(node_new(NULL));
+}
+
+int
+main(void)
+{
+    void *volatile holder = NULL;
+    CU_pSuite s;
+    unsigned int failures;
+
+    frame_slot = &holder;
+    if (CU_initialize_registry() != CUE_SUCCESS)
+        return 2;
+    s = CU_add_suite("reach", NULL, NULL);
+    CU_add_test(s, "dropped", dropped);
+    CU_add_test(s, "list_dropped", list_dropped);
+    CU_add_test(s, "cycle", cycle);
+    CU_add_test(s, "dead_slot", dead_slot);
+    CU_add_test(s, "cache", cache_add);
+    CU_add_test(s, "tls", tls);
+    CU_add_test(s, "frame", frame);
+    CU_add_test(s, "clean", clean);
+    s = CU_add_suite("accept", NULL, NULL);
+    CU_add_test(s, "cache_grows", cache_grows);
+    CU_add_test(s, "leak_within", leak_within);
+    CU_basic_set_mode(CU_BRM_NORMAL);
+    CU_basic_run_tests();
+    failures = CU_get_number_of_failures();
+    CU_cleanup_registry();
+    return failures ? 1 : 0;
+}
