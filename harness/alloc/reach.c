@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "error.h"
+#include "heap.h"
 #include "jesize.h"
 #include "track.h"
 #include "util.h"
@@ -95,6 +96,7 @@ struct scan {
     size_t *flood; /* indexes of left objects, while flooding */
     size_t nflood;
     bool failed;
+    bool unsure; /* leakgate's own objects not all known (heap.h) */
 };
 
 /* The bytes of the live object at a (usable n) that can be read: in a
@@ -229,6 +231,18 @@ seen_add(struct scan *s, uintptr_t a)
     return true;
 }
 
+/* The object at a is leakgate's own (a table of the program's addresses:
+ * not a reference the program holds). */
+static bool
+own_object(struct scan *s, uintptr_t a)
+{
+    bool known;
+    bool own = leakgate_heap__large_own((const void *)a, &known);
+
+    s->unsure |= !known;
+    return own;
+}
+
 /* The object that holds v, reached from a root of kind: marked and
  * pushed the first time. */
 static void
@@ -244,7 +258,7 @@ mark(struct scan *s, uintptr_t v, unsigned char kind)
         if (cl.kind[i])
             return;
         cl.kind[i] = kind;
-    } else if (!seen_add(s, a))
+    } else if (!seen_add(s, a) || own_object(s, a))
         return;
     (void)push(s, a, n, kind);
 }
@@ -481,6 +495,11 @@ leakgate_reach__classify(void)
     drain(&s);
     if (s.failed) {
         rc = leakgate_error__set(LEAKGATE_ENOMEM, "reach: out of memory");
+        goto done;
+    }
+    if (s.unsure) {
+        rc = leakgate_error__set(LEAKGATE_ENOTFOUND,
+                                 "reach: leakgate's own objects not known");
         goto done;
     }
     classify_lost(&s, pointed);

@@ -180,6 +180,55 @@ take(unsigned c, bool *fresh)
     return (char *)o + HEADER;
 }
 
+/* leakgate's live objects that the C library holds: a small set (under
+ * the lock), for the reachability scan; more than it holds and it says
+ * so (large.overflow, until none is live). */
+#define LARGE_SLOTS 256
+static struct {
+    void *p[LARGE_SLOTS];
+    size_t n;
+    size_t overflow; /* live ones not in p[] */
+} large;
+
+static void
+large_add(void *p)
+{
+    lock();
+    if (large.n < LARGE_SLOTS)
+        large.p[large.n++] = p;
+    else
+        large.overflow++;
+    unlock();
+}
+
+static void
+large_remove(void *p)
+{
+    size_t i;
+
+    lock();
+    for (i = 0; i < large.n && large.p[i] != p; i++)
+        ;
+    if (i < large.n)
+        large.p[i] = large.p[--large.n];
+    else if (large.overflow > 0)
+        large.overflow--;
+    unlock();
+}
+
+bool
+leakgate_heap__large_own(const void *p, bool *known)
+{
+    bool found = false;
+
+    lock();
+    for (size_t i = 0; i < large.n && !found; i++)
+        found = large.p[i] == p;
+    *known = large.overflow == 0;
+    unlock();
+    return found;
+}
+
 static void *
 alloc(size_t n, bool *fresh)
 {
@@ -195,6 +244,8 @@ alloc(size_t n, bool *fresh)
     if (!p) {
         *fresh = false;
         p = malloc(n);
+        if (p)
+            large_add(p);
     }
     return p;
 }
@@ -235,6 +286,7 @@ leakgate_heap__free(void *p)
     if (!p)
         return;
     if (!leakgate_heap__owns(p)) {
+        large_remove(p);
         free(p);
         return;
     }
@@ -255,8 +307,14 @@ leakgate_heap__resize(void *p, size_t n)
 
     if (!p)
         return leakgate_heap__alloc(n);
-    if (!leakgate_heap__owns(p))
-        return realloc(p, n ? n : 1);
+    if (!leakgate_heap__owns(p)) {
+        /* Out of the set first: once realloc() returned, p may be the
+         * program's (back in on failure, when it is still ours). */
+        large_remove(p);
+        q = realloc(p, n ? n : 1);
+        large_add(q ? q : p);
+        return q;
+    }
     have = class_size(header_of(p)->cls);
     if (n == 0)
         n = 1;
