@@ -6,7 +6,8 @@
  * class byte at or below it, at most 64 KiB below, names the object that
  * holds it; an object found the first time is pushed and its words are
  * scanned in turn.  The objects the window left are kept in an array
- * sorted by address (their kind beside them); the heap's other objects,
+ * found by address through a hashed index (their kind beside them); the
+ * heap's other objects,
  * once seen, in a hashed set.  Then the left objects no root reached
  * are lost: those another of them points to are indirect, found by a
  * flood from each lost object nothing points to, then from each one left
@@ -47,6 +48,8 @@ struct left {
 static struct {
     struct left *objs;
     unsigned char *kind;
+    uint32_t *index; /* hashed by address: 1 + the object's position */
+    size_t index_mask;
     size_t n;
     uint32_t gen; /* its window's generation; 0: none */
 } cl;
@@ -93,7 +96,7 @@ struct scan {
     size_t ntodo, cap;
     uintptr_t *seen; /* the heap's other objects marked: a hashed set */
     size_t seen_mask, nseen;
-    size_t *flood; /* indexes of left objects, while flooding */
+    uint32_t *flood; /* indexes of left objects, while flooding */
     size_t nflood;
     bool failed;
     bool unsure; /* leakgate's own objects not all known (heap.h) */
@@ -135,13 +138,17 @@ object_at(uintptr_t v, size_t *size)
 
         if (c) {
             uintptr_t s = (v & ~LEAF_MASK) + ((uintptr_t)k << GRAIN);
-            size_t n = readable(s, leakgate_jesize__decode(c));
+            size_t n = leakgate_jesize__decode(c), real;
 
-            /* In the C library's heap the last 8 bytes of an object are
-             * the next chunk's header: what its own bookkeeping points
-             * to (the top chunk, the free lists), not a reference. */
-            if (v - s >= n ||
-                (leakgate_jesize__lean() && n >= 8 && v == s + n - 8))
+            if (v - s >= n)
+                return 0;
+            /* Inside: in the C library's heap the object may be smaller
+             * than its jemalloc class, and its last 8 bytes are the next
+             * chunk's header, what the library's own bookkeeping points
+             * to (the top chunk, the free lists): not a reference. */
+            if (v != s && leakgate_jesize__lean() &&
+                (v - s >= (real = readable(s, n)) ||
+                 (real >= 8 && v == s + real - 8)))
                 return 0;
             *size = n;
             return s;
@@ -150,21 +157,22 @@ object_at(uintptr_t v, size_t *size)
     return 0;
 }
 
+static size_t
+index_home(uintptr_t a)
+{
+    return (size_t)((a >> 4) * 0x9e3779b97f4a7c15ull >> 17) & cl.index_mask;
+}
+
 /* The index of the left object that starts at a, or SIZE_MAX. */
 static size_t
 left_index(uintptr_t a)
 {
-    size_t lo = 0, hi = cl.n;
+    size_t h = index_home(a);
 
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-
-        if (cl.objs[mid].a < a)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo < cl.n && cl.objs[lo].a == a ? lo : SIZE_MAX;
+    for (uint32_t i; (i = cl.index[h]) != 0; h = (h + 1) & cl.index_mask)
+        if (cl.objs[i - 1].a == a)
+            return i - 1;
+    return SIZE_MAX;
 }
 
 static bool
@@ -260,7 +268,7 @@ mark(struct scan *s, uintptr_t v, unsigned char kind)
         cl.kind[i] = kind;
     } else if (!seen_add(s, a) || own_object(s, a))
         return;
-    (void)push(s, a, n, kind);
+    (void)push(s, a, readable(a, n), kind);
 }
 
 /* The words of [lo, hi), leakgate's own ranges apart. */
@@ -353,7 +361,7 @@ static void
 flood_from(struct scan *s, size_t first)
 {
     s->nflood = 0;
-    s->flood[s->nflood++] = first;
+    s->flood[s->nflood++] = (uint32_t)first;
     while (s->nflood > 0) {
         size_t x = s->flood[--s->nflood];
         uintptr_t lo = cl.objs[x].a;
@@ -368,7 +376,7 @@ flood_from(struct scan *s, size_t first)
                 (j = left_index(a)) == SIZE_MAX || cl.kind[j] != 0)
                 continue;
             cl.kind[j] = LEAKGATE_REACH_INDIRECT;
-            s->flood[s->nflood++] = j;
+            s->flood[s->nflood++] = (uint32_t)j;
         }
     }
 }
@@ -406,7 +414,6 @@ classify_lost(struct scan *s, unsigned char *pointed)
 
 struct gathering {
     size_t n;
-    bool sorted;
 };
 
 static int
@@ -425,20 +432,10 @@ add_one(const void *ptr, size_t usable, void *payload)
 {
     struct gathering *g = payload;
 
-    if (g->n > 0 && cl.objs[g->n - 1].a >= (uintptr_t)ptr)
-        g->sorted = false;
     cl.objs[g->n].a = (uintptr_t)ptr;
     cl.objs[g->n].size = usable;
     g->n++;
     return 0;
-}
-
-static int
-cmp_left(const void *a, const void *b)
-{
-    uintptr_t x = ((const struct left *)a)->a, y = ((const struct left *)b)->a;
-
-    return x < y ? -1 : x > y;
 }
 
 static void
@@ -446,13 +443,15 @@ forget_classification(void)
 {
     leakgate_util__free(cl.objs);
     leakgate_util__free(cl.kind);
+    leakgate_util__free(cl.index);
     memset(&cl, 0, sizeof cl);
 }
 
 int
 leakgate_reach__classify(void)
 {
-    struct gathering g = {0, true};
+    struct gathering g = {0};
+    size_t slots = 1024;
     struct scan s;
     struct phdr_roots r = {&s, false};
     unsigned char *pointed = NULL;
@@ -466,6 +465,12 @@ leakgate_reach__classify(void)
     rc = leakgate_track__each(count_one, &g);
     if (rc != 0)
         return rc;
+    if (g.n >= UINT32_MAX / 4)
+        return leakgate_error__set(LEAKGATE_ENOMEM, "reach: too many objects");
+    while (slots < g.n * 2)
+        slots *= 2;
+    cl.index = leakgate_util__calloc(slots, sizeof *cl.index);
+    cl.index_mask = slots - 1;
     cl.objs = leakgate_util__calloc(g.n ? g.n : 1, sizeof *cl.objs);
     cl.kind = leakgate_util__calloc(g.n ? g.n : 1, 1);
     pointed = leakgate_util__calloc(g.n ? g.n : 1, 1);
@@ -473,15 +478,20 @@ leakgate_reach__classify(void)
     s.seen_mask = 1023;
     s.seen = leakgate_util__calloc(s.seen_mask + 1, sizeof *s.seen);
     s.flood = leakgate_util__calloc(g.n ? g.n : 1, sizeof *s.flood);
-    if (!cl.objs || !cl.kind || !pointed || !s.seen || !s.flood) {
+    if (!cl.objs || !cl.kind || !cl.index || !pointed || !s.seen || !s.flood) {
         rc = leakgate_error__set(LEAKGATE_ENOMEM, "reach: out of memory");
         goto done;
     }
     g.n = 0;
     (void)leakgate_track__each(add_one, &g);
     cl.n = g.n;
-    if (!g.sorted)
-        qsort(cl.objs, cl.n, sizeof *cl.objs, cmp_left);
+    for (size_t i = 0; i < cl.n; i++) {
+        size_t h = index_home(cl.objs[i].a);
+
+        while (cl.index[h])
+            h = (h + 1) & cl.index_mask;
+        cl.index[h] = (uint32_t)(i + 1);
+    }
     /* Globals, thread-local storage, the live stack: each drained before
      * the next, so that an object is named by the first kind of root. */
     dl_iterate_phdr(phdr_root, &r);

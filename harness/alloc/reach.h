@@ -13,7 +13,7 @@
  * no root reaches is lost; a lost object that another lost object points
  * to is lost through it (indirectly), as valgrind's "indirectly lost":
  * freeing the first would free it.  In a cycle of lost objects that
- * nothing else points to, the first by address is the lost one.
+ * nothing else points to, the first the tracker lists is the lost one.
  *
  * The scan runs after leakgate_track__end(), in the process whose window
  * it classifies, before anything frees what the window left; it reads
