@@ -51,7 +51,8 @@ static struct {
     uint32_t *index; /* hashed by address: 1 + the object's position */
     size_t index_mask;
     size_t n;
-    uint32_t gen; /* its window's generation; 0: none */
+    size_t cursor; /* leakgate_reach__kind()'s next position */
+    uint32_t gen;  /* its window's generation; 0: none */
 } cl;
 
 static struct {
@@ -118,9 +119,9 @@ readable(uintptr_t a, size_t n)
 }
 
 /* The live object that holds address v: its start (*size: its usable
- * bytes), or 0. */
+ * bytes; *left: it may be one the window left), or 0. */
 static uintptr_t
-object_at(uintptr_t v, size_t *size)
+object_at(uintptr_t v, size_t *size, bool *left)
 {
     unsigned char *leaf;
     size_t g, stop;
@@ -133,8 +134,8 @@ object_at(uintptr_t v, size_t *size)
     g = (v & LEAF_MASK) >> GRAIN;
     stop = g > BACK_GRANULES ? g - BACK_GRANULES : 0;
     for (size_t k = g + 1; k-- > stop;) {
-        unsigned char c = __atomic_load_n(&leaf[k], __ATOMIC_RELAXED) &
-                          LEAKGATE_JESIZE__CLASS;
+        unsigned char raw = __atomic_load_n(&leaf[k], __ATOMIC_RELAXED);
+        unsigned char c = raw & LEAKGATE_JESIZE__CLASS;
 
         if (c) {
             uintptr_t s = (v & ~LEAF_MASK) + ((uintptr_t)k << GRAIN);
@@ -151,6 +152,9 @@ object_at(uintptr_t v, size_t *size)
                  (real >= 8 && v == s + real - 8)))
                 return 0;
             *size = n;
+            /* In a lean process the tracker's mark says which objects
+             * the window left: the others need no look-up. */
+            *left = !leakgate_jesize__lean() || (raw & LEAKGATE_JESIZE__MARK);
             return s;
         }
     }
@@ -257,11 +261,12 @@ static void
 mark(struct scan *s, uintptr_t v, unsigned char kind)
 {
     size_t n, i;
-    uintptr_t a = object_at(v, &n);
+    bool left;
+    uintptr_t a = object_at(v, &n, &left);
 
     if (!a)
         return;
-    i = left_index(a);
+    i = left ? left_index(a) : SIZE_MAX;
     if (i != SIZE_MAX) {
         if (cl.kind[i])
             return;
@@ -356,58 +361,52 @@ stack_end(void)
     return size ? (uintptr_t)addr + size : 0;
 }
 
-/* Lost objects: the left ones no root reached (kind 0). */
-static void
-flood_from(struct scan *s, size_t first)
+/* The left object the word at p points into (SIZE_MAX: none). */
+static size_t
+left_target(uintptr_t p)
 {
-    s->nflood = 0;
-    s->flood[s->nflood++] = (uint32_t)first;
-    while (s->nflood > 0) {
-        size_t x = s->flood[--s->nflood];
-        uintptr_t lo = cl.objs[x].a;
-        uintptr_t hi = lo + readable(lo, cl.objs[x].size);
+    uintptr_t v, a;
+    size_t n;
+    bool left;
 
-        for (uintptr_t p = lo; p + 8 <= hi; p += 8) {
-            uintptr_t v, a;
-            size_t n, j;
-
-            memcpy(&v, (const void *)p, sizeof v);
-            if (v < 4096 || !(a = object_at(v, &n)) ||
-                (j = left_index(a)) == SIZE_MAX || cl.kind[j] != 0)
-                continue;
-            cl.kind[j] = LEAKGATE_REACH_INDIRECT;
-            s->flood[s->nflood++] = (uint32_t)j;
-        }
-    }
+    memcpy(&v, (const void *)p, sizeof v);
+    if (v < 4096 || !(a = object_at(v, &n, &left)) || !left)
+        return SIZE_MAX;
+    return left_index(a);
 }
 
+/* Lost objects: the left ones no root reached (kind 0), each scanned
+ * once.  Each not reached yet is lost and floods what it reaches and
+ * nothing reached before as indirectly lost; one it reaches that was
+ * lost (nothing before it reached it) is only indirectly lost. */
 static void
-classify_lost(struct scan *s, unsigned char *pointed)
+classify_lost(struct scan *s)
 {
-    for (size_t i = 0; i < cl.n; i++) {
-        uintptr_t lo = cl.objs[i].a;
-        uintptr_t hi = lo + (cl.kind[i] ? 0 : readable(lo, cl.objs[i].size));
+    for (size_t first = 0; first < cl.n; first++) {
+        if (cl.kind[first])
+            continue;
+        cl.kind[first] = LEAKGATE_REACH_LOST;
+        s->nflood = 0;
+        s->flood[s->nflood++] = (uint32_t)first;
+        while (s->nflood > 0) {
+            size_t x = s->flood[--s->nflood];
+            uintptr_t lo = cl.objs[x].a;
+            uintptr_t hi = lo + readable(lo, cl.objs[x].size);
 
-        for (uintptr_t p = lo; p + 8 <= hi; p += 8) {
-            uintptr_t v, a;
-            size_t n, j;
+            for (uintptr_t p = lo; p + 8 <= hi; p += 8) {
+                size_t j = left_target(p);
 
-            memcpy(&v, (const void *)p, sizeof v);
-            if (v >= 4096 && (a = object_at(v, &n)) &&
-                (j = left_index(a)) != SIZE_MAX && j != i && !cl.kind[j])
-                pointed[j] = 1;
+                if (j == SIZE_MAX || j == first)
+                    continue;
+                if (cl.kind[j] == LEAKGATE_REACH_LOST) {
+                    cl.kind[j] = LEAKGATE_REACH_INDIRECT; /* scanned */
+                } else if (!cl.kind[j]) {
+                    cl.kind[j] = LEAKGATE_REACH_INDIRECT;
+                    s->flood[s->nflood++] = (uint32_t)j;
+                }
+            }
         }
     }
-    for (size_t i = 0; i < cl.n; i++)
-        if (!cl.kind[i] && !pointed[i]) {
-            cl.kind[i] = LEAKGATE_REACH_LOST;
-            flood_from(s, i);
-        }
-    for (size_t i = 0; i < cl.n; i++)
-        if (!cl.kind[i]) { /* a cycle nothing else points to */
-            cl.kind[i] = LEAKGATE_REACH_LOST;
-            flood_from(s, i);
-        }
 }
 
 /* ---- The objects the window left ---- */
@@ -454,7 +453,6 @@ leakgate_reach__classify(void)
     size_t slots = 1024;
     struct scan s;
     struct phdr_roots r = {&s, false};
-    unsigned char *pointed = NULL;
     uintptr_t end;
     int rc;
 
@@ -473,12 +471,11 @@ leakgate_reach__classify(void)
     cl.index_mask = slots - 1;
     cl.objs = leakgate_util__calloc(g.n ? g.n : 1, sizeof *cl.objs);
     cl.kind = leakgate_util__calloc(g.n ? g.n : 1, 1);
-    pointed = leakgate_util__calloc(g.n ? g.n : 1, 1);
     memset(&s, 0, sizeof s);
     s.seen_mask = 1023;
     s.seen = leakgate_util__calloc(s.seen_mask + 1, sizeof *s.seen);
     s.flood = leakgate_util__calloc(g.n ? g.n : 1, sizeof *s.flood);
-    if (!cl.objs || !cl.kind || !cl.index || !pointed || !s.seen || !s.flood) {
+    if (!cl.objs || !cl.kind || !cl.index || !s.seen || !s.flood) {
         rc = leakgate_error__set(LEAKGATE_ENOMEM, "reach: out of memory");
         goto done;
     }
@@ -512,12 +509,11 @@ leakgate_reach__classify(void)
                                  "reach: leakgate's own objects not known");
         goto done;
     }
-    classify_lost(&s, pointed);
+    classify_lost(&s);
     cl.gen = leakgate_track__window_gen();
 done:
     if (rc != 0)
         forget_classification();
-    leakgate_util__free(pointed);
     leakgate_util__free(s.todo);
     leakgate_util__free(s.seen);
     leakgate_util__free(s.flood);
@@ -531,9 +527,14 @@ leakgate_reach__kind(uintptr_t a)
 
     if (!cl.gen || cl.gen != leakgate_track__window_gen())
         return LEAKGATE_REACH_UNKNOWN;
-    i = left_index(a);
-    return i == SIZE_MAX ? LEAKGATE_REACH_UNKNOWN
-                         : (enum leakgate_reach_kind)cl.kind[i];
+    /* The tracker lists the objects in one order: when they are grouped,
+     * the next one is the one asked for. */
+    i = cl.cursor < cl.n && cl.objs[cl.cursor].a == a ? cl.cursor
+                                                      : left_index(a);
+    if (i == SIZE_MAX)
+        return LEAKGATE_REACH_UNKNOWN;
+    cl.cursor = i + 1;
+    return (enum leakgate_reach_kind)cl.kind[i];
 }
 
 const char *
