@@ -161,10 +161,14 @@ object_at(uintptr_t v, size_t *size, bool *left)
     return 0;
 }
 
+/* Neighbours in memory are neighbours in the index (a scan follows
+ * pointers that mostly stay near: its probes share cache lines); the
+ * leaf's index spreads the rest. */
 static size_t
 index_home(uintptr_t a)
 {
-    return (size_t)((a >> 4) * 0x9e3779b97f4a7c15ull >> 17) & cl.index_mask;
+    return (size_t)((a >> 4) ^ ((a >> 24) * 0x9e3779b97f4a7c15ull >> 40)) &
+           cl.index_mask;
 }
 
 /* The index of the left object that starts at a, or SIZE_MAX. */
