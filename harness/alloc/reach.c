@@ -39,14 +39,9 @@ extern void *__libc_stack_end;
 #define BACK_GRANULES ((size_t)4096) /* an interior pointer: 64 KiB in */
 #define MAX_EXCLUDED 8
 
-struct left {
-    uintptr_t a;
-    size_t size;
-};
-
 /* The last classification. */
 static struct {
-    struct left *objs;
+    uintptr_t *objs; /* the objects the window left */
     unsigned char *kind;
     uint32_t *index; /* hashed by address: 1 + the object's position */
     size_t index_mask;
@@ -178,7 +173,7 @@ left_index(uintptr_t a)
     size_t h = index_home(a);
 
     for (uint32_t i; (i = cl.index[h]) != 0; h = (h + 1) & cl.index_mask)
-        if (cl.objs[i - 1].a == a)
+        if (cl.objs[i - 1] == a)
             return i - 1;
     return SIZE_MAX;
 }
@@ -365,6 +360,16 @@ stack_end(void)
     return size ? (uintptr_t)addr + size : 0;
 }
 
+/* The usable size of the live object at a, from the live map. */
+static size_t
+size_of(uintptr_t a)
+{
+    const unsigned char *b = leakgate_jesize__byte(a, false);
+
+    return b ? leakgate_jesize__decode(__atomic_load_n(b, __ATOMIC_RELAXED))
+             : 0;
+}
+
 /* The left object the word at p points into (SIZE_MAX: none). */
 static size_t
 left_target(uintptr_t p)
@@ -394,8 +399,8 @@ classify_lost(struct scan *s)
         s->flood[s->nflood++] = (uint32_t)first;
         while (s->nflood > 0) {
             size_t x = s->flood[--s->nflood];
-            uintptr_t lo = cl.objs[x].a;
-            uintptr_t hi = lo + readable(lo, cl.objs[x].size);
+            uintptr_t lo = cl.objs[x];
+            uintptr_t hi = lo + readable(lo, size_of(lo));
 
             for (uintptr_t p = lo; p + 8 <= hi; p += 8) {
                 size_t j = left_target(p);
@@ -435,8 +440,8 @@ add_one(const void *ptr, size_t usable, void *payload)
 {
     struct gathering *g = payload;
 
-    cl.objs[g->n].a = (uintptr_t)ptr;
-    cl.objs[g->n].size = usable;
+    (void)usable;
+    cl.objs[g->n] = (uintptr_t)ptr;
     g->n++;
     return 0;
 }
@@ -487,7 +492,7 @@ leakgate_reach__classify(void)
     (void)leakgate_track__each(add_one, &g);
     cl.n = g.n;
     for (size_t i = 0; i < cl.n; i++) {
-        size_t h = index_home(cl.objs[i].a);
+        size_t h = index_home(cl.objs[i]);
 
         while (cl.index[h])
             h = (h + 1) & cl.index_mask;
@@ -533,8 +538,7 @@ leakgate_reach__kind(uintptr_t a)
         return LEAKGATE_REACH_UNKNOWN;
     /* The tracker lists the objects in one order: when they are grouped,
      * the next one is the one asked for. */
-    i = cl.cursor < cl.n && cl.objs[cl.cursor].a == a ? cl.cursor
-                                                      : left_index(a);
+    i = cl.cursor < cl.n && cl.objs[cl.cursor] == a ? cl.cursor : left_index(a);
     if (i == SIZE_MAX)
         return LEAKGATE_REACH_UNKNOWN;
     cl.cursor = i + 1;
