@@ -6,7 +6,8 @@
  * class byte at or below it, at most 64 KiB below, names the object that
  * holds it; an object found the first time is pushed and its words are
  * scanned in turn.  The objects the window left are kept in an array
- * found by address through a hashed index (their kind beside them); the
+ * found by address through a direct index per 16 MiB of addresses (their
+ * kind beside them); the
  * heap's other objects,
  * once seen, in a hashed set.  Then the left objects no root reached
  * are lost: those another of them points to are indirect, found by a
@@ -22,6 +23,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -39,12 +41,22 @@ extern void *__libc_stack_end;
 #define BACK_GRANULES ((size_t)4096) /* an interior pointer: 64 KiB in */
 #define MAX_EXCLUDED 8
 
+/* The objects a window left in one leaf of the live map (16 MiB of
+ * addresses): for each granule, 1 + the position of the object that
+ * starts there (0: none).  A direct table, no probing: what a scan finds
+ * costs one load whatever the addresses. */
+#define LEAF_GRANULES ((size_t)1 << (LEAKGATE_JESIZE__LEAF_SHIFT - GRAIN))
+struct index_leaf {
+    uintptr_t leaf; /* address >> LEAF_SHIFT */
+    uint32_t *slot; /* LEAF_GRANULES of them, mapped */
+};
+
 /* The last classification. */
 static struct {
     uintptr_t *objs; /* the objects the window left */
     unsigned char *kind;
-    uint32_t *index; /* hashed by address: 1 + the object's position */
-    size_t index_mask;
+    struct index_leaf *leaves; /* the leaves that hold them */
+    size_t nleaves, cap, last;
     size_t n;
     size_t cursor; /* leakgate_reach__kind()'s next position */
     uint32_t gen;  /* its window's generation; 0: none */
@@ -156,26 +168,48 @@ object_at(uintptr_t v, size_t *size, bool *left)
     return 0;
 }
 
-/* Neighbours in memory are neighbours in the index (a scan follows
- * pointers that mostly stay near: its probes share cache lines); the
- * leaf's index spreads the rest. */
-static size_t
-index_home(uintptr_t a)
+/* The index leaf of address a (made when create), or NULL. */
+static struct index_leaf *
+index_leaf(uintptr_t a, bool create)
 {
-    return (size_t)((a >> 4) ^ ((a >> 24) * 0x9e3779b97f4a7c15ull >> 40)) &
-           cl.index_mask;
+    uintptr_t leaf = a >> LEAKGATE_JESIZE__LEAF_SHIFT;
+
+    if (cl.last < cl.nleaves && cl.leaves[cl.last].leaf == leaf)
+        return &cl.leaves[cl.last];
+    for (size_t k = 0; k < cl.nleaves; k++)
+        if (cl.leaves[k].leaf == leaf) {
+            cl.last = k;
+            return &cl.leaves[k];
+        }
+    if (!create)
+        return NULL;
+    if (cl.nleaves == cl.cap) {
+        size_t cap = cl.cap ? cl.cap * 2 : 8;
+        struct index_leaf *grown =
+            leakgate_util__realloc(cl.leaves, cap * sizeof *grown);
+
+        if (!grown)
+            return NULL;
+        cl.leaves = grown;
+        cl.cap = cap;
+    }
+    cl.leaves[cl.nleaves].slot =
+        leakgate_util__map_zeroed(LEAF_GRANULES * sizeof(uint32_t), false);
+    if (!cl.leaves[cl.nleaves].slot)
+        return NULL;
+    cl.leaves[cl.nleaves].leaf = leaf;
+    cl.last = cl.nleaves;
+    return &cl.leaves[cl.nleaves++];
 }
 
 /* The index of the left object that starts at a, or SIZE_MAX. */
 static size_t
 left_index(uintptr_t a)
 {
-    size_t h = index_home(a);
+    const struct index_leaf *l = index_leaf(a, false);
+    uint32_t i = l ? l->slot[(a & LEAF_MASK) >> GRAIN] : 0;
 
-    for (uint32_t i; (i = cl.index[h]) != 0; h = (h + 1) & cl.index_mask)
-        if (cl.objs[i - 1] == a)
-            return i - 1;
-    return SIZE_MAX;
+    return i && cl.objs[i - 1] == a ? i - 1 : SIZE_MAX;
 }
 
 static bool
@@ -451,7 +485,9 @@ forget_classification(void)
 {
     leakgate_util__free(cl.objs);
     leakgate_util__free(cl.kind);
-    leakgate_util__free(cl.index);
+    for (size_t k = 0; k < cl.nleaves; k++)
+        munmap(cl.leaves[k].slot, LEAF_GRANULES * sizeof(uint32_t));
+    leakgate_util__free(cl.leaves);
     memset(&cl, 0, sizeof cl);
 }
 
@@ -459,7 +495,6 @@ int
 leakgate_reach__classify(void)
 {
     struct gathering g = {0};
-    size_t slots = 1024;
     struct scan s;
     struct phdr_roots r = {&s, false};
     uintptr_t end;
@@ -474,30 +509,30 @@ leakgate_reach__classify(void)
         return rc;
     if (g.n >= UINT32_MAX / 4)
         return leakgate_error__set(LEAKGATE_ENOMEM, "reach: too many objects");
-    while (slots < g.n * 2)
-        slots *= 2;
-    cl.index = leakgate_util__calloc(slots, sizeof *cl.index);
-    cl.index_mask = slots - 1;
+
     cl.objs = leakgate_util__calloc(g.n ? g.n : 1, sizeof *cl.objs);
     cl.kind = leakgate_util__calloc(g.n ? g.n : 1, 1);
     memset(&s, 0, sizeof s);
     s.seen_mask = 1023;
     s.seen = leakgate_util__calloc(s.seen_mask + 1, sizeof *s.seen);
     s.flood = leakgate_util__calloc(g.n ? g.n : 1, sizeof *s.flood);
-    if (!cl.objs || !cl.kind || !cl.index || !s.seen || !s.flood) {
+    if (!cl.objs || !cl.kind || !s.seen || !s.flood) {
         rc = leakgate_error__set(LEAKGATE_ENOMEM, "reach: out of memory");
         goto done;
     }
     g.n = 0;
     (void)leakgate_track__each(add_one, &g);
     cl.n = g.n;
-    for (size_t i = 0; i < cl.n; i++) {
-        size_t h = index_home(cl.objs[i]);
+    for (size_t i = 0; i < cl.n && rc == 0; i++) {
+        struct index_leaf *l = index_leaf(cl.objs[i], true);
 
-        while (cl.index[h])
-            h = (h + 1) & cl.index_mask;
-        cl.index[h] = (uint32_t)(i + 1);
+        if (l)
+            l->slot[(cl.objs[i] & LEAF_MASK) >> GRAIN] = (uint32_t)(i + 1);
+        else
+            rc = leakgate_error__set(LEAKGATE_ENOMEM, "reach: out of memory");
     }
+    if (rc != 0)
+        goto done;
     /* Globals, thread-local storage, the live stack: each drained before
      * the next, so that an object is named by the first kind of root. */
     dl_iterate_phdr(phdr_root, &r);
