@@ -143,7 +143,15 @@ object_at(uintptr_t v, size_t *size, bool *left)
     for (size_t k = g + 1; k-- > stop;) {
         unsigned char raw = __atomic_load_n(&leaf[k], __ATOMIC_RELAXED);
         unsigned char c = raw & LEAKGATE_JESIZE__CLASS;
+        uint64_t word;
 
+        /* Eight empty granules at a time where the leaf is empty. */
+        if (!c && (k & 7) == 0 && k >= stop + 8) {
+            while (k >= stop + 8 &&
+                   (memcpy(&word, &leaf[k - 8], sizeof word), word == 0))
+                k -= 8;
+            continue;
+        }
         if (c) {
             uintptr_t s = (v & ~LEAF_MASK) + ((uintptr_t)k << GRAIN);
             size_t n = leakgate_jesize__decode(c), real;
