@@ -530,9 +530,12 @@ leakgate_gate_begin_fast(leakgate_gate *gate,
 
     if (bad < 0)
         return bad;
-    /* The frames above this one stay live through the window: a replay's
-     * reachability scan reads them (reach.h). */
-    leakgate_reach__stack_from(__builtin_frame_address(0));
+    /* The frames of this function's caller and above stay live through
+     * the window (the test runs below them): a replay's reachability scan
+     * reads them (reach.h).  Its caller's stack pointer: above this
+     * frame's saved frame pointer and return address. */
+    leakgate_reach__stack_from((const char *)__builtin_frame_address(0) +
+                               2 * sizeof(void *));
     if (gate->replay.child && !gate->broken[0]) {
         int plan = leakgate_gate__fork_plan(gate, suite, test), rc;
 

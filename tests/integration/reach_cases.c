@@ -10,6 +10,7 @@
  *                       lost, the other indirectly lost
  *   reach/dead_slot     a pointer left only in a stack slot of a function
  *                       that has returned: lost
+ *   reach/own_slot      the same in the test function's own frame: lost
  *   reach/cache         an entry added to a cache a global holds: reachable
  *                       from a global
  *   reach/tls           kept by a thread-local variable: reachable from
@@ -101,6 +102,16 @@ dead_slot(void)
     CU_ASSERT_PTR_NULL(dead_slot_helper());
 }
 
+/* The test's own frame is dead once it returned, whatever it holds. */
+static void
+own_slot(void)
+{
+    void *volatile slot[4];
+
+    slot[1] = malloc(64);
+    CU_ASSERT_PTR_NOT_NULL(slot[1]);
+}
+
 static void
 cache_add(void)
 {
@@ -156,6 +167,7 @@ main(void)
     CU_add_test(s, "list_dropped", list_dropped);
     CU_add_test(s, "cycle", cycle);
     CU_add_test(s, "dead_slot", dead_slot);
+    CU_add_test(s, "own_slot", own_slot);
     CU_add_test(s, "cache", cache_add);
     CU_add_test(s, "tls", tls);
     CU_add_test(s, "frame", frame);
