@@ -596,8 +596,9 @@ lane_forget(const struct leakgate_track__lane_leaf *f,
     if (leakgate_track__lane_erase(f, a, c, leakgate_jesize__byte_size[c]) &&
         leakgate_track__noted_maybe(a))
         leakgate_track__stack_drop(a);
-    if (leakgate_jesize__live())
-        __atomic_store_n(leakgate_track__lane_class(f, a), 0, __ATOMIC_RELAXED);
+    /* Freed: no class (the live map's, jesize.h; the lane has no other
+     * use for a freed object's byte, and a store costs less than asking). */
+    __atomic_store_n(leakgate_track__lane_class(f, a), 0, __ATOMIC_RELAXED);
 }
 
 /* The object at a may be watched (track.h, "Watch"): its free tells the
