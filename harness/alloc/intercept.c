@@ -399,7 +399,7 @@ noted_from(void *p, size_t n, size_t usize, uintptr_t caller)
 {
     /* The live map of a process with jemalloc (a lean one noted the
      * class: classed()). */
-    if (p && leakgate_jesize__live() && !leakgate_jesize__lean())
+    if (p && !leakgate_jesize__lean() && leakgate_jesize__live())
         leakgate_jesize__note(p, next.sallocx(p, 0));
     /* A thread whose test is over: its test's, judged at the run's end. */
     if (p && orphan_here) {
