@@ -696,6 +696,25 @@ bool_value(bool *out,
     return 0;
 }
 
+/* A size or `~` under key, when map has it: *has, *unlimited (`~`) or
+ * *bytes. */
+static int
+optional_size(bool *has,
+              bool *unlimited,
+              uint64_t *bytes,
+              const struct loader *ld,
+              const struct node *map,
+              const char *key)
+{
+    const struct node *v = get(map, key);
+
+    if (!v)
+        return 0;
+    *has = true;
+    *unlimited = is_null(v);
+    return *unlimited ? 0 : size_value(bytes, ld, v, key);
+}
+
 static int
 entry_limits(struct leakgate_config_entry *e,
              const struct loader *ld,
@@ -709,27 +728,15 @@ entry_limits(struct leakgate_config_entry *e,
         e->has_stack_limit = true;
         rc = size_value(&e->stack_limit, ld, v, "stack_limit");
     }
-    v = get(map, "peak_limit");
-    if (rc == 0 && v) {
-        e->has_peak_limit = true;
-        e->peak_unlimited = is_null(v);
-        if (!e->peak_unlimited)
-            rc = size_value(&e->peak_limit, ld, v, "peak_limit");
-    }
-    v = get(map, "total_limit");
-    if (rc == 0 && v) {
-        e->has_total_limit = true;
-        e->total_unlimited = is_null(v);
-        if (!e->total_unlimited)
-            rc = size_value(&e->total_limit, ld, v, "total_limit");
-    }
-    v = get(map, "lost_limit");
-    if (rc == 0 && v) {
-        e->has_lost_limit = true;
-        e->lost_unlimited = is_null(v);
-        if (!e->lost_unlimited)
-            rc = size_value(&e->lost_limit, ld, v, "lost_limit");
-    }
+    if (rc == 0)
+        rc = optional_size(&e->has_peak_limit, &e->peak_unlimited,
+                           &e->peak_limit, ld, map, "peak_limit");
+    if (rc == 0)
+        rc = optional_size(&e->has_total_limit, &e->total_unlimited,
+                           &e->total_limit, ld, map, "total_limit");
+    if (rc == 0)
+        rc = optional_size(&e->has_lost_limit, &e->lost_unlimited,
+                           &e->lost_limit, ld, map, "lost_limit");
     v = get(map, "warmup");
     if (rc == 0 && v) {
         e->has_warmup = true;
