@@ -60,6 +60,12 @@ sample(const char *suite, const char *test, leakgate_status status)
                                            "/bin/app", 0x2020, false};
     s->shown_begin = 0;
     s->shown_end = 2;
+    /* 96 B lost, 32 B indirectly, 32 B reachable from a global */
+    s->reach.known = true;
+    s->reach.lost_objs = 1;
+    s->reach.lost_bytes = 96;
+    s->reach.indirect_bytes = 32;
+    s->reach.roots = LEAKGATE_ROOT_GLOBAL;
     s->judgement = (struct leakgate_policy_stack_verdict){
         true, false, NULL, &rule, 100, status == LEAKGATE_STATUS_FAIL};
     v->policy.total_bytes = 160;
@@ -123,6 +129,12 @@ test_results__round_trip(void)
     CU_ASSERT_TRUE(s->judgement.over);
     CU_ASSERT_EQUAL(s->judgement.limit, 100);
     CU_ASSERT_EQUAL(s->judgement.rule->line, 9);
+    CU_ASSERT_TRUE(s->reach.known);
+    CU_ASSERT_EQUAL(s->reach.lost_bytes, 96);
+    CU_ASSERT_EQUAL(s->reach.lost_objs, 1);
+    CU_ASSERT_EQUAL(s->reach.indirect_bytes, 32);
+    CU_ASSERT_EQUAL(s->reach.roots, LEAKGATE_ROOT_GLOBAL);
+    CU_ASSERT_STRING_EQUAL(leakgate_report__reach_kind(s), "mixed");
     CU_ASSERT_STRING_EQUAL(r->env.binary, "/bin/app");
     leakgate_util__free(json);
     leakgate_results_free(r);
@@ -181,6 +193,26 @@ test_results__malformed_documents(void)
                    "  \"stacks\": [{\"bytes\": 1, \"objects\": 1,\n"
                    "   \"pcs\": [\"0xZZ\"], \"frames\": null}]}]}",
                    "r.json:5:12: invalid address '0xZZ' in 'pcs'");
+    expect_refused("{\"format\": \"leakgate-results\", \"version\": 1,\n"
+                   " \"tests\": [{\"suite\": \"s\", \"test\": \"t\",\n"
+                   "  \"status\": \"fail\", \"measured\": true,\n"
+                   "  \"stacks\": [{\"bytes\": 1, \"objects\": 1,\n"
+                   "   \"reachability\": {\"lost_bytes\": -1, "
+                   "\"lost_objects\": 0,\n"
+                   "    \"indirect_bytes\": 0, \"indirect_objects\": 0},\n"
+                   "   \"pcs\": [], \"frames\": null}]}]}",
+                   "r.json:5:4: negative count in 'reachability'");
+    expect_refused("{\"format\": \"leakgate-results\", \"version\": 1,\n"
+                   " \"tests\": [{\"suite\": \"s\", \"test\": \"t\",\n"
+                   "  \"status\": \"fail\", \"measured\": true,\n"
+                   "  \"stacks\": [{\"bytes\": 1, \"objects\": 1,\n"
+                   "   \"reachability\": {\"lost_bytes\": 0, "
+                   "\"lost_objects\": 0,\n"
+                   "    \"indirect_bytes\": 0, \"indirect_objects\": 0,\n"
+                   "    \"roots\": [\"heap\"]},\n"
+                   "   \"pcs\": [], \"frames\": null}]}]}",
+                   "r.json:7:15: a root must be \"global\", \"tls\" or "
+                   "\"stack\"");
     expect_refused("{\"format\": \"leakgate-results\", \"version\": 1, "
                    "\"tests\": [1,",
                    "r.json:1:58: unexpected end of input (expected a value)");
