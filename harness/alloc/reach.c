@@ -20,6 +20,8 @@
 #include <link.h>
 #include <malloc.h>
 #include <pthread.h>
+#include <setjmp.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -107,7 +109,8 @@ struct scan {
     uint32_t *flood; /* indexes of left objects, while flooding */
     size_t nflood;
     bool failed;
-    bool unsure; /* leakgate's own objects not all known (heap.h) */
+    bool unsure;  /* leakgate's own objects not all known (heap.h) */
+    bool faulted; /* a read faulted (on_fault) */
 };
 
 /* The bytes of the live object at a (usable n) that can be read: in a
@@ -356,31 +359,76 @@ drain(struct scan *s)
     }
 }
 
-struct phdr_roots {
-    struct scan *s;
-    bool tls; /* this pass: thread-local storage, else writable data */
+/* A range of roots, and the kind of root it is. */
+struct root {
+    uintptr_t lo, hi;
+    unsigned char kind;
 };
 
+struct roots {
+    struct root *r;
+    size_t n, cap;
+    bool failed;
+};
+
+static void
+root_add(struct roots *rs, uintptr_t lo, uintptr_t hi, unsigned char kind)
+{
+    if (rs->n == rs->cap) {
+        size_t cap = rs->cap ? rs->cap * 2 : 64;
+        struct root *grown = leakgate_util__realloc(rs->r, cap * sizeof *grown);
+
+        if (!grown) {
+            rs->failed = true;
+            return;
+        }
+        rs->r = grown;
+        rs->cap = cap;
+    }
+    rs->r[rs->n].lo = lo;
+    rs->r[rs->n].hi = hi;
+    rs->r[rs->n].kind = kind;
+    rs->n++;
+}
+
+/* The writable data and the thread-local storage of a loaded object:
+ * noted, scanned after the dynamic linker's lock is let go. */
 static int
 phdr_root(struct dl_phdr_info *info, size_t size, void *payload)
 {
-    struct phdr_roots *r = payload;
+    struct roots *rs = payload;
 
     (void)size;
     for (size_t k = 0; k < info->dlpi_phnum; k++) {
         const ElfW(Phdr) *ph = &info->dlpi_phdr[k];
 
-        if (!r->tls && ph->p_type == PT_LOAD && (ph->p_flags & PF_W)) {
+        if (ph->p_type == PT_LOAD && (ph->p_flags & PF_W)) {
             uintptr_t lo = info->dlpi_addr + ph->p_vaddr;
 
-            scan_root(r->s, lo, lo + ph->p_memsz, LEAKGATE_REACH_GLOBAL);
-        } else if (r->tls && ph->p_type == PT_TLS && info->dlpi_tls_data) {
+            root_add(rs, lo, lo + ph->p_memsz, LEAKGATE_REACH_GLOBAL);
+        } else if (ph->p_type == PT_TLS && info->dlpi_tls_data) {
             uintptr_t lo = (uintptr_t)info->dlpi_tls_data;
 
-            scan_root(r->s, lo, lo + ph->p_memsz, LEAKGATE_REACH_TLS);
+            root_add(rs, lo, lo + ph->p_memsz, LEAKGATE_REACH_TLS);
         }
     }
     return 0;
+}
+
+/* A fault while the scan reads memory (an object the live map holds by
+ * mistake, whose memory went back to the system) ends the scan: the kinds
+ * are then not known, the replay goes on. */
+static sigjmp_buf *volatile fault_guard;
+
+static void
+on_fault(int sig)
+{
+    sigjmp_buf *g = fault_guard;
+
+    if (g)
+        siglongjmp(*g, sig);
+    signal(sig, SIG_DFL);
+    raise(sig);
 }
 
 /* The end of the calling thread's stack (0: unknown). */
@@ -503,8 +551,11 @@ int
 leakgate_reach__classify(void)
 {
     struct gathering g = {0};
-    struct scan s;
-    struct phdr_roots r = {&s, false};
+    static struct scan s;
+    static struct roots rs;
+    static struct sigaction old_segv, old_bus;
+    struct sigaction on;
+    sigjmp_buf env;
     uintptr_t end;
     int rc;
 
@@ -541,18 +592,43 @@ leakgate_reach__classify(void)
     }
     if (rc != 0)
         goto done;
-    /* Globals, thread-local storage, the live stack: each drained before
-     * the next, so that an object is named by the first kind of root. */
-    dl_iterate_phdr(phdr_root, &r);
-    drain(&s);
-    r.tls = true;
-    dl_iterate_phdr(phdr_root, &r);
-    drain(&s);
+    memset(&rs, 0, sizeof rs);
+    dl_iterate_phdr(phdr_root, &rs);
     end = stack_end();
     if (end > stk.frame && end - stk.frame < ((uintptr_t)1 << 30))
-        scan_root(&s, stk.frame, end, LEAKGATE_REACH_STACK);
-    drain(&s);
-    if (s.failed) {
+        root_add(&rs, stk.frame, end, LEAKGATE_REACH_STACK);
+    memset(&on, 0, sizeof on);
+    on.sa_handler = on_fault;
+    sigemptyset(&on.sa_mask);
+    sigaction(SIGSEGV, &on, &old_segv);
+    sigaction(SIGBUS, &on, &old_bus);
+    if (sigsetjmp(env, 1) == 0) {
+        fault_guard = &env;
+        /* Globals, thread-local storage, the live stack: each drained
+         * before the next, so that an object is named by the first kind
+         * of root that reaches it. */
+        for (unsigned char kind = LEAKGATE_REACH_GLOBAL;
+             kind <= LEAKGATE_REACH_STACK; kind++) {
+            for (size_t k = 0; k < rs.n; k++)
+                if (rs.r[k].kind == kind)
+                    scan_root(&s, rs.r[k].lo, rs.r[k].hi, kind);
+            drain(&s);
+        }
+        if (!s.failed && !s.unsure && !rs.failed)
+            classify_lost(&s);
+    } else {
+        s.faulted = true;
+    }
+    fault_guard = NULL;
+    sigaction(SIGSEGV, &old_segv, NULL);
+    sigaction(SIGBUS, &old_bus, NULL);
+    leakgate_util__free(rs.r);
+    if (s.faulted) {
+        rc = leakgate_error__set(LEAKGATE_EIO,
+                                 "reach: a fault while reading the heap");
+        goto done;
+    }
+    if (s.failed || rs.failed) {
         rc = leakgate_error__set(LEAKGATE_ENOMEM, "reach: out of memory");
         goto done;
     }
@@ -561,7 +637,6 @@ leakgate_reach__classify(void)
                                  "reach: leakgate's own objects not known");
         goto done;
     }
-    classify_lost(&s);
     cl.gen = leakgate_track__window_gen();
 done:
     if (rc != 0)

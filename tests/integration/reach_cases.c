@@ -23,6 +23,12 @@
  *   accept/leak_within  a lost object within the same stack_limit: fails
  *                       on lost_limit: 0
  *
+ * With REACH_STALE=1, a last suite frees an object behind the allocation
+ * wrappers' back (the C library's own __libc_free: its memory goes back
+ * to the system, a global keeps its address) and then leaks: the scan
+ * faults on the freed memory, and says nothing of the kinds instead of
+ * crashing the replay (both stale tests fail, no kind shown).
+ *
  * Built linked (leakgate::cunit and leakgate::cunit_jemalloc) and plain
  * (REACH_PLAIN, for `leakgate run`).
  */
@@ -152,6 +158,25 @@ leak_within(void)
     CU_ASSERT_PTR_NOT_NULL(node_new(NULL));
 }
 
+void __libc_free(void *p); /* the C library's, behind the wrappers */
+static void *volatile dangling;
+
+static void
+stale_free(void)
+{
+    void *p = malloc(1 << 20); /* served by mmap, unmapped by the free */
+
+    __libc_free(p);
+    dangling = p;
+    CU_ASSERT_PTR_NOT_NULL(dangling);
+}
+
+static void
+stale_then_leak(void)
+{
+    CU_ASSERT_PTR_NOT_NULL(node_new(NULL));
+}
+
 int
 main(void)
 {
@@ -175,6 +200,11 @@ main(void)
     s = CU_add_suite("accept", NULL, NULL);
     CU_add_test(s, "cache_grows", cache_grows);
     CU_add_test(s, "leak_within", leak_within);
+    if (getenv("REACH_STALE")) {
+        s = CU_add_suite("stale", NULL, NULL);
+        CU_add_test(s, "free", stale_free);
+        CU_add_test(s, "leak", stale_then_leak);
+    }
     CU_basic_set_mode(CU_BRM_NORMAL);
     CU_basic_run_tests();
     failures = CU_get_number_of_failures();
