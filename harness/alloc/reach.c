@@ -19,6 +19,7 @@
 
 #include <link.h>
 #include <malloc.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <setjmp.h>
 #include <signal.h>
@@ -431,6 +432,31 @@ on_fault(int sig)
     raise(sig);
 }
 
+/* The process's threads now (0: unknown), from /proc/self/stat. */
+static long
+threads_now(void)
+{
+    char buf[1024], *p;
+    long n = 0;
+    ssize_t len;
+    int fd = open("/proc/self/stat", O_RDONLY | O_CLOEXEC);
+
+    if (fd < 0)
+        return 0;
+    len = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (len <= 0)
+        return 0;
+    buf[len] = '\0';
+    /* After the command name's ')': state is field 3, threads field 20. */
+    p = strrchr(buf, ')');
+    for (int field = 2; p && field < 20; field++)
+        p = strchr(p + 1, ' ');
+    if (p)
+        n = strtol(p + 1, NULL, 10);
+    return n;
+}
+
 /* The end of the calling thread's stack (0: unknown). */
 static uintptr_t
 stack_end(void)
@@ -563,6 +589,10 @@ leakgate_reach__classify(void)
     if (!leakgate_jesize__live() || !stk.frame)
         return leakgate_error__set(LEAKGATE_ESTATE,
                                    "reach: no live map or no stack noted");
+    /* Only this thread's stack and TLS are roots. */
+    if (threads_now() != 1)
+        return leakgate_error__set(LEAKGATE_ESTATE,
+                                   "reach: other threads are running");
     rc = leakgate_track__each(count_one, &g);
     if (rc != 0)
         return rc;

@@ -501,6 +501,9 @@ leakgate_gate_begin(leakgate_gate *gate, const char *suite, const char *test)
 {
     int rc = check_window_args("leakgate_gate_begin", gate, suite, test);
 
+    /* As leakgate_gate_begin_fast(): the caller's frames stay live. */
+    leakgate_reach__stack_from((const char *)__builtin_frame_address(0) +
+                               2 * sizeof(void *));
     if (rc == 0)
         rc = leakgate_gate__scope_open(gate, suite, test);
     if (rc < 0)

@@ -12,6 +12,7 @@
  * everything is in struct leakgate_gate (gate.h).
  */
 #include "gate.h"
+#include "reach.h"
 
 #include <limits.h>
 #include <string.h>
@@ -234,6 +235,11 @@ leakgate_gate__piece_stop(struct leakgate_gate *gate)
         else
             gate->cur.watched = noted = true;
         gate->cur.tracking = false;
+        /* A replay's exact window: which of what it left is lost, matched
+         * to the profile's stacks with the bytes asked for (piece_add). */
+        if (noted && gate->cur.second.live_objs > 0 &&
+            leakgate_reach__classify() != 0)
+            leakgate_error__clear();
     }
     rc = leakgate_profile__set_active(false);
     leakgate_gate__clock_stop(gate);

@@ -145,7 +145,10 @@ leakgate_diff__add_requested(struct leakgate_diff *d)
         for (size_t i = 0; i < d->nentries; i++) {
             struct leakgate_diff_entry *e = &d->entries[i];
             uint64_t objs = 0, bytes = 0, req = 0;
-            bool known = true;
+            bool known = true, kinds = true;
+            struct leakgate_reach_counts r;
+
+            memset(&r, 0, sizeof r);
 
             if (e->delta_bytes <= 0)
                 continue;
@@ -158,11 +161,24 @@ leakgate_diff__add_requested(struct leakgate_diff *d)
                 bytes += c.g[k].bytes;
                 req += c.g[k].requested;
                 known &= c.g[k].requested_known;
+                kinds &= c.g[k].kinds_known;
+                r.lost_objs += (int64_t)c.g[k].lost_objs;
+                r.lost_bytes += (int64_t)c.g[k].lost_bytes;
+                r.indirect_objs += (int64_t)c.g[k].indirect_objs;
+                r.indirect_bytes += (int64_t)c.g[k].indirect_bytes;
+                r.roots |= c.g[k].roots;
             }
-            if (known && objs == (uint64_t)e->delta_objs &&
-                bytes == (uint64_t)e->delta_bytes) {
+            if (objs != (uint64_t)e->delta_objs ||
+                bytes != (uint64_t)e->delta_bytes)
+                continue;
+            if (known) {
                 e->delta_requested = (int64_t)req;
                 e->requested_known = true;
+            }
+            /* The same objects: what the scan said of them (reach.h). */
+            if (kinds) {
+                r.known = true;
+                e->reach = r;
             }
         }
     leakgate_util__free(c.g);

@@ -17,6 +17,9 @@
  *                       thread-local storage
  *   reach/frame         kept in main()'s frame, live through the run:
  *                       reachable from the stack
+ *   reach/threaded      starts and joins a thread, then drops a pointer
+ *                       and keeps one in a global: measured in an exact
+ *                       window (threads), still lost and reachable
  *   reach/clean         frees what it allocates: passes
  *   accept/cache_grows  growth a stack_limit accepts, reachable: passes
  *                       under lost_limit: 0 (reach_cases.yaml)
@@ -33,6 +36,7 @@
  * (REACH_PLAIN, for `leakgate run`).
  */
 #include <CUnit/Basic.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -139,6 +143,26 @@ frame(void)
     CU_ASSERT_PTR_NOT_NULL(*frame_slot);
 }
 
+static void *
+worker(void *arg)
+{
+    return arg;
+}
+
+static void
+threaded(void)
+{
+    pthread_t t;
+    char *p;
+
+    CU_ASSERT_EQUAL_FATAL(pthread_create(&t, NULL, worker, NULL), 0);
+    CU_ASSERT_EQUAL(pthread_join(t, NULL), 0);
+    p = malloc(80); /* MARK:reach_threaded */
+    CU_ASSERT_PTR_NOT_NULL(p);
+    p = NULL;
+    cache = node_new(cache);
+}
+
 static void
 clean(void)
 {
@@ -196,6 +220,7 @@ main(void)
     CU_add_test(s, "cache", cache_add);
     CU_add_test(s, "tls", tls);
     CU_add_test(s, "frame", frame);
+    CU_add_test(s, "threaded", threaded);
     CU_add_test(s, "clean", clean);
     s = CU_add_suite("accept", NULL, NULL);
     CU_add_test(s, "cache_grows", cache_grows);
