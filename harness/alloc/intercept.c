@@ -414,6 +414,8 @@ noted_from(void *p, size_t n, size_t usize, uintptr_t caller)
                                   true);
     if (p && leakgate_track__recording()) {
         leakgate_track__record_here((uintptr_t)p);
+        if (leakgate_track__alone())
+            leakgate_track__first_log_add((uintptr_t)p);
         if (leakgate_track__stack_wanted(caller))
             leakgate_track__stack_note((uintptr_t)p, caller, n);
     }
@@ -498,6 +500,7 @@ lane_alloc(void *p, size_t n, uintptr_t caller)
         return false;
     c = leakgate_jesize__small_class[(n + 7) >> 3];
     leakgate_track__lane_record(&f, a, (unsigned char)c, c >> 8);
+    leakgate_track__first_log_add(a);
     if (leakgate_track__stack_wanted_lane(caller))
         leakgate_track__stack_note(a, caller, n);
     return true;
