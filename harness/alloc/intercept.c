@@ -651,7 +651,18 @@ calloc(size_t k, size_t n)
 
     if (!next.calloc && resolving)
         return n && k > SIZE_MAX / n ? NULL : arena_alloc(k * n, 16);
-    p = NEXT(calloc)(k, n);
+    /* On jemalloc a small calloc is a malloc and a memset, as jemalloc's
+     * own small calloc is, but for an object its profiler samples (every
+     * one in an exact window): that one is promoted to a 16 KiB extent,
+     * which calloc zeroes by purging it (madvise, then page faults when
+     * it is touched again).  Zeroing what was asked for costs less. */
+    if (next.mallctl && n != 0 && k != 0 && k <= LEAKGATE_JESIZE__SMALL / n) {
+        p = NEXT(malloc)(k * n);
+        if (p)
+            memset(p, 0, k * n);
+    } else {
+        p = NEXT(calloc)(k, n);
+    }
     if (lane_alloc(p, k * n, CALLER))
         return p;
     return handed_out(p, k * n, 0, CALLER);
