@@ -49,17 +49,11 @@
 
 /* What profile.c's malloc_conf asks for, also in MALLOC_CONF: a program
  * that links leakgate::lean exports malloc_conf, one that links the core
- * objects some other way may not.  And, for the processes leakgate starts
- * with jemalloc to measure exactly: a dirty extent up to 1,024 times a
- * request may be split for it (jemalloc's default: 64).  Every object an
- * exact window samples lives on a 16 KiB extent; freed, those coalesce
- * into dirty extents too large to be reused for the next, which jemalloc
- * then maps anew and purges the old (--exact on ci/bench's realistic
- * suite: 0.61 of the time, 22 % less memory; docs/internals/
- * performance-record.md, "The failing path, third round"). */
+ * objects some other way may not; and what a process started to measure
+ * exactly adds (profile.h). */
 #define EXACT_CONF                                                             \
-    "prof:true,prof_active:false,lg_prof_sample:0,prof_unbias:false,"          \
-    "lg_extent_max_active_fit:10"
+    "prof:true,prof_active:false,lg_prof_sample:0,prof_unbias:"                \
+    "false," LEAKGATE_PROFILE__EXACT_CONF_EXTRA
 
 /* The jemalloc a lean process preloads: $LEAKGATE_JEMALLOC (as `leakgate
  * run` reads it), else the one leakgate was built with. */
