@@ -423,6 +423,8 @@ noted_from(void *p, size_t n, size_t usize, uintptr_t caller)
                                   true);
     if (p && leakgate_track__recording()) {
         leakgate_track__record_here((uintptr_t)p);
+        if (leakgate_track__alone())
+            leakgate_track__first_log_add((uintptr_t)p);
         if (leakgate_track__stack_wanted(caller))
             leakgate_track__stack_note((uintptr_t)p, caller, n);
     }
@@ -507,6 +509,7 @@ lane_alloc(void *p, size_t n, uintptr_t caller)
         return false;
     c = leakgate_jesize__small_class[(n + 7) >> 3];
     leakgate_track__lane_record(&f, a, (unsigned char)c, c >> 8);
+    leakgate_track__first_log_add(a);
     if (leakgate_track__stack_wanted_lane(caller))
         leakgate_track__stack_note(a, caller, n);
     return true;
@@ -662,7 +665,18 @@ calloc(size_t k, size_t n)
 
     if (!next.calloc && resolving)
         return n && k > SIZE_MAX / n ? NULL : arena_alloc(k * n, 16);
-    p = NEXT(calloc)(k, n);
+    /* On jemalloc a small calloc is a malloc and a memset, as jemalloc's
+     * own small calloc is, but for an object its profiler samples (every
+     * one in an exact window): that one is promoted to a 16 KiB extent,
+     * which calloc zeroes by purging it (madvise, then page faults when
+     * it is touched again).  Zeroing what was asked for costs less. */
+    if (next.mallctl && n != 0 && k != 0 && k <= LEAKGATE_JESIZE__SMALL / n) {
+        p = NEXT(malloc)(k * n);
+        if (p)
+            memset(p, 0, k * n);
+    } else {
+        p = NEXT(calloc)(k, n);
+    }
     if (lane_alloc(p, k * n, CALLER))
         return p;
     return handed_out(p, k * n, 0, CALLER);

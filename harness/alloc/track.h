@@ -143,6 +143,19 @@ int leakgate_track__stacks_select(const uint64_t *ords, size_t n);
  * window did not log).
  */
 int leakgate_track__left_ordinals(uint64_t **out, size_t *n_out);
+/*
+ * The first pass's log (track_hot.h): a first pass's fast window logs the
+ * address of each allocation, as a logging window does, and keeps its
+ * stack mode.  leakgate_track__first_log_start() before
+ * leakgate_track__begin() (0, or LEAKGATE_ENOMEM),
+ * leakgate_track__first_log_stop() after leakgate_track__end(); then
+ * leakgate_track__first_left_ordinals() names the ordinals of the
+ * objects the window left, as leakgate_track__left_ordinals() does
+ * (LEAKGATE_ENOTFOUND: the log is not whole, or was taken already).
+ */
+int leakgate_track__first_log_start(void);
+void leakgate_track__first_log_stop(void);
+int leakgate_track__first_left_ordinals(uint64_t **out, size_t *n_out);
 
 /*
  * The runtime functions of LEAKGATE_TRACK_STACKS_RUNTIME: the C library's

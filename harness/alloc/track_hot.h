@@ -454,6 +454,34 @@ struct leakgate_track__lane_counts {
 };
 extern struct leakgate_track__lane_counts leakgate_track__lane_counts;
 
+/*
+ * The first pass's allocation log (track.h, "Ordinals"): while a first
+ * pass's fast window logs, the address of every allocation it records,
+ * in the order a replay's windows count them (where the wrappers hand an
+ * allocation to the stack note: the lane's and the general path's), so
+ * that the replay can select the ordinals of what the window left
+ * without a forked copy that logs them.  cur < end while it logs; cur ==
+ * end: not logging, or full (the log is then not used).  Written by the
+ * window's thread while the process has one thread (like the lane's
+ * counters), so a plain store.
+ */
+struct leakgate_track__first_log {
+    uintptr_t *cur;
+    uintptr_t *end;
+};
+extern struct leakgate_track__first_log leakgate_track__first_log;
+
+static inline __attribute__((always_inline)) void
+leakgate_track__first_log_add(uintptr_t a)
+{
+    uintptr_t *c = leakgate_track__first_log.cur;
+
+    if (c < leakgate_track__first_log.end) {
+        *c = a;
+        leakgate_track__first_log.cur = c + 1;
+    }
+}
+
 /* The leaf of this thread's lane that covers the object at a, copied
  * into *f (a copy: the caller's fields are loaded from the thread's lane
  * directly, no address of it computed); false when none does (see

@@ -1168,21 +1168,17 @@ cmp_u64(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-int
-leakgate_track__left_ordinals(uint64_t **out, size_t *n_out)
+/* The ordinals of the objects left, from log[0, nlog). */
+static int
+left_ordinals_in(const uintptr_t *log,
+                 size_t nlog,
+                 uint64_t **out,
+                 size_t *n_out)
 {
     struct ordinals o = {0};
-    size_t left = 0, slots = 64, nlog = ord.nlog;
-    int rc = 0;
+    size_t left = 0, slots = 64;
+    int rc = leakgate_track__each(ord_count, &left);
 
-    *out = NULL;
-    *n_out = 0;
-    if (!ord.logged)
-        return leakgate_error__set(LEAKGATE_ESTATE, "track: no log");
-    if (ord.overflow || nlog > LOG_MAX)
-        return leakgate_error__set(LEAKGATE_ENOTFOUND,
-                                   "track: the allocation log overflowed");
-    rc = leakgate_track__each(ord_count, &left);
     if (rc == LEAKGATE_ESTATE)
         return rc;
     if (rc != 0)
@@ -1200,7 +1196,7 @@ leakgate_track__left_ordinals(uint64_t **out, size_t *n_out)
     (void)leakgate_track__each(ord_add, &o);
     /* The last allocation at an address is the object left there. */
     for (size_t i = nlog; i-- > 0 && o.n < left;) {
-        uintptr_t *slot = ord_find(&o, ord.log[i]);
+        uintptr_t *slot = ord_find(&o, log[i]);
 
         if (slot && !(*slot & 1)) {
             *slot |= 1;
@@ -1220,6 +1216,70 @@ done:
     leakgate_util__free(o.addrs);
     leakgate_util__free(o.out);
     return rc;
+}
+
+int
+leakgate_track__left_ordinals(uint64_t **out, size_t *n_out)
+{
+    *out = NULL;
+    *n_out = 0;
+    if (!ord.logged)
+        return leakgate_error__set(LEAKGATE_ESTATE, "track: no log");
+    if (ord.overflow || ord.nlog > LOG_MAX)
+        return leakgate_error__set(LEAKGATE_ENOTFOUND,
+                                   "track: the allocation log overflowed");
+    return left_ordinals_in(ord.log, ord.nlog, out, n_out);
+}
+
+/* The first pass's log (track_hot.h): FIRST_MAX addresses at most (a
+ * reservation, pages touched as a window's log grows; a window that
+ * allocates more is measured with a logging copy, as before). */
+#define FIRST_MAX ((size_t)1 << 18)
+struct leakgate_track__first_log leakgate_track__first_log;
+static struct {
+    uintptr_t *base; /* mapped on first use */
+    size_t n;        /* what the last window logged */
+    bool whole;      /* ... all of it (not full, not stopped early) */
+} first;
+
+int
+leakgate_track__first_log_start(void)
+{
+    if (!first.base)
+        first.base =
+            leakgate_util__map_zeroed(FIRST_MAX * sizeof *first.base, true);
+    first.n = 0;
+    first.whole = false;
+    if (!first.base)
+        return leakgate_error__set(LEAKGATE_ENOMEM,
+                                   "track: allocation log (mmap failed)");
+    leakgate_track__first_log.cur = first.base;
+    leakgate_track__first_log.end = first.base + FIRST_MAX;
+    return 0;
+}
+
+void
+leakgate_track__first_log_stop(void)
+{
+    uintptr_t *cur = leakgate_track__first_log.cur;
+
+    if (!first.base || !cur || cur < first.base || cur > first.base + FIRST_MAX)
+        return;
+    leakgate_track__first_log.cur = leakgate_track__first_log.end = NULL;
+    first.n = (size_t)(cur - first.base);
+    first.whole = first.n < FIRST_MAX;
+}
+
+int
+leakgate_track__first_left_ordinals(uint64_t **out, size_t *n_out)
+{
+    *out = NULL;
+    *n_out = 0;
+    if (!first.whole)
+        return leakgate_error__set(LEAKGATE_ENOTFOUND,
+                                   "track: no whole allocation log");
+    first.whole = false;
+    return left_ordinals_in(first.base, first.n, out, n_out);
 }
 
 int

@@ -859,6 +859,9 @@ leakgate_gate_end(leakgate_gate *gate, int judged, const leakgate_verdict **out)
             leakgate_gate__scope_close(gate);
             return rc;
         }
+        if (rc == LEAKGATE_GATE_RERUN && gate->cur.first_logged)
+            leakgate_gate__fork_first_note(gate, gate->cur.suite,
+                                           gate->cur.test, &gate->cur.first);
         if (rc != 0) {
             leakgate_gate__scope_close(gate);
             return rc; /* LEAKGATE_GATE_RERUN, or an error */
@@ -882,6 +885,9 @@ leakgate_gate_end(leakgate_gate *gate, int judged, const leakgate_verdict **out)
         (v->status != LEAKGATE_STATUS_PASS || !judged)) {
         leakgate_verdict__free(v);
         rc = leakgate_gate__fast_untrusted(gate);
+        if (rc == LEAKGATE_GATE_RERUN && gate->cur.first_logged)
+            leakgate_gate__fork_first_note(gate, gate->cur.suite,
+                                           gate->cur.test, &gate->cur.first);
         leakgate_gate__scope_close(gate);
         return rc;
     }

@@ -74,6 +74,8 @@ struct gate_scope {
     bool deferred; /* not measured here: the exact replay measures it */
     struct leakgate_track_result logged;
     uint64_t ledger_freed; /* ledger objects freed when it opened */
+    bool first_logged;     /* a first pass's window that logs its allocations
+                              (gate_fork.c: ordinals for its replay) */
 };
 
 /* The last fast window that grew, until its exact re-run begins. */
@@ -89,6 +91,16 @@ struct gate_grew {
 };
 
 /* A fast window's tracker generation and its "suite/test" (cut). */
+/* A first pass's window that left objects: the ordinals of what it left
+ * in its allocation log (gate_fork.c), for the replay. */
+struct gate_first {
+    char *suite, *test;
+    uint64_t *ords;
+    size_t n;
+    uint64_t live_objs, live_bytes;
+    bool twice; /* a second window of that name: neither is used */
+};
+
 struct gate_starter {
     uint32_t gen;
     char name[128];
@@ -180,6 +192,10 @@ struct leakgate_gate {
         char *deferred_path;  /* names left to the exact replay */
         size_t exact_pending; /* the first process: tests the replay left
                                  to an exact one */
+        /* What first-pass windows left, by ordinals: noted by the first
+         * process, read by the replay (gate_fork.c). */
+        struct gate_first *first;
+        size_t nfirst;
     } replay;
     /* The last GATE_STARTERS fast windows by tracker generation: which
      * test started a thread that allocates in a later window (gate_fast.c).
@@ -221,6 +237,23 @@ _Noreturn void leakgate_gate__fork_child_end(struct leakgate_gate *gate);
 /* gate_fork.c: the scope is deferred: its name goes to the exact replay's
  * list, and the replay stops.  Returns 0 or LEAKGATE_EIO. */
 int leakgate_gate__fork_defer(struct leakgate_gate *gate);
+/* gate_fork.c: in the first process, after a fast window of the test
+ * suite/test returned LEAKGATE_GATE_RERUN having left *r: note the
+ * ordinals of what it left from the window's allocation log, when its
+ * replay may use them.  Best effort: cannot fail. */
+void leakgate_gate__fork_first_note(struct leakgate_gate *gate,
+                                    const char *suite,
+                                    const char *test,
+                                    const struct leakgate_track_result *r);
+/* gate_fork.c: the first process writes the noted ordinals to path for
+ * its replay (nothing when none is noted), which reads them (a file that
+ * cannot be read: none; the replay then runs logging copies).  Returns 0
+ * or LEAKGATE_EIO. */
+int leakgate_gate__fork_first_write(const struct leakgate_gate *gate,
+                                    const char *path);
+void leakgate_gate__fork_first_read(struct leakgate_gate *gate,
+                                    const char *path);
+void leakgate_gate__fork_first_free(struct leakgate_gate *gate);
 /* gate_fork.c: after a measured window of a replay: watch what it left
  * (the ledger), when a later listed test may free it. */
 void leakgate_gate__fork_ledger(struct leakgate_gate *gate);

@@ -206,6 +206,15 @@ open_fast(struct leakgate_gate *gate,
         (void)leakgate_track__stacks(held || accepts_growth(&s->settings)
                                          ? LEAKGATE_TRACK_STACKS_ALL
                                          : LEAKGATE_TRACK_STACKS_RUNTIME);
+    /* A first pass's test window logs its allocations' addresses: if it
+     * leaves something, its replay selects by those ordinals
+     * (gate_fork.c). */
+    if (!preset && !held && !gate->replay.child &&
+        !accepts_growth(&s->settings) && !s->settings.peak_limited) {
+        s->first_logged = leakgate_track__first_log_start() == 0;
+        if (!s->first_logged)
+            leakgate_error__clear(); /* the replay runs a logging copy */
+    }
     leakgate_gate__clock_start(gate);
     rc = leakgate_track__begin();
     if (rc < 0) {
@@ -313,6 +322,8 @@ leakgate_gate__fast_stop(struct leakgate_gate *gate)
     leakgate_gate__settle(gate);
     leakgate_gate__meter_stop(gate);
     rc = leakgate_track__end(&r);
+    if (s->first_logged)
+        leakgate_track__first_log_stop();
     leakgate_gate__clock_stop(gate);
     if (rc == LEAKGATE_ESTATE)
         return rc;

@@ -171,6 +171,193 @@ take_logged(int fd, pid_t pid, struct logged *h, uint64_t **ords_out)
     return true;
 }
 
+/* ---- Ordinals from the first pass ----
+ *
+ * The replay is a fresh process that runs the same tests in the same
+ * order, so a listed test starts its window from the state it had in the
+ * first process, and allocates in the same order there: the ordinals of
+ * what its first pass left (the first pass's allocation log, track.h)
+ * are the ones its selecting window needs, with no logging copy.  The
+ * selecting window checks it as it checks a copy's ordinals (gate_fast.c,
+ * faithful()): what it left must be what the first pass left, every
+ * object with its stack, no ledger object freed; a test whose allocations
+ * depend on something else (the time, a file an earlier run wrote) fails
+ * that check and goes to the exact replay, as a copy that disagreed did.
+ *
+ * The file: FIRST_MAGIC, then per window its sizes (suite, test, live
+ * objects, live bytes, ordinals), the two names and the ordinals. */
+#define FIRST_MAGIC UINT64_C(0x6c67666972737401)
+
+void
+leakgate_gate__fork_first_note(struct leakgate_gate *gate,
+                               const char *suite,
+                               const char *test,
+                               const struct leakgate_track_result *r)
+{
+    struct gate_first *f = NULL, *grown;
+    uint64_t *ords = NULL;
+    size_t n = 0;
+
+    if (gate->replay.child || !leakgate_track__alone() ||
+        r->foreign_allocs != 0 || r->live_objs == 0)
+        return;
+    for (size_t i = 0; i < gate->replay.nfirst; i++) {
+        f = &gate->replay.first[i];
+        if (strcmp(f->suite, suite) == 0 && strcmp(f->test, test) == 0) {
+            f->twice = true; /* which window the replay's is: unknown */
+            return;
+        }
+    }
+    if (leakgate_track__first_left_ordinals(&ords, &n) != 0 ||
+        n != r->live_objs) {
+        leakgate_error__clear();
+        leakgate_util__free(ords);
+        return;
+    }
+    grown = leakgate_util__realloc(gate->replay.first,
+                                   (gate->replay.nfirst + 1) * sizeof *grown);
+    if (!grown) {
+        leakgate_util__free(ords);
+        return;
+    }
+    gate->replay.first = grown;
+    f = &grown[gate->replay.nfirst];
+    memset(f, 0, sizeof *f);
+    f->suite = leakgate_util__strdup(suite);
+    f->test = leakgate_util__strdup(test);
+    f->ords = ords;
+    f->n = n;
+    f->live_objs = r->live_objs;
+    f->live_bytes = r->live_bytes;
+    if (!f->suite || !f->test) {
+        leakgate_util__free(f->suite);
+        leakgate_util__free(f->test);
+        leakgate_util__free(ords);
+        return;
+    }
+    gate->replay.nfirst++;
+}
+
+int
+leakgate_gate__fork_first_write(const struct leakgate_gate *gate,
+                                const char *path)
+{
+    uint64_t magic = FIRST_MAGIC;
+    int fd, rc = 0;
+
+    if (gate->replay.nfirst == 0)
+        return 0;
+    fd =
+        open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
+    if (fd < 0 || write_all(fd, &magic, sizeof magic) != 0)
+        rc = -1;
+    for (size_t i = 0; rc == 0 && i < gate->replay.nfirst; i++) {
+        const struct gate_first *f = &gate->replay.first[i];
+        uint64_t h[5] = {strlen(f->suite), strlen(f->test), f->live_objs,
+                         f->live_bytes, f->n};
+
+        if (f->twice)
+            continue;
+        if (write_all(fd, h, sizeof h) != 0 ||
+            write_all(fd, f->suite, h[0]) != 0 ||
+            write_all(fd, f->test, h[1]) != 0 ||
+            write_all(fd, f->ords, f->n * sizeof *f->ords) != 0)
+            rc = -1;
+    }
+    if (fd >= 0 && close(fd) != 0)
+        rc = -1;
+    if (rc < 0) {
+        (void)unlink(path); /* the replay runs logging copies */
+        return leakgate_error__set(LEAKGATE_EIO, "replay: %s: %s", path,
+                                   strerror(errno));
+    }
+    return 0;
+}
+
+/* One window's entry of the file at fd into *f; false at its end or on a
+ * malformed entry. */
+static bool
+read_first(int fd, struct gate_first *f)
+{
+    uint64_t h[5];
+
+    memset(f, 0, sizeof *f);
+    if (read_all(fd, h, sizeof h) != (ssize_t)sizeof h || h[0] > 65536 ||
+        h[1] > 65536 || h[4] != h[2] || h[4] == 0 ||
+        h[4] >= (UINT64_C(1) << 32))
+        return false;
+    f->suite = leakgate_util__calloc(1, (size_t)h[0] + 1);
+    f->test = leakgate_util__calloc(1, (size_t)h[1] + 1);
+    f->ords = leakgate_util__calloc((size_t)h[4], sizeof *f->ords);
+    f->n = (size_t)h[4];
+    f->live_objs = h[2];
+    f->live_bytes = h[3];
+    if (f->suite && f->test && f->ords &&
+        read_all(fd, f->suite, (size_t)h[0]) == (ssize_t)h[0] &&
+        read_all(fd, f->test, (size_t)h[1]) == (ssize_t)h[1] &&
+        read_all(fd, f->ords, f->n * sizeof *f->ords) ==
+            (ssize_t)(f->n * sizeof *f->ords))
+        return true;
+    leakgate_util__free(f->suite);
+    leakgate_util__free(f->test);
+    leakgate_util__free(f->ords);
+    return false;
+}
+
+void
+leakgate_gate__fork_first_read(struct leakgate_gate *gate, const char *path)
+{
+    uint64_t magic = 0;
+    struct gate_first f, *grown;
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+
+    if (fd < 0)
+        return;
+    if (read_all(fd, &magic, sizeof magic) == (ssize_t)sizeof magic &&
+        magic == FIRST_MAGIC) {
+        while (read_first(fd, &f)) {
+            grown = leakgate_util__realloc(
+                gate->replay.first, (gate->replay.nfirst + 1) * sizeof *grown);
+            if (!grown) {
+                leakgate_util__free(f.suite);
+                leakgate_util__free(f.test);
+                leakgate_util__free(f.ords);
+                break;
+            }
+            gate->replay.first = grown;
+            grown[gate->replay.nfirst++] = f;
+        }
+    }
+    close(fd);
+}
+
+void
+leakgate_gate__fork_first_free(struct leakgate_gate *gate)
+{
+    for (size_t i = 0; i < gate->replay.nfirst; i++) {
+        leakgate_util__free(gate->replay.first[i].suite);
+        leakgate_util__free(gate->replay.first[i].test);
+        leakgate_util__free(gate->replay.first[i].ords);
+    }
+    leakgate_util__free(gate->replay.first);
+    gate->replay.first = NULL;
+    gate->replay.nfirst = 0;
+}
+
+/* The first pass's ordinals of suite/test, taken (used once), or NULL. */
+static struct gate_first *
+first_of(struct leakgate_gate *gate, const char *suite, const char *test)
+{
+    for (size_t i = 0; i < gate->replay.nfirst; i++) {
+        struct gate_first *f = &gate->replay.first[i];
+
+        if (f->ords && !f->twice && strcmp(f->suite, suite) == 0 &&
+            strcmp(f->test, test) == 0)
+            return f;
+    }
+    return NULL;
+}
+
 /* In the copy: its window logs (the caller opens it). */
 static int
 plan_logging(struct leakgate_gate *gate, int fd)
@@ -201,12 +388,29 @@ leakgate_gate__fork_plan(struct leakgate_gate *gate,
                          const char *test)
 {
     struct logged h;
+    struct gate_first *first;
     uint64_t *ords = NULL;
     uint64_t freed0 = leakgate_gate__ledger_freed(gate);
     int fds[2], rc;
     pid_t pid;
 
-    if (!eligible(gate, suite, test) || freed0 == UINT64_MAX || pipe(fds) != 0)
+    if (!eligible(gate, suite, test) || freed0 == UINT64_MAX)
+        goto not_here;
+    first = gate->replay.warmup ? NULL : first_of(gate, suite, test);
+    if (first) {
+        /* Its first pass's ordinals: no logging copy (above). */
+        rc = leakgate_track__stacks_select(first->ords, first->n);
+        leakgate_util__free(first->ords);
+        first->ords = NULL;
+        if (rc < 0)
+            return rc;
+        gate->replay.plan.live_objs = first->live_objs;
+        gate->replay.plan.live_bytes = first->live_bytes;
+        gate->replay.plan_ledger = freed0;
+        gate->replay.by_ordinals = true;
+        return LEAKGATE_GATE__FORK_ORDINALS;
+    }
+    if (pipe(fds) != 0)
         goto not_here;
     /* Nothing buffered is written twice. */
     fflush(NULL);

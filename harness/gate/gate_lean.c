@@ -49,9 +49,11 @@
 
 /* What profile.c's malloc_conf asks for, also in MALLOC_CONF: a program
  * that links leakgate::lean exports malloc_conf, one that links the core
- * objects some other way may not. */
+ * objects some other way may not; and what a process started to measure
+ * exactly adds (profile.h). */
 #define EXACT_CONF                                                             \
-    "prof:true,prof_active:false,lg_prof_sample:0,prof_unbias:false"
+    "prof:true,prof_active:false,lg_prof_sample:0,prof_unbias:"                \
+    "false," LEAKGATE_PROFILE__EXACT_CONF_EXTRA
 
 /* The jemalloc a lean process preloads: $LEAKGATE_JEMALLOC (as `leakgate
  * run` reads it), else the one leakgate was built with. */

@@ -104,6 +104,11 @@ leakgate_replay__child_setup(struct leakgate_gate *gate)
     gate->replay.deferred_path = leakgate_buf__take(&out);
     leakgate_buf__printf(&out, "%s.probe", list);
     gate->replay.probe_path = leakgate_buf__take(&out);
+    /* What the first pass left, by ordinals (gate_fork.c). */
+    leakgate_buf__printf(&out, "%s.first", list);
+    if (!out.failed)
+        leakgate_gate__fork_first_read(gate, out.ptr);
+    leakgate_buf__dispose(&out);
     if (rc == 0 && (!gate->replay.json_path || !gate->replay.deferred_path ||
                     !gate->replay.probe_path))
         rc = leakgate_error__set(LEAKGATE_ENOMEM, "replay list");
@@ -661,7 +666,7 @@ give_up(struct leakgate_gate *gate, const char *log)
 
 /* The files of one child run. */
 struct child_files {
-    struct leakgate_buf dir, list, json, log, exact, probe;
+    struct leakgate_buf dir, list, json, log, exact, probe, first;
 };
 
 static int
@@ -677,8 +682,9 @@ child_files(struct child_files *f)
         leakgate_buf__printf(&f->log, "%s/replay.log", f->dir.ptr);
         leakgate_buf__printf(&f->exact, "%s/list.exact", f->dir.ptr);
         leakgate_buf__printf(&f->probe, "%s/list.probe", f->dir.ptr);
+        leakgate_buf__printf(&f->first, "%s/list.first", f->dir.ptr);
         if (f->list.failed || f->json.failed || f->log.failed ||
-            f->exact.failed || f->probe.failed)
+            f->exact.failed || f->probe.failed || f->first.failed)
             rc = leakgate_error__set(LEAKGATE_ENOMEM, "replay");
     }
     return rc;
@@ -699,6 +705,8 @@ child_files_done(struct child_files *f, bool keep)
             unlink(f->exact.ptr);
         if (f->probe.ptr)
             unlink(f->probe.ptr);
+        if (f->first.ptr)
+            unlink(f->first.ptr);
         if (f->dir.ptr)
             rmdir(f->dir.ptr);
     }
@@ -708,6 +716,7 @@ child_files_done(struct child_files *f, bool keep)
     leakgate_buf__dispose(&f->log);
     leakgate_buf__dispose(&f->exact);
     leakgate_buf__dispose(&f->probe);
+    leakgate_buf__dispose(&f->first);
 }
 
 /* The warm-up probe's answers the replay found (gate_fork.c): lines
@@ -789,6 +798,11 @@ run_child(struct leakgate_gate *gate,
 
     if (rc == 0)
         rc = write_list(gate, f->list.ptr, pick);
+    /* The replay of the waiting tests selects by their first pass's
+     * ordinals (gate_fork.c); without the file it runs logging copies. */
+    if (rc == 0 && pick == waits && !gate->replay.exact_pending &&
+        leakgate_gate__fork_first_write(gate, f->first.ptr) < 0)
+        leakgate_error__clear();
     if (rc == 0)
         rc = leakgate_options__own_argv(&argc, &argv);
     if (rc == 0 && argc == 0)
@@ -908,6 +922,7 @@ leakgate_replay__dispose(struct leakgate_gate *gate)
     leakgate_util__free(gate->replay.json_path);
     leakgate_util__free(gate->replay.deferred_path);
     leakgate_util__free(gate->replay.probe_path);
+    leakgate_gate__fork_first_free(gate);
     for (size_t i = 0; i < gate->replay.nloaded; i++)
         leakgate_results_free(gate->replay.loaded[i]);
     leakgate_util__free(gate->replay.loaded);

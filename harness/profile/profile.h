@@ -75,6 +75,21 @@ int leakgate_profile__inexact_error(const char *setting);
 int leakgate_profile__check_conf(void);
 
 /*
+ * What the processes leakgate starts with jemalloc to measure exactly add
+ * to malloc_conf, in MALLOC_CONF before the user's keys (gate_lean.c's
+ * restart and replays, `leakgate run`'s exact runs): a dirty extent up to
+ * 1,024 times a request may be split for it (jemalloc's default: 64).
+ * Every object an exact window samples lives on a 16 KiB extent; freed,
+ * those coalesce into dirty extents too large to be reused for the next,
+ * which jemalloc then maps anew, purging the old (--exact on ci/bench's
+ * realistic suite: 0.44 of the time, 22 % less memory;
+ * docs/internals/performance-record.md, "The failing path, third
+ * round").  Not in malloc_conf itself: a linked process has it whether
+ * it measures exactly or not.
+ */
+#define LEAKGATE_PROFILE__EXACT_CONF_EXTRA "lg_extent_max_active_fit:10"
+
+/*
  * Check that this process allocates with jemalloc, that heap profiling is
  * on and that it counts every allocation exactly (lg_prof_sample:0,
  * prof_unbias:false): sampled counts can miss any leak, and a user's

@@ -351,16 +351,26 @@ leakgate_run__build_env(struct leakgate_run_envp *e,
                                    "cannot preload %s and %s: LD_PRELOAD "
                                    "paths cannot contain ':' or ' '",
                                    preload, jemalloc);
-    for (char **kv = environ; kv && *kv; kv++) {
-        if (!is_replaced(*kv))
-            env_add(e, "", *kv);
-    }
     /* A replay runs on jemalloc from the start, as the program's own. */
     exact = replay_list || exact_from_start(o);
+    for (char **kv = environ; kv && *kv; kv++) {
+        if (!is_replaced(*kv) &&
+            !(exact && strncmp(*kv, "MALLOC_CONF=", 12) == 0))
+            env_add(e, "", *kv);
+    }
     leakgate_buf__printf(&ld, "%s%s%s%s%s", preload, exact ? ":" : "",
                          exact ? jemalloc : "", user && *user ? ":" : "",
                          user ? user : "");
     env_add(e, "LD_PRELOAD=", ld.ptr ? ld.ptr : "");
+    if (exact) {
+        /* profile.h: before the user's keys, which still win. */
+        const char *conf = getenv("MALLOC_CONF");
+
+        ld.len = 0;
+        leakgate_buf__printf(&ld, "%s%s%s", LEAKGATE_PROFILE__EXACT_CONF_EXTRA,
+                             conf && *conf ? "," : "", conf ? conf : "");
+        env_add(e, "MALLOC_CONF=", ld.ptr ? ld.ptr : "");
+    }
     env_add(e, "LEAKGATE_JEMALLOC=", jemalloc);
     env_add(e, LEAKGATE_RUN_ENV_SAVED_PRELOAD "=", user);
     env_gate(e, o, fd, bell, ring);

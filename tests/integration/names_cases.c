@@ -126,7 +126,8 @@ run_number(void)
 }
 
 /* Hangs, every signal blocked, on run $NAMES_DEAF_RUN (default 2: the
- * replay's first run of it, its logging copy; 3: the replay's own). */
+ * replay's own, which selects by the first pass's ordinals; 3: the copy
+ * that answers the warm-up probe's question). */
 static void
 deaf_hang_second(void)
 {
@@ -225,11 +226,17 @@ brisk_leak(void)
 }
 
 /* A leak that counts its runs ($NAMES_MARKER.runs): how many times the
- * gate ran it (replay_ordinals.sh). */
+ * gate ran it (replay_ordinals.sh).  With $NAMES_COUNTED_MANY it first
+ * allocates and frees 300,000 objects: more than the first pass's
+ * allocation log holds, so its replay measures it with a logging copy. */
 static void
 counted(void)
 {
     (void)run_number();
+    if (getenv("NAMES_COUNTED_MANY")) {
+        for (int i = 0; i < 300000; i++)
+            free(malloc(16));
+    }
     leak();
 }
 

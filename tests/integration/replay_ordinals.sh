@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # A replay measures its tests by allocation order (harness/gate/gate_fork.c):
-# the leaking test names/counted is run by the first process, the replay's
-# logging copy, the replay itself and the copy that answers the warm-up
-# probe's question: 4 runs, one replay process, the exact report.  With
+# the leaking test names/counted is run by the first process (which logs
+# its allocations), the replay itself (selecting the first pass's
+# ordinals) and the copy that answers the warm-up probe's question: 3
+# runs, one replay process, the exact report.  When the first pass
+# allocated more than its log holds ($NAMES_COUNTED_MANY), a logging copy
+# of the replay finds the ordinals: 4 runs, the same report.  With
 # --report-dir too (the heap pair is written from the window's stacks), and
 # jeprof and `leakgate diff` read the pair.  The same verdict and stack
 # either way.
@@ -45,10 +48,20 @@ check_report() { # name
 
 run ordinals
 check_report ordinals
-[ "$(runs ordinals)" = 4 ] ||
-    fail "ordinals: the test ran $(runs ordinals) times, expected 4 (first run, logging copy, replay, probe copy)"
+[ "$(runs ordinals)" = 3 ] ||
+    fail "ordinals: the test ran $(runs ordinals) times, expected 3 (first run, replay, probe copy)"
 [ "$(replays ordinals)" = 1 ] ||
     fail "ordinals: $(replays ordinals) processes of the first one ran the test, expected 1 (the replay)"
+
+NAMES_COUNTED_MANY=1 run many
+check_report many
+[ "$(runs many)" = 4 ] ||
+    fail "many: the test ran $(runs many) times, expected 4 (first run, logging copy, replay, probe copy)"
+[ "$(replays many)" = 1 ] ||
+    fail "many: $(replays many) processes of the first one ran the test, expected 1 (the replay)"
+diff <(grep -A3 '^leakgate: FAIL names/counted' "$work/ordinals.err" | sed -n 2,3p) \
+     <(grep -A3 '^leakgate: FAIL names/counted' "$work/many.err" | sed -n 2,3p) ||
+    fail "many: its report's stack differs"
 
 run exact --report-dir "$work/rep"
 check_report exact
