@@ -19,6 +19,7 @@
 
 #include <link.h>
 #include <malloc.h>
+#include <dlfcn.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <setjmp.h>
@@ -457,6 +458,23 @@ threads_now(void)
     return n;
 }
 
+/* The size of the C library's thread descriptor (struct pthread, at
+ * pthread_self()), as it tells its debugger library; 0: not known. */
+static size_t
+descriptor_size(void)
+{
+    static int looked;
+    static size_t size;
+
+    if (!looked) {
+        const uint32_t *p = dlsym(RTLD_DEFAULT, "_thread_db_sizeof_pthread");
+
+        size = p && *p < 65536 ? *p : 0;
+        looked = 1;
+    }
+    return size;
+}
+
 /* The end of the calling thread's stack (0: unknown). */
 static uintptr_t
 stack_end(void)
@@ -627,6 +645,12 @@ leakgate_reach__classify(void)
     end = stack_end();
     if (end > stk.frame && end - stk.frame < ((uintptr_t)1 << 30))
         root_add(&rs, stk.frame, end, LEAKGATE_REACH_STACK);
+    /* The thread's descriptor holds its pthread_setspecific() values
+     * (and the blocks of those past the first 32 keys). */
+    if (descriptor_size() > 0)
+        root_add(&rs, (uintptr_t)pthread_self(),
+                 (uintptr_t)pthread_self() + descriptor_size(),
+                 LEAKGATE_REACH_TLS);
     memset(&on, 0, sizeof on);
     on.sa_handler = on_fault;
     sigemptyset(&on.sa_mask);

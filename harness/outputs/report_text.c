@@ -728,6 +728,17 @@ text_lost(struct text *t,
         leakgate_buf__puts(t->b, "\n");
 }
 
+/* Some stack over its limit was not scanned (reach.h): its objects may
+ * be lost or reachable. */
+static bool
+unscanned(const struct leakgate_verdict *v)
+{
+    for (size_t i = 0; i < v->nstacks; i++)
+        if (v->stacks[i].judgement.over && !v->stacks[i].reach.known)
+            return true;
+    return false;
+}
+
 static void
 text_yaml(struct text *t,
           const struct leakgate_verdict *v,
@@ -750,6 +761,13 @@ text_yaml(struct text *t,
         t->b->failed = true;
     } else {
         text_lost(t, v, env);
+        if ((*raises || *yaml) && unscanned(v))
+            leakgate_buf__puts(
+                t->b, "  reachable or lost: not known (a window measured "
+                      "exactly with other threads running, or --exact: "
+                      "jemalloc's profiles hold stacks, not objects); make "
+                      "sure this growth is not a leak before you accept "
+                      "it\n");
         if (*raises) {
             leakgate_buf__printf(
                 t->b, "  to accept this growth, raise in %s:\n", file);

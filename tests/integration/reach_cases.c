@@ -20,6 +20,11 @@
  *   reach/threaded      starts and joins a thread, then drops a pointer
  *                       and keeps one in a global: measured in an exact
  *                       window (threads), still lost and reachable
+ *   reach/small         a 5-byte object a global holds: reachable (an
+ *                       object of 8 usable bytes is not the C library's
+ *                       chunk header)
+ *   reach/key           a pthread_setspecific() value: reachable from
+ *                       thread-local storage (the thread's descriptor)
  *   reach/clean         frees what it allocates: passes
  *   accept/cache_grows  growth a stack_limit accepts, reachable: passes
  *                       under lost_limit: 0 (reach_cases.yaml)
@@ -163,6 +168,23 @@ threaded(void)
     cache = node_new(cache);
 }
 
+static char *small_keep;
+static pthread_key_t key;
+
+static void
+small(void)
+{
+    small_keep = malloc(5);
+    CU_ASSERT_PTR_NOT_NULL(small_keep);
+}
+
+static void
+key_value(void)
+{
+    CU_ASSERT_EQUAL_FATAL(pthread_key_create(&key, NULL), 0);
+    CU_ASSERT_EQUAL(pthread_setspecific(key, malloc(40)), 0);
+}
+
 static void
 clean(void)
 {
@@ -221,6 +243,8 @@ main(void)
     CU_add_test(s, "tls", tls);
     CU_add_test(s, "frame", frame);
     CU_add_test(s, "threaded", threaded);
+    CU_add_test(s, "small", small);
+    CU_add_test(s, "key", key_value);
     CU_add_test(s, "clean", clean);
     s = CU_add_suite("accept", NULL, NULL);
     CU_add_test(s, "cache_grows", cache_grows);
