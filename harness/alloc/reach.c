@@ -716,16 +716,3 @@ leakgate_reach__kind(uintptr_t a)
     cl.cursor = i + 1;
     return (enum leakgate_reach_kind)cl.kind[i];
 }
-
-const char *
-leakgate_reach__name(enum leakgate_reach_kind kind)
-{
-    switch (kind) {
-    case LEAKGATE_REACH_LOST: return "lost";
-    case LEAKGATE_REACH_INDIRECT: return "indirect";
-    case LEAKGATE_REACH_GLOBAL: return "global";
-    case LEAKGATE_REACH_TLS: return "tls";
-    case LEAKGATE_REACH_STACK: return "stack";
-    default: return NULL;
-    }
-}

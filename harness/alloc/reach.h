@@ -40,6 +40,13 @@ enum leakgate_reach_kind {
 /* The roots a reachable object was found from, as bits of a mask. */
 #define LEAKGATE_REACH_ROOT_BIT(kind) (1u << ((kind)-LEAKGATE_REACH_GLOBAL))
 
+/* The stack pointer of the calling function's caller (above its frame's
+ * saved frame pointer and return address): the caller's frames stay live
+ * while the calling function's callees run.  For
+ * leakgate_reach__stack_from(). */
+#define LEAKGATE_REACH_CALLER_SP()                                             \
+    ((const char *)__builtin_frame_address(0) + 2 * sizeof(void *))
+
 /* The calling thread's stack above frame (a frame address of the code
  * that opens the window) stays live through the window: the stack roots
  * of the next leakgate_reach__classify().  Cannot fail. */
@@ -63,9 +70,5 @@ int leakgate_reach__classify(void);
  * (UNKNOWN: not one of them, or no classification of this window).
  * Never allocates.  Cannot fail. */
 enum leakgate_reach_kind leakgate_reach__kind(uintptr_t a);
-
-/* The kind's name in reports: "lost", "indirect", "global", "tls",
- * "stack"; NULL for UNKNOWN.  Cannot fail. */
-const char *leakgate_reach__name(enum leakgate_reach_kind kind);
 
 #endif

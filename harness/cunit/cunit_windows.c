@@ -147,9 +147,7 @@ leakgate_cunit_setup(void)
              * test's frames are below its caller's stack pointer, dead
              * when it returns (reach.h). */
             if (rc == 0)
-                leakgate_reach__stack_from(
-                    (const char *)__builtin_frame_address(0) +
-                    2 * sizeof(void *));
+                leakgate_reach__stack_from(LEAKGATE_REACH_CALLER_SP());
             leakgate_cunit__gate_error(rc, "opening a test window");
             run->test_open = rc == 0;
         }

@@ -502,8 +502,7 @@ leakgate_gate_begin(leakgate_gate *gate, const char *suite, const char *test)
     int rc = check_window_args("leakgate_gate_begin", gate, suite, test);
 
     /* As leakgate_gate_begin_fast(): the caller's frames stay live. */
-    leakgate_reach__stack_from((const char *)__builtin_frame_address(0) +
-                               2 * sizeof(void *));
+    leakgate_reach__stack_from(LEAKGATE_REACH_CALLER_SP());
     if (rc == 0)
         rc = leakgate_gate__scope_open(gate, suite, test);
     if (rc < 0)
@@ -537,8 +536,7 @@ leakgate_gate_begin_fast(leakgate_gate *gate,
      * the window (the test runs below them): a replay's reachability scan
      * reads them (reach.h).  Its caller's stack pointer: above this
      * frame's saved frame pointer and return address. */
-    leakgate_reach__stack_from((const char *)__builtin_frame_address(0) +
-                               2 * sizeof(void *));
+    leakgate_reach__stack_from(LEAKGATE_REACH_CALLER_SP());
     if (gate->replay.child && !gate->broken[0]) {
         int plan = leakgate_gate__fork_plan(gate, suite, test), rc;
 

@@ -181,6 +181,8 @@ leakgate_report__lost_bytes(const struct leakgate_verdict *v)
     return n;
 }
 
+const char *const leakgate_report__root_keys[3] = {"global", "tls", "stack"};
+
 bool
 leakgate_report__lost_advice(struct leakgate_buf *b,
                              const struct leakgate_verdict *v,

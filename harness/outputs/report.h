@@ -97,6 +97,10 @@ bool leakgate_report__lost_advice(struct leakgate_buf *b,
                                   const struct leakgate_report_env *env,
                                   const char *prefix);
 
+/* The results format's names of the roots (bit k of LEAKGATE_ROOT_*:
+ * name k): "global", "tls", "stack". */
+extern const char *const leakgate_report__root_keys[3];
+
 /* Room for leakgate_report__reach()'s text. */
 #define LEAKGATE_REPORT_REACH_SIZE 224
 /* Room for leakgate_report__roots()'s text. */

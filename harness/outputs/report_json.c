@@ -137,7 +137,6 @@ json_bool(struct json *j, const char *key, bool value)
 static void
 json_reach(struct json *j, const struct leakgate_vstack *s)
 {
-    static const char *const roots[] = {"global", "tls", "stack"};
     const struct leakgate_reach_counts *r = &s->reach;
     const char *kind = leakgate_report__reach_kind(s);
 
@@ -156,7 +155,7 @@ json_reach(struct json *j, const struct leakgate_vstack *s)
     json_open(j, "roots", "[");
     for (unsigned int k = 0; k < 3; k++)
         if (r->roots & (1u << k))
-            json_str(j, NULL, roots[k]);
+            json_str(j, NULL, leakgate_report__root_keys[k]);
     json_close(j, "]");
     json_close(j, "}");
 }

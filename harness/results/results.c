@@ -465,7 +465,6 @@ load_reach(struct leakgate_vstack *s,
            struct loader *ld,
            const struct leakgate_json *o)
 {
-    static const char *const names[] = {"global", "tls", "stack"};
     const struct leakgate_json *r = leakgate_json__get(o, "reachability");
     const struct leakgate_json *roots = NULL;
     struct leakgate_reach_counts *c = &s->reach;
@@ -495,7 +494,7 @@ load_reach(struct leakgate_vstack *s,
         unsigned int k = 0;
 
         while (k < 3 && (v->type != LEAKGATE_JSON_STRING ||
-                         strcmp(v->text, names[k]) != 0))
+                         strcmp(v->text, leakgate_report__root_keys[k]) != 0))
             k++;
         if (k == 3)
             return fail(ld, v,
