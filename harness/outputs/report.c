@@ -221,8 +221,9 @@ leakgate_report__lost_advice(struct leakgate_buf *b,
                              "fix; ",
                              n, of);
     leakgate_buf__printf(b,
-                         "no rule is offered to accept lost bytes "
-                         "(--update-thresholds still writes one to %s)",
+                         "no rule is offered to accept lost bytes (to "
+                         "accept them anyway, add to %s a rule of your own: "
+                         "docs/thresholds.md, \"Accepting growth by hand\")",
                          env->thresholds_path ? env->thresholds_path
                                               : "leakgate.yaml");
     return true;

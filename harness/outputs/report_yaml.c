@@ -60,7 +60,7 @@ suggestion_init(struct suggestion *sg, const struct leakgate_verdict *v)
     ok = per &&
          leakgate_thresholds__need_init(&sg->need, own ? sg->winner : NULL);
     /* Lost objects are a leak to fix: no rule accepts their stack (an
-     * explicit --update-thresholds still writes one). */
+     * explicit --update-thresholds or thresholds merge still writes one). */
     for (size_t i = 0; ok && i < v->nstacks; i++) {
         per[i] = v->stacks[i].judgement;
         if (leakgate_report__lost_stack(&v->stacks[i]))
