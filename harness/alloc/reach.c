@@ -59,6 +59,9 @@ struct index_leaf {
 static struct {
     uintptr_t *objs; /* the objects the window left */
     unsigned char *kind;
+    uint32_t *tag;   /* kept objects: each one's tag (track.h) */
+    uint64_t *bytes; /* ... and usable bytes */
+    bool any_left;   /* any object may be one of objs (else: marked) */
     struct index_leaf *leaves; /* the leaves that hold them */
     size_t nleaves, cap, last;
     size_t n;
@@ -174,7 +177,7 @@ object_at(uintptr_t v, size_t *size, bool *left)
             *size = n;
             /* In a lean process the tracker's mark says which objects
              * the window left: the others need no look-up. */
-            *left = !leakgate_jesize__lean() || (raw & LEAKGATE_JESIZE__MARK);
+            *left = cl.any_left || (raw & LEAKGATE_JESIZE__MARK);
             return s;
         }
     }
@@ -580,19 +583,48 @@ add_one(const void *ptr, size_t usable, void *payload)
     return 0;
 }
 
+/* The kept objects (track.h, "Keep"), as leakgate_reach__classify_kept()'s
+ * caller lists them. */
+static leakgate_reach_each_fn kept_each;
+
+static int
+count_kept(uintptr_t a, uint32_t tag, uint64_t bytes, void *payload)
+{
+    (void)a;
+    (void)tag;
+    (void)bytes;
+    ((struct gathering *)payload)->n++;
+    return 0;
+}
+
+static int
+add_kept(uintptr_t a, uint32_t tag, uint64_t bytes, void *payload)
+{
+    struct gathering *g = payload;
+
+    cl.objs[g->n] = a;
+    cl.tag[g->n] = tag;
+    cl.bytes[g->n] = bytes;
+    g->n++;
+    return 0;
+}
+
 static void
 forget_classification(void)
 {
     leakgate_util__free(cl.objs);
     leakgate_util__free(cl.kind);
+    leakgate_util__free(cl.tag);
+    leakgate_util__free(cl.bytes);
     for (size_t k = 0; k < cl.nleaves; k++)
         munmap(cl.leaves[k].slot, LEAF_GRANULES * sizeof(uint32_t));
     leakgate_util__free(cl.leaves);
     memset(&cl, 0, sizeof cl);
 }
 
-int
-leakgate_reach__classify(void)
+/* Classify the objects the last window left, or (kept) the kept ones. */
+static int
+classify(bool kept)
 {
     struct gathering g = {0};
     static struct scan s;
@@ -611,7 +643,7 @@ leakgate_reach__classify(void)
     if (threads_now() != 1)
         return leakgate_error__set(LEAKGATE_ESTATE,
                                    "reach: other threads are running");
-    rc = leakgate_track__each(count_one, &g);
+    rc = kept ? kept_each(count_kept, &g) : leakgate_track__each(count_one, &g);
     if (rc != 0)
         return rc;
     if (g.n >= UINT32_MAX / 4)
@@ -619,16 +651,27 @@ leakgate_reach__classify(void)
 
     cl.objs = leakgate_util__calloc(g.n ? g.n : 1, sizeof *cl.objs);
     cl.kind = leakgate_util__calloc(g.n ? g.n : 1, 1);
+    /* In a lean process the tracker's mark says which objects the window
+     * left (object_at()); kept ones carry no mark. */
+    cl.any_left = kept || !leakgate_jesize__lean();
+    if (kept) {
+        cl.tag = leakgate_util__calloc(g.n ? g.n : 1, sizeof *cl.tag);
+        cl.bytes = leakgate_util__calloc(g.n ? g.n : 1, sizeof *cl.bytes);
+    }
     memset(&s, 0, sizeof s);
     s.seen_mask = 1023;
     s.seen = leakgate_util__calloc(s.seen_mask + 1, sizeof *s.seen);
     s.flood = leakgate_util__calloc(g.n ? g.n : 1, sizeof *s.flood);
-    if (!cl.objs || !cl.kind || !s.seen || !s.flood) {
+    if (!cl.objs || !cl.kind || !s.seen || !s.flood ||
+        (kept && (!cl.tag || !cl.bytes))) {
         rc = leakgate_error__set(LEAKGATE_ENOMEM, "reach: out of memory");
         goto done;
     }
     g.n = 0;
-    (void)leakgate_track__each(add_one, &g);
+    if (kept)
+        (void)kept_each(add_kept, &g);
+    else
+        (void)leakgate_track__each(add_one, &g);
     cl.n = g.n;
     for (size_t i = 0; i < cl.n && rc == 0; i++) {
         struct index_leaf *l = index_leaf(cl.objs[i], true);
@@ -698,6 +741,32 @@ done:
     leakgate_util__free(s.todo);
     leakgate_util__free(s.seen);
     leakgate_util__free(s.flood);
+    return rc;
+}
+
+int
+leakgate_reach__classify(void)
+{
+    return classify(false);
+}
+
+int
+leakgate_reach__classify_kept(const void *frame,
+                              leakgate_reach_each_fn each,
+                              leakgate_reach_kept_fn fn,
+                              void *payload)
+{
+    uintptr_t window_frame = stk.frame;
+    int rc;
+
+    kept_each = each;
+    stk.frame = (uintptr_t)frame;
+    rc = classify(true);
+    stk.frame = window_frame;
+    for (size_t i = 0; rc == 0 && i < cl.n; i++)
+        rc = fn(cl.tag[i], cl.bytes[i], (enum leakgate_reach_kind)cl.kind[i],
+                payload);
+    forget_classification();
     return rc;
 }
 

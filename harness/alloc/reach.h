@@ -66,6 +66,27 @@ void leakgate_reach__not_root(const void *p, size_t n);
  */
 int leakgate_reach__classify(void);
 
+/*
+ * Classify the objects kept for the rest of the run (track.h, "Keep"),
+ * which each lists (leakgate_track__kept_each()): the roots as
+ * leakgate_reach__classify()'s, the live stack from frame (a frame
+ * address of the caller) up.  Calls fn for each kept object still live,
+ * with its tag, usable bytes and kind now.  Returns 0, fn's first
+ * non-zero return, or leakgate_reach__classify()'s errors.  Ends the last
+ * window's classification (leakgate_reach__kind()).
+ */
+typedef int (*leakgate_reach_each_fn)(
+    int (*fn)(uintptr_t a, uint32_t tag, uint64_t bytes, void *payload),
+    void *payload);
+typedef int (*leakgate_reach_kept_fn)(uint32_t tag,
+                                      uint64_t bytes,
+                                      enum leakgate_reach_kind kind,
+                                      void *payload);
+int leakgate_reach__classify_kept(const void *frame,
+                                  leakgate_reach_each_fn each,
+                                  leakgate_reach_kept_fn fn,
+                                  void *payload);
+
 /* The kind of the object at a, left by the last classified window
  * (UNKNOWN: not one of them, or no classification of this window).
  * Never allocates.  Cannot fail. */

@@ -254,6 +254,28 @@ int leakgate_track__held_each(int (*fn)(uint32_t owner,
                                         uint64_t req,
                                         void *payload),
                               void *payload);
+/*
+ * Keep (track_stacks.c, "Kept"): after leakgate_track__end() and the
+ * window's reachability scan (reach.h), keep the objects the window left
+ * that the scan found reachable, for the rest of the process: tag_of is
+ * called once per allocation stack of the objects left, in
+ * leakgate_track__left_groups()'s order, and names the tag its reachable
+ * objects are kept under (UINT32_MAX: none of them).  A later free or
+ * realloc of a kept object drops it; leakgate_track__watch_clear() does
+ * not.  At most 16,384 objects are kept (the rest: *overflow).  Returns 0;
+ * LEAKGATE_ENOTFOUND when the window recorded no stacks or some object
+ * left has none; LEAKGATE_ENOMEM.
+ */
+typedef uint32_t (*leakgate_track_tag_fn)(const struct leakgate_track_group *g,
+                                          void *payload);
+int leakgate_track__keep_left(leakgate_track_tag_fn tag_of, void *payload);
+/* The kept objects still live.  Cannot fail. */
+size_t leakgate_track__kept_live(bool *overflow);
+/* Call fn for every kept object still live (its address, tag and usable
+ * bytes); fn's first non-zero return, or 0. */
+int leakgate_track__kept_each(
+    int (*fn)(uintptr_t a, uint32_t tag, uint64_t bytes, void *payload),
+    void *payload);
 /* Stop watching the objects (their owners' released flags stay, until an
  * owner id is handed out again).  Cannot fail. */
 void leakgate_track__watch_clear(void);

@@ -1477,6 +1477,189 @@ done:
     return rc;
 }
 
+/* ---- Kept: what failing windows left reachable, until the run ends.
+ *
+ * A replay keeps the objects a window left that its scan found reachable
+ * (reach.h), each with its caller's tag, for the whole run: at the run's
+ * end a second scan tells which of them later code made lost (the last
+ * pointer to them dropped, nothing freed).  Freed or moved (realloc)
+ * objects leave the table, as watched ones do: the watch's filter and
+ * flag cover them, and a watch clear keeps them. */
+
+#define KEPT_SLOTS ((size_t)1 << 15) /* at most half of them used */
+
+struct kept_slot {
+    uintptr_t addr; /* 0 empty, TOMBSTONE removed */
+    uint32_t tag;
+    uint64_t bytes; /* usable size */
+};
+
+static struct {
+    struct kept_slot *slots;
+    size_t used, live;
+    bool overflow;
+} kept;
+
+/* Called with the lock held. */
+static void
+kept_filter(void)
+{
+    for (size_t i = 0; kept.live > 0 && i < KEPT_SLOTS; i++) {
+        uintptr_t a = kept.slots[i].addr;
+
+        if (a && a != TOMBSTONE)
+            atomic_fetch_or_explicit(
+                &leakgate_track__watch_filter[leakgate_track__watch_bit(a) /
+                                              64],
+                UINT64_C(1) << (leakgate_track__watch_bit(a) % 64),
+                memory_order_relaxed);
+    }
+}
+
+/* a is being freed or moved (the lock held). */
+static void
+kept_free(uintptr_t a)
+{
+    if (kept.live == 0)
+        return;
+    for (size_t i = watch_home(a) & (KEPT_SLOTS - 1);;
+         i = (i + 1) & (KEPT_SLOTS - 1)) {
+        struct kept_slot *k = &kept.slots[i];
+
+        if (!k->addr)
+            return;
+        if (k->addr == a) {
+            k->addr = TOMBSTONE;
+            kept.live--;
+            return;
+        }
+    }
+}
+
+struct keeping {
+    const uint32_t *tag_of; /* per stack slot */
+};
+
+static int
+keep_one(const void *ptr, size_t usable, void *payload)
+{
+    const struct keeping *kp = payload;
+    uintptr_t a = (uintptr_t)ptr;
+    const struct obj_slot *o = find_obj(a);
+    enum leakgate_reach_kind kind = leakgate_reach__kind(a);
+    uint32_t tag = o ? kp->tag_of[o->stack] : UINT32_MAX;
+
+    if (tag == UINT32_MAX || kind < LEAKGATE_REACH_GLOBAL)
+        return 0;
+    if (kept.used >= KEPT_SLOTS / 2) {
+        kept.overflow = true;
+        return 0;
+    }
+    for (size_t i = watch_home(a) & (KEPT_SLOTS - 1);;
+         i = (i + 1) & (KEPT_SLOTS - 1)) {
+        struct kept_slot *k = &kept.slots[i];
+
+        if (k->addr == a)
+            return 0; /* kept already */
+        if (!k->addr) {
+            k->addr = a;
+            k->tag = tag;
+            k->bytes = usable;
+            kept.used++;
+            kept.live++;
+            atomic_fetch_or_explicit(
+                &leakgate_track__watch_filter[leakgate_track__watch_bit(a) /
+                                              64],
+                UINT64_C(1) << (leakgate_track__watch_bit(a) % 64),
+                memory_order_relaxed);
+            return 0;
+        }
+    }
+}
+
+int
+leakgate_track__keep_left(leakgate_track_tag_fn tag_of, void *payload)
+{
+    struct gather g;
+    struct keeping kp = {NULL};
+    uint32_t *tags = NULL;
+    int rc;
+
+    memset(&g, 0, sizeof g);
+    if (atomic_load(&leakgate_track__stacks_mode) ==
+            LEAKGATE_TRACK_STACKS_NONE ||
+        st.failed)
+        return leakgate_error__set(LEAKGATE_ENOTFOUND,
+                                   "track: the window recorded no stacks");
+    if (!kept.slots) {
+        kept.slots =
+            leakgate_util__map_zeroed(KEPT_SLOTS * sizeof *kept.slots, true);
+        if (!kept.slots)
+            return leakgate_error__set(LEAKGATE_ENOMEM,
+                                       "track: kept objects (mmap failed)");
+    }
+    rc = gather_alloc(&g);
+    tags = leakgate_util__calloc(STACK_SLOTS, sizeof *tags);
+    if (rc == 0 && !tags)
+        rc = leakgate_error__set(LEAKGATE_ENOMEM, "track: kept objects");
+    if (rc == 0 && leakgate_track__each(gather_one, &g) != 0)
+        rc = leakgate_error__set(LEAKGATE_ENOTFOUND,
+                                 "track: an object left has no stack");
+    if (rc < 0)
+        goto done;
+    for (size_t i = 0; i < STACK_SLOTS; i++)
+        tags[i] = UINT32_MAX;
+    /* Group k is the k-th call of tag_of, as each_group() calls fn. */
+    for (size_t k = 0; k < g.nused; k++) {
+        const struct stack_slot *s = &st.stk.slots[g.used[k]];
+        const struct kinds *kd = &g.kinds[g.used[k]];
+        struct leakgate_track_group grp;
+
+        memset(&grp, 0, sizeof grp);
+        grp.pcs = &st.stk.pcs[s->off];
+        grp.npcs = s->n;
+        grp.objs = g.objs[g.used[k]];
+        grp.bytes = g.bytes[g.used[k]];
+        grp.kinds_known = kd->classified == grp.objs;
+        tags[g.used[k]] = tag_of(&grp, payload);
+    }
+    kp.tag_of = tags;
+    lock_tables();
+    rc = leakgate_track__each(keep_one, &kp);
+    if (kept.live > 0)
+        atomic_store(&leakgate_track__watching, true);
+    unlock_tables();
+done:
+    gather_free(&g);
+    leakgate_util__free(tags);
+    return rc < 0 ? rc : 0;
+}
+
+size_t
+leakgate_track__kept_live(bool *overflow)
+{
+    if (overflow)
+        *overflow = kept.overflow;
+    return kept.live;
+}
+
+int
+leakgate_track__kept_each(
+    int (*fn)(uintptr_t a, uint32_t tag, uint64_t bytes, void *payload),
+    void *payload)
+{
+    int rc = 0;
+
+    /* fn never allocates with the program's allocator (reach.c's). */
+    for (size_t i = 0; kept.live > 0 && i < KEPT_SLOTS && rc == 0; i++) {
+        const struct kept_slot *k = &kept.slots[i];
+
+        if (k->addr && k->addr != TOMBSTONE)
+            rc = fn(k->addr, k->tag, k->bytes, payload);
+    }
+    return rc;
+}
+
 ALLOC_PATH void
 leakgate_track__watch_free(uintptr_t a)
 {
@@ -1496,6 +1679,7 @@ leakgate_track__watch_free(uintptr_t a)
             break;
         }
     }
+    kept_free(a);
     unlock_tables();
 }
 
@@ -1556,7 +1740,8 @@ leakgate_track__held_each(int (*fn)(uint32_t owner,
 void
 leakgate_track__watch_clear(void)
 {
-    atomic_store(&leakgate_track__watching, false);
+    /* Kept objects stay watched (below, "Kept"). */
+    atomic_store(&leakgate_track__watching, kept.live > 0);
     if (!wt_ever)
         return;
     lock_tables();
@@ -1566,6 +1751,7 @@ leakgate_track__watch_clear(void)
         for (size_t k = 0; k < LEAKGATE_TRACK__WATCH_FILTER_BITS / 64; k++)
             atomic_store_explicit(&leakgate_track__watch_filter[k], 0,
                                   memory_order_relaxed);
+        kept_filter();
     }
     wt.used = 0;
     unlock_tables();

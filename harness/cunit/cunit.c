@@ -830,6 +830,7 @@ leakgate_cunit_run(leakgate_gate *gate, int (*fn)(void *payload), void *payload)
     disarm_watchdog();
     CU_set_fail_on_inactive(fail_on_inactive);
     leakgate_cunit__replay_awaiting(false);
+    leakgate_cunit__late_judge();
     leakgate_cunit__judge_orphans(false);
     leakgate_cunit__add_replayed_records();
     leakgate_cunit__probe_warmup();

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "gate.h"
+#include "reach.h"
 
 #define SUITE_WINDOW "[suite]"
 
@@ -476,4 +477,17 @@ leakgate_cunit__judge_orphans(bool in_cunit)
         say_late_failures(told.failed,
                           "at the run's end (a thread it started kept "
                           "memory after it ended)");
+}
+
+/* A replay at the end of the program's tests: what measured windows left
+ * reachable is classified again (gate_late.c).  The caller's frames and
+ * those above it are live: the scan's stack roots start there. */
+void
+leakgate_cunit__late_judge(void)
+{
+    if (!run->gate || !leakgate_gate_in_replay(run->gate))
+        return;
+    leakgate_cunit__gate_error(
+        leakgate_gate__late_judge(run->gate, LEAKGATE_REACH_CALLER_SP()),
+        "judging what tests left reachable at the run's end");
 }

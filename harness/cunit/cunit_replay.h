@@ -46,5 +46,8 @@ void leakgate_cunit__replay_awaiting(bool in_cunit);
  * and is still live is judged against those tests (gate_orphans.c); a
  * verdict that now fails is reported and counted.  Not in a replay. */
 void leakgate_cunit__judge_orphans(bool in_cunit);
+/* In a replay, at the end of the program's tests: reachable growth
+ * classified again (gate_late.c). */
+void leakgate_cunit__late_judge(void);
 
 #endif

@@ -911,12 +911,21 @@ leakgate_gate_end(leakgate_gate *gate, int judged, const leakgate_verdict **out)
         rc = leakgate_gate__write_artifacts(gate, v);
     if (rc == 0)
         rc = push_verdict(gate, v);
+    /* What it left reachable is classified again at the run's end
+     * (gate_late.c). */
+    if (rc == 0 && gate->replay.child &&
+        leakgate_gate_measures(gate, v->suite, v->test))
+        leakgate_gate__late_keep(gate, v);
     /* A replay counts the listed tests it has measured (it stops after
-     * the last: leakgate_gate_replay_done). */
+     * the last: leakgate_gate_replay_done, unless kept objects wait for
+     * the run's end: its results are written now all the same). */
     if (rc == 0 && gate->replay.child &&
         leakgate_gate_measures(gate, v->suite, v->test)) {
         gate->replay.measured++;
         leakgate_replay__beat_measured(gate);
+        if (gate->replay.measured >= gate->replay.n &&
+            leakgate_gate__late_pending(gate))
+            (void)leakgate_gate_write_results(gate);
     }
     if (rc < 0)
         leakgate_verdict__free(v);

@@ -196,6 +196,10 @@ struct leakgate_gate {
          * process, read by the replay (gate_fork.c). */
         struct gate_first *first;
         size_t nfirst;
+        /* Stacks whose reachable objects are kept for the run's end
+         * (gate_late.c): a verdict and a stack of it per tag. */
+        struct gate_late *late;
+        size_t nlate, late_cap;
     } replay;
     /* The last GATE_STARTERS fast windows by tracker generation: which
      * test started a thread that allocates in a later window (gate_fast.c).
@@ -254,6 +258,28 @@ int leakgate_gate__fork_first_write(const struct leakgate_gate *gate,
 void leakgate_gate__fork_first_read(struct leakgate_gate *gate,
                                     const char *path);
 void leakgate_gate__fork_first_free(struct leakgate_gate *gate);
+/* gate_late.c: after a measured window of a replay whose verdict v has
+ * stacks with reachable objects: keep those objects for the run's end
+ * (track.h, "Keep").  Best effort: cannot fail (v keeps the kinds its
+ * window found). */
+void leakgate_gate__late_keep(struct leakgate_gate *gate,
+                              const struct leakgate_verdict *v);
+/* gate_late.c: the gate's kept stacks, freed. */
+void leakgate_gate__late_free(struct leakgate_gate *gate);
+/* gate_late.c: some kept object waits for the run's end. */
+bool leakgate_gate__late_pending(const struct leakgate_gate *gate);
+/* gate_late.c: the program's tests are over (frame: a frame address of
+ * the caller, whose frames and those above stay live): in a replay,
+ * classify the kept objects again; those lost now are added to their
+ * stacks' lost counts (lost later) and their verdicts judged again.
+ * Returns 0 or LEAKGATE_ENOMEM (a scan that cannot run changes
+ * nothing). */
+int leakgate_gate__late_judge(struct leakgate_gate *gate, const void *frame);
+/* gate_judge.c: v's verdict-wide policy (lost bytes, lost_limit) again
+ * from its stacks' counts, its status (a pass that now fails its
+ * lost_limit fails) and its report.  Returns 0 or LEAKGATE_ENOMEM. */
+int leakgate_gate__judge_lost_again(struct leakgate_gate *gate,
+                                    struct leakgate_verdict *v);
 /* gate_fork.c: after a measured window of a replay: watch what it left
  * (the ledger), when a later listed test may free it. */
 void leakgate_gate__fork_ledger(struct leakgate_gate *gate);

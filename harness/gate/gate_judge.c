@@ -331,6 +331,36 @@ decide(struct leakgate_gate *gate, struct leakgate_verdict *v, bool judged)
 }
 
 int
+leakgate_gate__judge_lost_again(struct leakgate_gate *gate,
+                                struct leakgate_verdict *v)
+{
+    struct leakgate_policy_verdict *p = &v->policy;
+    const struct leakgate_policy_settings *set = &v->settings;
+
+    /* The stacks' own judgements do not count lost bytes: only the
+     * verdict's lost total and lost_limit change (leakgate_policy__judge). */
+    p->lost_bytes = 0;
+    for (size_t i = 0; i < v->nstacks; i++) {
+        const struct leakgate_vstack *s = &v->stacks[i];
+
+        if (s->judgement.judged && !s->judgement.ignored && s->reach.known &&
+            s->reach.lost_bytes + s->reach.indirect_bytes > 0)
+            p->lost_bytes +=
+                (uint64_t)(s->reach.lost_bytes + s->reach.indirect_bytes);
+    }
+    p->lost_over = set->lost_limited && !p->lost_unknown &&
+                   p->lost_bytes > set->lost_limit;
+    p->failed = p->failed || p->lost_over;
+    if (v->status == LEAKGATE_STATUS_PASS && p->failed)
+        v->status = LEAKGATE_STATUS_FAIL;
+    leakgate_util__free(v->report);
+    v->report = v->status == LEAKGATE_STATUS_FAIL || v->hint
+                    ? leakgate_report__text(v, &gate->env, false)
+                    : leakgate_util__strdup("");
+    return v->report ? 0 : leakgate_error__set(LEAKGATE_ENOMEM, "report");
+}
+
+int
 leakgate_gate__judge(struct leakgate_verdict **out,
                      struct leakgate_gate *gate,
                      bool judged)

@@ -144,7 +144,9 @@ leakgate_gate_in_replay(const leakgate_gate *gate)
 int
 leakgate_gate_replay_done(const leakgate_gate *gate)
 {
-    return gate->replay.child && gate->replay.measured >= gate->replay.n;
+    /* Reachable growth kept for the run's end (gate_late.c) waits. */
+    return gate->replay.child && gate->replay.measured >= gate->replay.n &&
+           !leakgate_gate__late_pending(gate);
 }
 
 size_t
@@ -923,6 +925,7 @@ leakgate_replay__dispose(struct leakgate_gate *gate)
     leakgate_util__free(gate->replay.deferred_path);
     leakgate_util__free(gate->replay.probe_path);
     leakgate_gate__fork_first_free(gate);
+    leakgate_gate__late_free(gate);
     for (size_t i = 0; i < gate->replay.nloaded; i++)
         leakgate_results_free(gate->replay.loaded[i]);
     leakgate_util__free(gate->replay.loaded);

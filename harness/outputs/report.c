@@ -299,6 +299,22 @@ leakgate_report__reach(char *out, const struct leakgate_vstack *s)
                          c, leakgate_report__reachable_bytes(s)),
                      roots);
     }
+    /* Reachable when the test ended, lost by the run's end (gate_late.c). */
+    len = strlen(out);
+    if (r->later_bytes > 0 && len < LEAKGATE_REPORT_REACH_SIZE) {
+        if (r->later_bytes == r->lost_bytes + r->indirect_bytes)
+            snprintf(out + len, LEAKGATE_REPORT_REACH_SIZE - len,
+                     " by the end of the run (reachable from %s when the "
+                     "test ended: what ran after it dropped the last "
+                     "pointer without freeing)",
+                     roots);
+        else
+            snprintf(out + len, LEAKGATE_REPORT_REACH_SIZE - len,
+                     " (%s B of the lost reachable when the test ended: "
+                     "what ran after it dropped the last pointer without "
+                     "freeing)",
+                     leakgate_util__group_signed(a, r->later_bytes));
+    }
     return out;
 }
 

@@ -102,7 +102,7 @@ bool leakgate_report__lost_advice(struct leakgate_buf *b,
 extern const char *const leakgate_report__root_keys[3];
 
 /* Room for leakgate_report__reach()'s text. */
-#define LEAKGATE_REPORT_REACH_SIZE 224
+#define LEAKGATE_REPORT_REACH_SIZE 400
 /* Room for leakgate_report__roots()'s text. */
 #define LEAKGATE_REPORT_ROOTS_SIZE 64
 

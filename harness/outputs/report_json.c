@@ -152,6 +152,8 @@ json_reach(struct json *j, const struct leakgate_vstack *s)
     json_int(j, "indirect_objects", r->indirect_objs);
     json_int(j, "reachable_bytes", leakgate_report__reachable_bytes(s));
     json_int(j, "reachable_objects", leakgate_report__reachable_objs(s));
+    json_int(j, "lost_later_bytes", r->later_bytes);
+    json_int(j, "lost_later_objects", r->later_objs);
     json_open(j, "roots", "[");
     for (unsigned int k = 0; k < 3; k++)
         if (r->roots & (1u << k))

@@ -39,6 +39,8 @@ leakgate_reach_counts__add(struct leakgate_reach_counts *a,
     a->lost_bytes += b->lost_bytes;
     a->indirect_objs += b->indirect_objs;
     a->indirect_bytes += b->indirect_bytes;
+    a->later_objs += b->later_objs;
+    a->later_bytes += b->later_bytes;
     a->roots |= b->roots;
 }
 

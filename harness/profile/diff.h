@@ -35,7 +35,12 @@ struct leakgate_reach_counts {
     bool known;
     int64_t lost_objs, lost_bytes;         /* nothing points to them */
     int64_t indirect_objs, indirect_bytes; /* only lost objects do */
-    unsigned int roots; /* the rest is reachable: from these roots */
+    /* Of the lost and indirectly lost: those the window's scan found
+     * reachable, lost by the run's end (what ran later dropped the last
+     * pointer to them without freeing them). */
+    int64_t later_objs, later_bytes;
+    unsigned int roots; /* the rest is reachable: from these roots (and
+                           the later lost were, when the window ended) */
 };
 /* The roots (alloc/reach.h's LEAKGATE_REACH_ROOT_BIT of its kinds). */
 #define LEAKGATE_ROOT_GLOBAL 1u /* writable data of a loaded object */

@@ -484,11 +484,21 @@ load_reach(struct leakgate_vstack *s,
         rc = get_int(&c->indirect_objs, NULL, ld, r, "indirect_objects");
     if (rc == 0)
         rc = get_array(&roots, ld, r, "roots", false);
+    /* Lost later (absent before leakgate knew it: none). */
+    if (rc == 0 && leakgate_json__get(r, "lost_later_bytes"))
+        rc = get_int(&c->later_bytes, NULL, ld, r, "lost_later_bytes");
+    if (rc == 0 && leakgate_json__get(r, "lost_later_objects"))
+        rc = get_int(&c->later_objs, NULL, ld, r, "lost_later_objects");
     if (rc < 0)
         return rc;
     if (c->lost_bytes < 0 || c->lost_objs < 0 || c->indirect_bytes < 0 ||
-        c->indirect_objs < 0)
+        c->indirect_objs < 0 || c->later_bytes < 0 || c->later_objs < 0)
         return fail(ld, r, "negative count in 'reachability'");
+    if (c->later_bytes > c->lost_bytes + c->indirect_bytes ||
+        c->later_objs > c->lost_objs + c->indirect_objs)
+        return fail(ld, r,
+                    "'lost_later_bytes' or 'lost_later_objects' above the "
+                    "lost and indirectly lost");
     for (size_t i = 0; roots && i < roots->n; i++) {
         const struct leakgate_json *v = &roots->items[i];
         unsigned int k = 0;

@@ -31,6 +31,19 @@
  *   accept/leak_within  a lost object within the same stack_limit: fails
  *                       on lost_limit: 0
  *
+ * With REACH_LATER=1, a suite whose growth is reachable when a test ends
+ * and lost by the run's end (alloc/reach.h, gate_late.c):
+ *
+ *   later/kept          a list of two hung on a global: reachable when it
+ *                       ends; later/cleared sets the global to NULL and
+ *                       frees nothing: the head lost by the end of the
+ *                       run, the tail indirectly
+ *   later/kept_freed    an object hung on a global, freed by later/freed:
+ *                       stays reachable (what was freed is not judged
+ *                       again, whatever takes its address next)
+ *   later/reuse         allocates what later/freed freed, and drops it:
+ *                       lost, its own
+ *
  * With REACH_STALE=1, a last suite frees an object behind the allocation
  * wrappers' back (the C library's own __libc_free: its memory goes back
  * to the system, a global keeps its address) and then leaks: the scan
@@ -204,6 +217,43 @@ leak_within(void)
     CU_ASSERT_PTR_NOT_NULL(node_new(NULL));
 }
 
+static struct node *later_keep, *later_freed;
+
+static void
+later_kept(void)
+{
+    later_keep = node_new(node_new(NULL));
+    CU_ASSERT_PTR_NOT_NULL(later_keep);
+}
+
+static void
+later_cleared(void)
+{
+    later_keep = NULL; /* as a memset of the fixture would */
+    CU_ASSERT_PTR_NULL(later_keep);
+}
+
+static void
+later_kept_freed(void)
+{
+    later_freed = node_new(NULL);
+    CU_ASSERT_PTR_NOT_NULL(later_freed);
+}
+
+static void
+later_free(void)
+{
+    free(later_freed);
+    later_freed = NULL;
+    CU_ASSERT_PTR_NULL(later_freed);
+}
+
+static void
+later_reuse(void)
+{
+    CU_ASSERT_PTR_NOT_NULL(node_new(NULL));
+}
+
 void __libc_free(void *p); /* the C library's, behind the wrappers */
 static void *volatile dangling;
 
@@ -249,6 +299,14 @@ main(void)
     s = CU_add_suite("accept", NULL, NULL);
     CU_add_test(s, "cache_grows", cache_grows);
     CU_add_test(s, "leak_within", leak_within);
+    if (getenv("REACH_LATER")) {
+        s = CU_add_suite("later", NULL, NULL);
+        CU_add_test(s, "kept", later_kept);
+        CU_add_test(s, "cleared", later_cleared);
+        CU_add_test(s, "kept_freed", later_kept_freed);
+        CU_add_test(s, "freed", later_free);
+        CU_add_test(s, "reuse", later_reuse);
+    }
     if (getenv("REACH_STALE")) {
         s = CU_add_suite("stale", NULL, NULL);
         CU_add_test(s, "free", stale_free);

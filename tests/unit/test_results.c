@@ -65,6 +65,8 @@ sample(const char *suite, const char *test, leakgate_status status)
     s->reach.lost_objs = 1;
     s->reach.lost_bytes = 96;
     s->reach.indirect_bytes = 32;
+    s->reach.later_bytes = 64; /* of the lost: reachable when it ended */
+    s->reach.later_objs = 1;
     s->reach.roots = LEAKGATE_ROOT_GLOBAL;
     s->judgement = (struct leakgate_policy_stack_verdict){
         true, false, NULL, &rule, 100, status == LEAKGATE_STATUS_FAIL};
@@ -133,6 +135,8 @@ test_results__round_trip(void)
     CU_ASSERT_EQUAL(s->reach.lost_bytes, 96);
     CU_ASSERT_EQUAL(s->reach.lost_objs, 1);
     CU_ASSERT_EQUAL(s->reach.indirect_bytes, 32);
+    CU_ASSERT_EQUAL(s->reach.later_bytes, 64);
+    CU_ASSERT_EQUAL(s->reach.later_objs, 1);
     CU_ASSERT_EQUAL(s->reach.roots, LEAKGATE_ROOT_GLOBAL);
     CU_ASSERT_STRING_EQUAL(leakgate_report__reach_kind(s), "mixed");
     CU_ASSERT_STRING_EQUAL(r->env.binary, "/bin/app");
@@ -213,6 +217,17 @@ test_results__malformed_documents(void)
                    "   \"pcs\": [], \"frames\": null}]}]}",
                    "r.json:7:15: a root must be \"global\", \"tls\" or "
                    "\"stack\"");
+    expect_refused("{\"format\": \"leakgate-results\", \"version\": 1,\n"
+                   " \"tests\": [{\"suite\": \"s\", \"test\": \"t\",\n"
+                   "  \"status\": \"fail\", \"measured\": true,\n"
+                   "  \"stacks\": [{\"bytes\": 16, \"objects\": 1,\n"
+                   "   \"reachability\": {\"lost_bytes\": 16, "
+                   "\"lost_objects\": 1,\n"
+                   "    \"indirect_bytes\": 0, \"indirect_objects\": 0,\n"
+                   "    \"lost_later_bytes\": 32, \"lost_later_objects\": 1},\n"
+                   "   \"pcs\": [], \"frames\": null}]}]}",
+                   "r.json:5:4: 'lost_later_bytes' or 'lost_later_objects' "
+                   "above the lost and indirectly lost");
     expect_refused("{\"format\": \"leakgate-results\", \"version\": 1, "
                    "\"tests\": [1,",
                    "r.json:1:58: unexpected end of input (expected a value)");
