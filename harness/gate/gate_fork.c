@@ -458,8 +458,10 @@ leakgate_gate__fork_defer(struct leakgate_gate *gate)
     int fd, rc = 0;
 
     /* The replay stops here (leakgate_gate_replay_done()): an exact one
-     * measures the whole list again. */
+     * measures the whole list again, and nothing waits for the run's end
+     * (gate_late.c). */
     gate->replay.measured = gate->replay.n;
+    leakgate_gate__late_free(gate);
     if (!gate->replay.deferred_path)
         return leakgate_error__set(LEAKGATE_EIO, "replay: no deferred list");
     leakgate_util__name_escape(&b, gate->cur.suite);

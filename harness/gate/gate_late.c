@@ -153,9 +153,9 @@ add_late(struct leakgate_verdict *v, const struct gate_late *e)
     for (size_t i = 0; i < v->nstacks; i++) {
         struct leakgate_reach_counts *r = &v->stacks[i].reach;
 
-        if (!r->known || !leakgate_diff__same_pcs(v->stacks[i].pcs,
-                                                  v->stacks[i].npcs, e->pcs,
-                                                  e->npcs))
+        if (!r->known ||
+            !leakgate_diff__same_pcs(v->stacks[i].pcs, v->stacks[i].npcs,
+                                     e->pcs, e->npcs))
             continue;
         r->lost_objs += e->lost_objs;
         r->lost_bytes += e->lost_bytes;
