@@ -262,13 +262,16 @@ int leakgate_track__held_each(int (*fn)(uint32_t owner,
  * leakgate_track__left_groups()'s order, and names the tag its reachable
  * objects are kept under (UINT32_MAX: none of them).  A later free or
  * realloc of a kept object drops it; leakgate_track__watch_clear() does
- * not.  At most 16,384 objects are kept (the rest: *overflow).  Returns 0;
- * LEAKGATE_ENOTFOUND when the window recorded no stacks or some object
- * left has none; LEAKGATE_ENOMEM.
+ * not.  At most 16,384 objects are kept: dropped is called with the tag
+ * of each object that did not fit.  Returns 0; LEAKGATE_ENOTFOUND when
+ * the window recorded no stacks or some object left has none;
+ * LEAKGATE_ENOMEM.
  */
 typedef uint32_t (*leakgate_track_tag_fn)(const struct leakgate_track_group *g,
                                           void *payload);
-int leakgate_track__keep_left(leakgate_track_tag_fn tag_of, void *payload);
+int leakgate_track__keep_left(leakgate_track_tag_fn tag_of,
+                              void (*dropped)(uint32_t tag, void *payload),
+                              void *payload);
 /* The kept objects still live.  Cannot fail. */
 size_t leakgate_track__kept_live(bool *overflow);
 /* Call fn for every kept object still live (its address, tag and usable

@@ -1538,6 +1538,8 @@ kept_free(uintptr_t a)
 
 struct keeping {
     const uint32_t *tag_of; /* per stack slot */
+    void (*dropped)(uint32_t tag, void *payload);
+    void *payload;
 };
 
 static int
@@ -1553,6 +1555,7 @@ keep_one(const void *ptr, size_t usable, void *payload)
         return 0;
     if (kept.used >= KEPT_SLOTS / 2) {
         kept.overflow = true;
+        kp->dropped(tag, kp->payload);
         return 0;
     }
     for (size_t i = watch_home(a) & (KEPT_SLOTS - 1);;
@@ -1578,10 +1581,12 @@ keep_one(const void *ptr, size_t usable, void *payload)
 }
 
 int
-leakgate_track__keep_left(leakgate_track_tag_fn tag_of, void *payload)
+leakgate_track__keep_left(leakgate_track_tag_fn tag_of,
+                          void (*dropped)(uint32_t tag, void *payload),
+                          void *payload)
 {
     struct gather g;
-    struct keeping kp = {NULL};
+    struct keeping kp = {NULL, dropped, payload};
     uint32_t *tags = NULL;
     int rc;
 

@@ -32,6 +32,7 @@ struct gate_late {
     char *suite, *test;
     uintptr_t *pcs;
     size_t npcs;
+    bool partial; /* some of its reachable objects could not be kept */
     /* What the run's end found. */
     int64_t lost_objs, lost_bytes, indirect_objs, indirect_bytes;
 };
@@ -105,6 +106,17 @@ tag_of(const struct leakgate_track_group *g, void *payload)
     return (uint32_t)gate->replay.nlate++;
 }
 
+/* An object of tag's stack did not fit the table: its stack is not
+ * judged again (what the run's end found would be part of the story). */
+static void
+dropped(uint32_t tag, void *payload)
+{
+    struct keeping *k = payload;
+
+    if (tag < k->gate->replay.nlate)
+        k->gate->replay.late[tag].partial = true;
+}
+
 void
 leakgate_gate__late_keep(struct leakgate_gate *gate,
                          const struct leakgate_verdict *v)
@@ -121,7 +133,7 @@ leakgate_gate__late_keep(struct leakgate_gate *gate,
     /* A window measured exactly while other threads ran has no kinds; an
      * exact one keeps no stacks in the tracker: nothing is kept. */
     if (any)
-        (void)leakgate_track__keep_left(tag_of, &k);
+        (void)leakgate_track__keep_left(tag_of, dropped, &k);
 }
 
 static int
@@ -184,7 +196,7 @@ leakgate_gate__late_judge(struct leakgate_gate *gate, const void *frame)
         const struct gate_late *e = &gate->replay.late[i];
         struct leakgate_verdict *v;
 
-        if (e->lost_objs + e->indirect_objs == 0)
+        if (e->partial || e->lost_objs + e->indirect_objs == 0)
             continue;
         v = leakgate_gate__find_verdict(gate, e->suite, e->test);
         if (v && v->status != LEAKGATE_STATUS_NOT_JUDGED && add_late(v, e))
