@@ -1348,6 +1348,16 @@ atomic_bool leakgate_track__watching;
 _Alignas(64) _Atomic uint64_t
     leakgate_track__watch_filter[LEAKGATE_TRACK__WATCH_FILTER_BITS / 64];
 
+/* a may be watched from now on (leakgate_track__watched_maybe()). */
+static void
+filter_set(uintptr_t a)
+{
+    atomic_fetch_or_explicit(
+        &leakgate_track__watch_filter[leakgate_track__watch_bit(a) / 64],
+        UINT64_C(1) << (leakgate_track__watch_bit(a) % 64),
+        memory_order_relaxed);
+}
+
 static size_t
 watch_home(uintptr_t a)
 {
@@ -1382,11 +1392,7 @@ watch_one(const void *ptr, size_t usable, void *payload)
             s->bytes = usable;
             s->req = !o ? 0 : o->req == REQ_UNKNOWN ? UINT64_MAX : o->req;
             wt.list[wt.used++] = (uint32_t)i;
-            atomic_fetch_or_explicit(
-                &leakgate_track__watch_filter[leakgate_track__watch_bit(a) /
-                                              64],
-                UINT64_C(1) << (leakgate_track__watch_bit(a) % 64),
-                memory_order_relaxed);
+            filter_set(a);
             return 0;
         }
     }
@@ -1508,11 +1514,7 @@ kept_filter(void)
         uintptr_t a = kept.slots[i].addr;
 
         if (a && a != TOMBSTONE)
-            atomic_fetch_or_explicit(
-                &leakgate_track__watch_filter[leakgate_track__watch_bit(a) /
-                                              64],
-                UINT64_C(1) << (leakgate_track__watch_bit(a) % 64),
-                memory_order_relaxed);
+            filter_set(a);
     }
 }
 
@@ -1570,11 +1572,7 @@ keep_one(const void *ptr, size_t usable, void *payload)
             k->bytes = usable;
             kept.used++;
             kept.live++;
-            atomic_fetch_or_explicit(
-                &leakgate_track__watch_filter[leakgate_track__watch_bit(a) /
-                                              64],
-                UINT64_C(1) << (leakgate_track__watch_bit(a) % 64),
-                memory_order_relaxed);
+            filter_set(a);
             return 0;
         }
     }
