@@ -1013,6 +1013,9 @@ leakgate_intercept_thread_start(void *payload)
     void *(*fn)(void *) = slot->fn;
     void *arg = slot->arg;
 
+    /* The table is leakgate's: it keeps no program address once read (a
+     * reachability scan would take it for a global's). */
+    slot->arg = NULL;
     leakgate_track__born = slot->born;
     owner_here = slot->token;
     atomic_store_explicit(&slot->used, false, memory_order_release);
@@ -1188,10 +1191,12 @@ pthread_create(pthread_t *thread,
         slot->token = token;
         rc = next.pthread_create(thread, attr, leakgate_intercept_thread_start,
                                  slot);
-        if (rc != 0)
+        if (rc != 0) {
+            slot->arg = NULL;
             atomic_store(&slot->used, false);
-        else
+        } else {
             follow(*thread, attr, __builtin_return_address(0), token);
+        }
         return rc;
     }
     {

@@ -34,6 +34,7 @@
 #include "error.h"
 #include "heap.h"
 #include "jesize.h"
+#include "reach_stop.h"
 #include "track.h"
 #include "util.h"
 
@@ -112,11 +113,51 @@ struct scan {
     uintptr_t *seen; /* the heap's other objects marked: a hashed set */
     size_t seen_mask, nseen;
     uint32_t *flood; /* indexes of left objects, while flooding */
-    size_t nflood;
+    size_t nflood, flood_cap;
     bool failed;
     bool unsure;  /* leakgate's own objects not all known (heap.h) */
     bool faulted; /* a read faulted (on_fault) */
 };
+
+/* The scan's own memory is mapped, never had from an allocator: other
+ * threads may be stopped inside one, holding its lock (reach_stop.h). */
+static void *
+area(size_t bytes)
+{
+    void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+    return p == MAP_FAILED ? NULL : p;
+}
+
+/* old's first old_bytes in a new area of new_bytes (old stays when that
+ * fails: NULL). */
+static void *
+area_grow(void *old, size_t old_bytes, size_t new_bytes)
+{
+    void *p = area(new_bytes);
+
+    if (p && old) {
+        memcpy(p, old, old_bytes);
+        munmap(old, old_bytes);
+    }
+    return p;
+}
+
+static void
+area_free(void *p, size_t bytes)
+{
+    if (p && bytes)
+        munmap(p, bytes);
+}
+
+/* leakgate's own objects in the program's heap (heap.h), as the scan
+ * began. */
+static struct {
+    const void *p[LEAKGATE_HEAP_LARGE_MAX];
+    size_t n;
+    bool known;
+} own;
 
 /* The bytes of the live object at a (usable n) that can be read: in a
  * lean process jemalloc's class can be larger than the C library's
@@ -234,7 +275,7 @@ push(struct scan *s, uintptr_t a, size_t n, unsigned char kind)
     if (s->ntodo == s->cap) {
         size_t cap = s->cap ? s->cap * 2 : 1024;
         struct work *grown =
-            leakgate_util__realloc(s->todo, cap * sizeof *grown);
+            area_grow(s->todo, s->cap * sizeof *grown, cap * sizeof *grown);
 
         if (!grown)
             return !(s->failed = true);
@@ -262,8 +303,7 @@ seen_add(struct scan *s, uintptr_t a)
 
     if ((s->nseen + 1) * 2 > s->seen_mask + 1) {
         size_t slots = (s->seen_mask + 1) * 2;
-        uintptr_t *old = s->seen,
-                  *grown = leakgate_util__calloc(slots, sizeof *grown);
+        uintptr_t *old = s->seen, *grown = area(slots * sizeof *grown);
         size_t old_slots = s->seen_mask + 1;
 
         if (!grown) {
@@ -279,7 +319,7 @@ seen_add(struct scan *s, uintptr_t a)
                     i = (i + 1) & s->seen_mask;
                 s->seen[i] = old[k];
             }
-        leakgate_util__free(old);
+        area_free(old, old_slots * sizeof *old);
     }
     i = seen_home(s, a);
     while (s->seen[i]) {
@@ -297,11 +337,11 @@ seen_add(struct scan *s, uintptr_t a)
 static bool
 own_object(struct scan *s, uintptr_t a)
 {
-    bool known;
-    bool own = leakgate_heap__large_own((const void *)a, &known);
-
-    s->unsure |= !known;
-    return own;
+    s->unsure |= !own.known;
+    for (size_t i = 0; i < own.n; i++)
+        if ((uintptr_t)own.p[i] == a)
+            return true;
+    return false;
 }
 
 /* The object that holds v, reached from a root of kind: marked and
@@ -368,12 +408,14 @@ drain(struct scan *s)
 struct root {
     uintptr_t lo, hi;
     unsigned char kind;
+    bool raw; /* in an excluded range, a root all the same */
 };
 
 struct roots {
     struct root *r;
     size_t n, cap;
     bool failed;
+    uintptr_t tls_lo; /* the calling thread's lowest static TLS block */
 };
 
 static void
@@ -381,7 +423,8 @@ root_add(struct roots *rs, uintptr_t lo, uintptr_t hi, unsigned char kind)
 {
     if (rs->n == rs->cap) {
         size_t cap = rs->cap ? rs->cap * 2 : 64;
-        struct root *grown = leakgate_util__realloc(rs->r, cap * sizeof *grown);
+        struct root *grown =
+            area_grow(rs->r, rs->cap * sizeof *grown, cap * sizeof *grown);
 
         if (!grown) {
             rs->failed = true;
@@ -393,6 +436,7 @@ root_add(struct roots *rs, uintptr_t lo, uintptr_t hi, unsigned char kind)
     rs->r[rs->n].lo = lo;
     rs->r[rs->n].hi = hi;
     rs->r[rs->n].kind = kind;
+    rs->r[rs->n].raw = false;
     rs->n++;
 }
 
@@ -413,8 +457,14 @@ phdr_root(struct dl_phdr_info *info, size_t size, void *payload)
             root_add(rs, lo, lo + ph->p_memsz, LEAKGATE_REACH_GLOBAL);
         } else if (ph->p_type == PT_TLS && info->dlpi_tls_data) {
             uintptr_t lo = (uintptr_t)info->dlpi_tls_data;
+            uintptr_t tp = (uintptr_t)pthread_self();
 
             root_add(rs, lo, lo + ph->p_memsz, LEAKGATE_REACH_TLS);
+            /* Static TLS lies below the thread pointer (x86-64): how far
+             * down tells where other threads' start (reach_stop.h). */
+            if (lo < tp && tp - lo < ((uintptr_t)16 << 20) &&
+                (!rs->tls_lo || lo < rs->tls_lo))
+                rs->tls_lo = lo;
         }
     }
     return 0;
@@ -622,6 +672,36 @@ forget_classification(void)
     memset(&cl, 0, sizeof cl);
 }
 
+/* Stop the other threads (reach_stop.h) and add their roots to rs:
+ * 1 when some are stopped, 0 when there were none, -1 when they could
+ * not be stopped. */
+static int
+stop_others(struct roots *rs)
+{
+    static struct leakgate_reach_stop_range ranges[4 * 512];
+    const void *table;
+    size_t n = 0, bytes;
+    uintptr_t tp = (uintptr_t)pthread_self();
+
+    /* The saved registers are roots of their own kind, not globals. */
+    leakgate_reach__stop_table(&table, &bytes);
+    leakgate_reach__not_root(table, bytes);
+    if (leakgate_reach__stop_others(ranges, sizeof ranges / sizeof *ranges, &n,
+                                    rs->tls_lo ? tp - rs->tls_lo : 0) < 0)
+        return -1;
+    for (size_t i = 0; i < n && !rs->failed; i++) {
+        root_add(rs, ranges[i].lo, ranges[i].hi,
+                 ranges[i].tls ? LEAKGATE_REACH_TLS : LEAKGATE_REACH_STACK);
+        if (!rs->failed)
+            rs->r[rs->n - 1].raw = ranges[i].regs != 0;
+    }
+    if (rs->failed) {
+        leakgate_reach__resume_others();
+        return -1;
+    }
+    return n > 0;
+}
+
 /* Classify the objects the last window left, or (kept) the kept ones. */
 static int
 classify(bool kept)
@@ -633,16 +713,13 @@ classify(bool kept)
     struct sigaction on;
     sigjmp_buf env;
     uintptr_t end;
-    int rc;
+    int rc, stopped = 0;
 
     forget_classification();
+    memset(&rs, 0, sizeof rs);
     if (!leakgate_jesize__live() || !stk.frame)
         return leakgate_error__set(LEAKGATE_ESTATE,
                                    "reach: no live map or no stack noted");
-    /* Only this thread's stack and TLS are roots. */
-    if (threads_now() != 1)
-        return leakgate_error__set(LEAKGATE_ESTATE,
-                                   "reach: other threads are running");
     rc = kept ? kept_each(count_kept, &g) : leakgate_track__each(count_one, &g);
     if (rc != 0)
         return rc;
@@ -660,8 +737,9 @@ classify(bool kept)
     }
     memset(&s, 0, sizeof s);
     s.seen_mask = 1023;
-    s.seen = leakgate_util__calloc(s.seen_mask + 1, sizeof *s.seen);
-    s.flood = leakgate_util__calloc(g.n ? g.n : 1, sizeof *s.flood);
+    s.seen = area((s.seen_mask + 1) * sizeof *s.seen);
+    s.flood_cap = g.n ? g.n : 1;
+    s.flood = area(s.flood_cap * sizeof *s.flood);
     if (!cl.objs || !cl.kind || !s.seen || !s.flood ||
         (kept && (!cl.tag || !cl.bytes))) {
         rc = leakgate_error__set(LEAKGATE_ENOMEM, "reach: out of memory");
@@ -683,7 +761,6 @@ classify(bool kept)
     }
     if (rc != 0)
         goto done;
-    memset(&rs, 0, sizeof rs);
     dl_iterate_phdr(phdr_root, &rs);
     end = stack_end();
     if (end > stk.frame && end - stk.frame < ((uintptr_t)1 << 30))
@@ -694,6 +771,16 @@ classify(bool kept)
         root_add(&rs, (uintptr_t)pthread_self(),
                  (uintptr_t)pthread_self() + descriptor_size(),
                  LEAKGATE_REACH_TLS);
+    own.n =
+        leakgate_heap__large_list(own.p, LEAKGATE_HEAP_LARGE_MAX, &own.known);
+    /* The other threads held still, their registers, stacks and TLS
+     * roots too (reach_stop.h); the scan allocates nothing from here on. */
+    if (threads_now() != 1 && (stopped = stop_others(&rs)) < 0) {
+        rc = leakgate_error__set(LEAKGATE_ESTATE,
+                                 "reach: other threads could not be held "
+                                 "still");
+        goto done;
+    }
     memset(&on, 0, sizeof on);
     on.sa_handler = on_fault;
     sigemptyset(&on.sa_mask);
@@ -706,9 +793,14 @@ classify(bool kept)
          * of root that reaches it. */
         for (unsigned char kind = LEAKGATE_REACH_GLOBAL;
              kind <= LEAKGATE_REACH_STACK; kind++) {
-            for (size_t k = 0; k < rs.n; k++)
-                if (rs.r[k].kind == kind)
+            for (size_t k = 0; k < rs.n; k++) {
+                if (rs.r[k].kind != kind)
+                    continue;
+                if (rs.r[k].raw)
+                    scan_words(&s, rs.r[k].lo, rs.r[k].hi, kind);
+                else
                     scan_root(&s, rs.r[k].lo, rs.r[k].hi, kind);
+            }
             drain(&s);
         }
         if (!s.failed && !s.unsure && !rs.failed)
@@ -717,9 +809,10 @@ classify(bool kept)
         s.faulted = true;
     }
     fault_guard = NULL;
+    if (stopped > 0)
+        leakgate_reach__resume_others();
     sigaction(SIGSEGV, &old_segv, NULL);
     sigaction(SIGBUS, &old_bus, NULL);
-    leakgate_util__free(rs.r);
     if (s.faulted) {
         rc = leakgate_error__set(LEAKGATE_EIO,
                                  "reach: a fault while reading the heap");
@@ -738,9 +831,10 @@ classify(bool kept)
 done:
     if (rc != 0)
         forget_classification();
-    leakgate_util__free(s.todo);
-    leakgate_util__free(s.seen);
-    leakgate_util__free(s.flood);
+    area_free(rs.r, rs.cap * sizeof *rs.r);
+    area_free(s.todo, s.cap * sizeof *s.todo);
+    area_free(s.seen, s.seen ? (s.seen_mask + 1) * sizeof *s.seen : 0);
+    area_free(s.flood, s.flood_cap * sizeof *s.flood);
     return rc;
 }
 

@@ -272,6 +272,8 @@ typedef uint32_t (*leakgate_track_tag_fn)(const struct leakgate_track_group *g,
 int leakgate_track__keep_left(leakgate_track_tag_fn tag_of,
                               void (*dropped)(uint32_t tag, void *payload),
                               void *payload);
+/* Keep nothing any more (the run's end has judged them).  Cannot fail. */
+void leakgate_track__kept_clear(void);
 /* The kept objects still live.  Cannot fail. */
 size_t leakgate_track__kept_live(bool *overflow);
 /* Call fn for every kept object still live (its address, tag and usable

@@ -36,6 +36,7 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "error.h"
 #include "reach.h"
@@ -1506,16 +1507,56 @@ static struct {
     bool overflow;
 } kept;
 
-/* Called with the lock held. */
+/* The kept objects' filter bits into words (the lock held). */
 static void
-kept_filter(void)
+kept_filter(uint64_t *words)
 {
     for (size_t i = 0; kept.live > 0 && i < KEPT_SLOTS; i++) {
         uintptr_t a = kept.slots[i].addr;
 
         if (a && a != TOMBSTONE)
-            filter_set(a);
+            words[leakgate_track__watch_bit(a) / 64] |=
+                UINT64_C(1) << (leakgate_track__watch_bit(a) % 64);
     }
+}
+
+/* Put the kept object k in its home slot or after (the lock held). */
+static void
+kept_put(const struct kept_slot *k)
+{
+    for (size_t i = watch_home(k->addr) & (KEPT_SLOTS - 1);;
+         i = (i + 1) & (KEPT_SLOTS - 1)) {
+        if (!kept.slots[i].addr) {
+            kept.slots[i] = *k;
+            kept.used++;
+            kept.live++;
+            return;
+        }
+    }
+}
+
+/* The table without its removed slots (the lock held): what frees left
+ * makes room again.  False when it cannot be done (no memory). */
+static bool
+kept_compact(void)
+{
+    size_t n = 0, bytes = kept.live * sizeof(struct kept_slot);
+    struct kept_slot *live = bytes ? mmap(NULL, bytes, PROT_READ | PROT_WRITE,
+                                          MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)
+                                   : NULL;
+
+    if (bytes && live == MAP_FAILED)
+        return false;
+    for (size_t i = 0; i < KEPT_SLOTS; i++)
+        if (kept.slots[i].addr && kept.slots[i].addr != TOMBSTONE)
+            live[n++] = kept.slots[i];
+    memset(kept.slots, 0, KEPT_SLOTS * sizeof *kept.slots);
+    kept.used = kept.live = 0;
+    for (size_t i = 0; i < n; i++)
+        kept_put(&live[i]);
+    if (bytes)
+        munmap(live, bytes);
+    return true;
 }
 
 /* a is being freed or moved (the lock held). */
@@ -1555,7 +1596,8 @@ keep_one(const void *ptr, size_t usable, void *payload)
 
     if (tag == UINT32_MAX || kind < LEAKGATE_REACH_GLOBAL)
         return 0;
-    if (kept.used >= KEPT_SLOTS / 2) {
+    if (kept.used >= KEPT_SLOTS / 2 &&
+        (kept.live >= KEPT_SLOTS / 4 || !kept_compact())) {
         kept.overflow = true;
         kp->dropped(tag, kp->payload);
         return 0;
@@ -1636,6 +1678,20 @@ done:
     gather_free(&g);
     leakgate_util__free(tags);
     return rc < 0 ? rc : 0;
+}
+
+void
+leakgate_track__kept_clear(void)
+{
+    if (!kept.slots)
+        return;
+    lock_tables();
+    memset(kept.slots, 0, KEPT_SLOTS * sizeof *kept.slots);
+    kept.used = kept.live = 0;
+    kept.overflow = false;
+    /* The filter's bits for them stay: a free then only looks. */
+    atomic_store(&leakgate_track__watching, wt.used > 0);
+    unlock_tables();
 }
 
 size_t
@@ -1750,11 +1806,15 @@ leakgate_track__watch_clear(void)
     lock_tables();
     /* Every slot of an older generation is empty. */
     if (wt.used > 0) {
+        uint64_t words[LEAKGATE_TRACK__WATCH_FILTER_BITS / 64] = {0};
+
         wt.gen++;
+        /* Each word stored once, with the kept objects' bits: a free on
+         * another thread never finds a kept object's bit cleared. */
+        kept_filter(words);
         for (size_t k = 0; k < LEAKGATE_TRACK__WATCH_FILTER_BITS / 64; k++)
-            atomic_store_explicit(&leakgate_track__watch_filter[k], 0,
+            atomic_store_explicit(&leakgate_track__watch_filter[k], words[k],
                                   memory_order_relaxed);
-        kept_filter();
     }
     wt.used = 0;
     unlock_tables();

@@ -183,7 +183,7 @@ take(unsigned c, bool *fresh)
 /* leakgate's live objects that the C library holds: a small set (under
  * the lock), for the reachability scan; more than it holds and it says
  * so (large.overflow, until none is live). */
-#define LARGE_SLOTS 256
+#define LARGE_SLOTS LEAKGATE_HEAP_LARGE_MAX
 static struct {
     void *p[LARGE_SLOTS];
     size_t n;
@@ -216,17 +216,18 @@ large_remove(void *p)
     unlock();
 }
 
-bool
-leakgate_heap__large_own(const void *p, bool *known)
+size_t
+leakgate_heap__large_list(const void **out, size_t max, bool *known)
 {
-    bool found = false;
+    size_t n;
 
     lock();
-    for (size_t i = 0; i < large.n && !found; i++)
-        found = large.p[i] == p;
-    *known = large.overflow == 0;
+    n = large.n < max ? large.n : max;
+    for (size_t i = 0; i < n; i++)
+        out[i] = large.p[i];
+    *known = large.overflow == 0 && large.n <= max;
     unlock();
-    return found;
+    return n;
 }
 
 static void *

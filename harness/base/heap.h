@@ -61,13 +61,14 @@ void *leakgate_heap__resize(void *p, size_t n);
 /* Free p (NULL: nothing). */
 void leakgate_heap__free(void *p);
 
-/* p is one of leakgate's own objects the C library holds (a request
- * larger than the heap's largest class, or made when the reservation was
- * full): the program's heap holds it, but it is not the program's (a
- * reachability scan skips it: alloc/reach.h).  *known is false when more
- * such objects are live than the heap keeps track of (then the answer
- * may be false wrongly).  Cannot fail. */
-bool leakgate_heap__large_own(const void *p, bool *known);
+/* leakgate's own objects the C library holds (requests larger than the
+ * heap's largest class, or made when the reservation was full): the
+ * program's heap holds them, but they are not the program's (a
+ * reachability scan skips them: alloc/reach.h).  Copies up to max of
+ * their addresses to out and returns how many; *known is false when more
+ * are live than the heap keeps track of or than max.  Cannot fail. */
+#define LEAKGATE_HEAP_LARGE_MAX 256
+size_t leakgate_heap__large_list(const void **out, size_t max, bool *known);
 
 /* bytes (rounded up to pages) of zeroed memory for a table, carved from
  * the reservation beside the heap (heap.c says why there), or NULL when

@@ -831,6 +831,9 @@ leakgate_cunit_run(leakgate_gate *gate, int (*fn)(void *payload), void *payload)
     CU_set_fail_on_inactive(fail_on_inactive);
     leakgate_cunit__replay_awaiting(false);
     leakgate_cunit__late_judge();
+    /* A replay stops now when that was all it waited for (a program that
+     * runs its tests again does so without it). */
+    leakgate_cunit__stop_when_replayed();
     leakgate_cunit__judge_orphans(false);
     leakgate_cunit__add_replayed_records();
     leakgate_cunit__probe_warmup();

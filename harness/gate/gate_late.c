@@ -40,6 +40,9 @@ struct gate_late {
 void
 leakgate_gate__late_free(struct leakgate_gate *gate)
 {
+    /* Tags name entries of this list: none outlives it. */
+    if (gate->replay.nlate > 0)
+        leakgate_track__kept_clear();
     for (size_t i = 0; i < gate->replay.nlate; i++) {
         leakgate_util__free(gate->replay.late[i].suite);
         leakgate_util__free(gate->replay.late[i].test);
@@ -130,8 +133,8 @@ leakgate_gate__late_keep(struct leakgate_gate *gate,
         return;
     for (size_t i = 0; i < v->nstacks && !any; i++)
         any = some_reachable(&v->stacks[i]);
-    /* A window measured exactly while other threads ran has no kinds; an
-     * exact one keeps no stacks in the tracker: nothing is kept. */
+    /* A window whose kinds are not known, or an exact one (it keeps no
+     * stacks in the tracker): nothing is kept. */
     if (any)
         (void)leakgate_track__keep_left(tag_of, dropped, &k);
 }
@@ -190,8 +193,12 @@ leakgate_gate__late_judge(struct leakgate_gate *gate, const void *frame)
         return 0;
     rc = leakgate_reach__classify_kept(frame, leakgate_track__kept_each,
                                        count_kept, gate);
-    /* A scan that could not run (threads, a fault) leaves the kinds the
-     * windows found. */
+    /* A scan that cannot run (other threads that cannot be held still, a
+     * fault) leaves the kinds the windows found. */
+    if (rc < 0 && rc != LEAKGATE_ENOMEM) {
+        leakgate_error__clear();
+        rc = 0;
+    }
     for (size_t i = 0; rc == 0 && i < gate->replay.nlate; i++) {
         const struct gate_late *e = &gate->replay.late[i];
         struct leakgate_verdict *v;

@@ -44,6 +44,19 @@
  *   later/reuse         allocates what later/freed freed, and drops it:
  *                       lost, its own
  *
+ * With REACH_THREADS=1, a suite whose first test ends while a thread it
+ * started (detached) still runs, blocked in read(): the scan holds that
+ * thread still and reads its stack and TLS too (reach_stop.h):
+ *
+ *   threads/holds       hands an object to the thread, which keeps it in
+ *                       a local: reachable from the stack; the thread's
+ *                       own object in a __thread variable: reachable from
+ *                       thread-local storage; one it drops: lost
+ *   threads/release     lets the thread free both and end: passes
+ *
+ * With REACH_DEAF=1 too, the thread blocks every signal: it cannot be
+ * held still, and the kinds of threads/holds are not known.
+ *
  * With REACH_STALE=1, a last suite frees an object behind the allocation
  * wrappers' back (the C library's own __libc_free: its memory goes back
  * to the system, a global keeps its address) and then leaks: the scan
@@ -55,8 +68,12 @@
  */
 #include <CUnit/Basic.h>
 #include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define NOINLINE __attribute__((noinline))
 
@@ -254,6 +271,60 @@ later_reuse(void)
     CU_ASSERT_PTR_NOT_NULL(node_new(NULL));
 }
 
+static int worker_pipe[2];
+static atomic_int worker_state; /* 1: holding, 2: done */
+static __thread void *worker_own;
+
+static void *
+holder(void *arg)
+{
+    void *volatile held = arg; /* in this thread's frame only */
+    char c;
+
+    worker_own = malloc(24); /* MARK:reach_worker_own */
+    /* REACH_DEAF=1: a thread that cannot be held still (it blocks every
+     * signal): the kinds are not known, and the run goes on. */
+    if (getenv("REACH_DEAF")) {
+        sigset_t all;
+
+        sigfillset(&all);
+        pthread_sigmask(SIG_BLOCK, &all, NULL);
+    }
+    atomic_store(&worker_state, 1);
+    while (read(worker_pipe[0], &c, 1) < 0)
+        ;
+    free(worker_own);
+    free(held);
+    atomic_store(&worker_state, 2);
+    return NULL;
+}
+
+static void
+thread_holds(void)
+{
+    pthread_t t;
+    char *p;
+
+    CU_ASSERT_EQUAL_FATAL(pipe(worker_pipe), 0);
+    p = malloc(56); /* MARK:reach_worker_held */
+    CU_ASSERT_EQUAL_FATAL(pthread_create(&t, NULL, holder, p), 0);
+    CU_ASSERT_EQUAL(pthread_detach(t), 0);
+    while (atomic_load(&worker_state) != 1)
+        sched_yield();
+    p = NULL;
+    CU_ASSERT_PTR_NOT_NULL(malloc(72)); /* MARK:reach_worker_lost */
+}
+
+static void
+thread_release(void)
+{
+    CU_ASSERT_EQUAL(write(worker_pipe[1], "x", 1), 1);
+    while (atomic_load(&worker_state) != 2)
+        sched_yield();
+    close(worker_pipe[0]);
+    close(worker_pipe[1]);
+}
+
 void __libc_free(void *p); /* the C library's, behind the wrappers */
 static void *volatile dangling;
 
@@ -306,6 +377,11 @@ main(void)
         CU_add_test(s, "kept_freed", later_kept_freed);
         CU_add_test(s, "freed", later_free);
         CU_add_test(s, "reuse", later_reuse);
+    }
+    if (getenv("REACH_THREADS")) {
+        s = CU_add_suite("threads", NULL, NULL);
+        CU_add_test(s, "holds", thread_holds);
+        CU_add_test(s, "release", thread_release);
     }
     if (getenv("REACH_STALE")) {
         s = CU_add_suite("stale", NULL, NULL);
