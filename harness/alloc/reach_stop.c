@@ -11,6 +11,7 @@
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
@@ -150,6 +151,75 @@ list_others(pid_t *tids, int max)
     }
     close(fd);
     return got < 0 ? -1 : n;
+}
+
+/*
+ * Whether thread tid may be sent the signal without a change the program
+ * could see: it runs, or it waits in a call the C library or the kernel
+ * restarts after a handler (SA_RESTART) -- read, write, an untimed futex
+ * wait (a mutex, a condition variable, a join), waitpid, accept, recv,
+ * send.  A thread in nanosleep, poll, select, epoll_wait, a timed wait
+ * and the like would return EINTR early: it is not stopped, and the scan
+ * says nothing (a plain run's behaviour first).  Read from
+ * /proc/self/task/TID/syscall (its number, then its arguments).
+ */
+static bool
+quiet_to_signal(pid_t tid)
+{
+    char path[64], buf[256];
+    unsigned long long arg[6] = {0};
+    const char *p = buf;
+    long nr = 0;
+    ssize_t len;
+    int fd, k = 0;
+
+    snprintf(path, sizeof path, "/proc/self/task/%ld/syscall", (long)tid);
+    fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return false;
+    len = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (len <= 0)
+        return false;
+    buf[len] = '\0';
+    if (strncmp(buf, "running", 7) == 0)
+        return true;
+    if (*p < '0' || *p > '9')
+        return false; /* -1: blocked outside a system call */
+    while (*p >= '0' && *p <= '9')
+        nr = nr * 10 + (*p++ - '0');
+    for (; k < 6 && *p == ' '; k++) {
+        p += 3; /* " 0x" */
+        while ((*p >= '0' && *p <= '9') || (*p >= 'a' && *p <= 'f'))
+            arg[k] =
+                arg[k] * 16 + (unsigned)(*p <= '9' ? *p - '0' : *p - 'a' + 10),
+            p++;
+    }
+    switch (nr) {
+    case SYS_read:
+    case SYS_write:
+    case SYS_pread64:
+    case SYS_pwrite64:
+    case SYS_readv:
+    case SYS_writev:
+    case SYS_wait4:
+    case SYS_waitid:
+    case SYS_accept:
+    case SYS_accept4:
+    case SYS_recvfrom:
+    case SYS_recvmsg:
+    case SYS_sendto:
+    case SYS_sendmsg: return true;
+    case SYS_futex:
+        /* FUTEX_WAIT or FUTEX_WAIT_BITSET with no timeout, or a lock. */
+        switch (arg[1] & 0x7f) {
+        case 0: /* FUTEX_WAIT */
+        case 9: /* FUTEX_WAIT_BITSET */ return arg[3] == 0;
+        case 6: /* FUTEX_LOCK_PI */ return arg[3] == 0;
+        default: return false;
+        }
+    default: return false;
+    }
 }
 
 static long long
@@ -299,6 +369,10 @@ leakgate_reach__stop_others(struct leakgate_reach_stop_range *out,
         return 0;
     if (count < 0 || !installed())
         return -1;
+    /* One that sleeps, polls or waits with a timeout: no stop at all. */
+    for (int i = 0; i < count; i++)
+        if (!quiet_to_signal(tids[i]))
+            return -1;
     gen = atomic_load(&stop_gen) + 1;
     nslots = count;
     for (int i = 0; i < count; i++) {

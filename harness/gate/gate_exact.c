@@ -235,16 +235,18 @@ leakgate_gate__piece_stop(struct leakgate_gate *gate)
         else
             gate->cur.watched = noted = true;
         gate->cur.tracking = false;
-        /* A replay's exact window: which of what it left is lost, matched
-         * to the profile's stacks with the bytes asked for (piece_add). */
-        if (noted && gate->cur.second.live_objs > 0 &&
-            leakgate_reach__classify() != 0)
-            leakgate_error__clear();
     }
     rc = leakgate_profile__set_active(false);
     leakgate_gate__clock_stop(gate);
     if (rc == 0)
         rc = leakgate_profile__dump(&gate->after);
+    /* A replay's exact window: which of what it left is lost, matched to
+     * the profile's stacks with the bytes asked for (piece_add); scanned
+     * once "after" is dumped, so that holding other threads still can
+     * change nothing that was measured. */
+    if (noted && gate->cur.second.live_objs > 0 &&
+        leakgate_reach__classify() != 0)
+        leakgate_error__clear();
     if (rc == 0)
         rc = piece_add(gate, noted);
     return rc;

@@ -764,10 +764,10 @@ text_yaml(struct text *t,
         if ((*raises || *yaml) && unscanned(v))
             leakgate_buf__puts(
                 t->b, "  reachable or lost: not known (other threads ran "
-                      "that could not be held still while memory was "
-                      "scanned, or --exact: jemalloc's profiles hold "
-                      "stacks, not objects); make sure this growth is not "
-                      "a leak before you accept it\n");
+                      "that were not stopped for the scan: asleep, polling "
+                      "or blocking its signal; or --exact: jemalloc's "
+                      "profiles hold stacks, not objects); make sure this "
+                      "growth is not a leak before you accept it\n");
         if (*raises) {
             leakgate_buf__printf(
                 t->b, "  to accept this growth, raise in %s:\n", file);

@@ -197,9 +197,9 @@ void leakgate_verdict__set_peak(struct leakgate_verdict *v,
  * profile has no addresses to scan). */
 #define LEAKGATE_VERDICT_LOST_UNKNOWN                                          \
     "lost_limit applies, but which of the bytes this test retained are "       \
-    "lost is not known: other threads ran that could not be held still "       \
-    "while memory was scanned (they block leakgate's signal), or the run "     \
-    "was --exact, which keeps no map of the heap's objects"
+    "lost is not known: other threads ran that were not stopped for the "      \
+    "scan (asleep, polling or blocking its signal), or the run was "           \
+    "--exact, which keeps no map of the heap's objects"
 
 /* True when v is NOT_JUDGED because leakgate could not judge it (a replay
  * that failed or timed out, a process that stopped, too many objects to
