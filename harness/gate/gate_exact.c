@@ -244,7 +244,7 @@ leakgate_gate__piece_stop(struct leakgate_gate *gate)
      * the profile's stacks with the bytes asked for (piece_add); scanned
      * once "after" is dumped, so that holding other threads still can
      * change nothing that was measured. */
-    if (noted && gate->cur.second.live_objs > 0 &&
+    if (rc == 0 && noted && gate->cur.second.live_objs > 0 &&
         leakgate_reach__classify() != 0)
         leakgate_error__clear();
     if (rc == 0)
