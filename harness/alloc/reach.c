@@ -112,8 +112,9 @@ struct scan {
     size_t ntodo, cap;
     uintptr_t *seen; /* the heap's other objects marked: a hashed set */
     size_t seen_mask, nseen;
+    int seen_store;  /* which of st_seen holds it */
     uint32_t *flood; /* indexes of left objects, while flooding */
-    size_t nflood, flood_cap;
+    size_t nflood;
     bool failed;
     bool unsure;  /* leakgate's own objects not all known (heap.h) */
     bool faulted; /* a read faulted (on_fault) */
@@ -130,25 +131,53 @@ area(size_t bytes)
     return p == MAP_FAILED ? NULL : p;
 }
 
-/* old's first old_bytes in a new area of new_bytes (old stays when that
- * fails: NULL). */
-static void *
-area_grow(void *old, size_t old_bytes, size_t new_bytes)
-{
-    void *p = area(new_bytes);
-
-    if (p && old) {
-        memcpy(p, old, old_bytes);
-        munmap(old, old_bytes);
-    }
-    return p;
-}
-
 static void
 area_free(void *p, size_t bytes)
 {
     if (p && bytes)
         munmap(p, bytes);
+}
+
+/* The scan's memory is kept from one scan to the next, grown when a scan
+ * needs more: a scan maps nothing new unless it needs more than any
+ * before it (a hole the program's memory left is then not filled with
+ * leakgate's, where a stale pointer of the program would find it). */
+struct store {
+    void *p;
+    size_t bytes;
+};
+static struct store st_todo, st_roots, st_flood, st_seen[2];
+
+/* At least bytes of st, its contents kept when keep (NULL: no memory;
+ * st is as it was). */
+static void *
+store_get(struct store *st, size_t bytes, bool keep)
+{
+    size_t want = st->bytes ? st->bytes : 4096;
+    void *p;
+
+    if (st->bytes >= bytes)
+        return st->p;
+    while (want < bytes)
+        want *= 2;
+    p = area(want);
+    if (!p)
+        return NULL;
+    if (keep && st->p)
+        memcpy(p, st->p, st->bytes);
+    area_free(st->p, st->bytes);
+    st->p = p;
+    st->bytes = want;
+    return p;
+}
+
+/* [a, a + n) overlaps the scan's own memory st. */
+static bool
+in_store(uintptr_t a, size_t n, const struct store *st)
+{
+    uintptr_t lo = (uintptr_t)st->p;
+
+    return st->p && a < lo + st->bytes && lo < a + n;
 }
 
 /* leakgate's own objects in the program's heap (heap.h), as the scan
@@ -174,13 +203,129 @@ readable(uintptr_t a, size_t n)
     return real < n ? real : n;
 }
 
+/*
+ * Which blocks of 64 granules (1 KiB of addresses) of a leaf of the live
+ * map hold an object's start, built lazily while a scan runs (the map
+ * does not change under it: the other threads are stopped or absent, and
+ * the scan allocates nothing the wrappers see): a bit per block, a word
+ * per 64 blocks, each word made the first time a look-up needs it from
+ * the 4 KiB of class bytes it sums.  A word that points nowhere near an
+ * object's start (into a large buffer, into a library beside the heap)
+ * then costs a few loads instead of a walk back over 64 KiB of the map.
+ */
+#define BLOCK_SHIFT 6
+#define SUM_WORDS (LEAF_GRANULES >> BLOCK_SHIFT >> 6)
+struct summary {
+    const unsigned char *leaf;
+    uint64_t made[SUM_WORDS / 64]; /* which words of sum are made */
+    uint64_t sum[SUM_WORDS];
+};
+#define MAX_SUMMARIES 64
+static struct {
+    struct summary *s; /* MAX_SUMMARIES of them, mapped (area()) */
+    size_t n, last;
+} sums;
+
+static void *area(size_t bytes);
+
+static struct summary *
+summary_of(const unsigned char *leaf)
+{
+    if (sums.last < sums.n && sums.s[sums.last].leaf == leaf)
+        return &sums.s[sums.last];
+    for (size_t i = 0; i < sums.n; i++)
+        if (sums.s[i].leaf == leaf)
+            return &sums.s[sums.last = i];
+    if (!sums.s && !(sums.s = area(MAX_SUMMARIES * sizeof *sums.s)))
+        return NULL;
+    if (sums.n == MAX_SUMMARIES)
+        return NULL; /* the walk, as without one */
+    memset(&sums.s[sums.n], 0, sizeof *sums.s);
+    sums.s[sums.n].leaf = leaf;
+    return &sums.s[sums.last = sums.n++];
+}
+
+/* Summary word w of sm, made when needed. */
+static uint64_t
+sum_word(struct summary *sm, size_t w)
+{
+    if (!(sm->made[w / 64] & (UINT64_C(1) << (w % 64)))) {
+        const unsigned char *base = sm->leaf + (w << (BLOCK_SHIFT + 6));
+        uint64_t bits = 0;
+
+        for (size_t b = 0; b < 64; b++) {
+            const unsigned char *blk = base + (b << BLOCK_SHIFT);
+            uint64_t any = 0, x;
+
+            for (size_t k = 0; k < (1u << BLOCK_SHIFT); k += 8) {
+                memcpy(&x, blk + k, sizeof x);
+                any |= x;
+            }
+            if (any & UINT64_C(0x7f7f7f7f7f7f7f7f))
+                bits |= UINT64_C(1) << b;
+        }
+        sm->sum[w] = bits;
+        sm->made[w / 64] |= UINT64_C(1) << (w % 64);
+    }
+    return sm->sum[w];
+}
+
+/* The highest granule in [stop, g] of leaf whose class byte is set, or
+ * SIZE_MAX. */
+static size_t
+nearest_start(const unsigned char *leaf, size_t g, size_t stop)
+{
+    struct summary *sm = summary_of(leaf);
+    size_t b = g >> BLOCK_SHIFT;
+
+    for (;;) {
+        size_t lo = b << BLOCK_SHIFT, top = lo + (1u << BLOCK_SHIFT) - 1;
+        uint64_t w;
+
+        if (top > g)
+            top = g;
+        if (lo < stop)
+            lo = stop;
+        /* This block's granules, from the top down. */
+        if (!sm || (sum_word(sm, b >> 6) >> (b & 63) & 1)) {
+            for (size_t k = top + 1; k-- > lo;)
+                if (__atomic_load_n(&leaf[k], __ATOMIC_RELAXED) &
+                    LEAKGATE_JESIZE__CLASS)
+                    return k;
+        }
+        if (lo == stop || b == 0)
+            return SIZE_MAX;
+        b--;
+        if (!sm)
+            continue;
+        /* The next block below with a start, by the summary's bits. */
+        for (;;) {
+            w = sum_word(sm, b >> 6) & (~UINT64_C(0) >> (63 - (b & 63)));
+            if (w) {
+                b = (b & ~(size_t)63) + (size_t)(63 - __builtin_clzll(w));
+                break;
+            }
+            /* None in this word: the word below, unless it is all
+             * below stop. */
+            if (b < 64 || (((b & ~(size_t)63) - 1) << BLOCK_SHIFT) +
+                                  (1u << BLOCK_SHIFT) - 1 <
+                              stop)
+                return SIZE_MAX;
+            b = (b & ~(size_t)63) - 1;
+        }
+        if ((b << BLOCK_SHIFT) + (1u << BLOCK_SHIFT) - 1 < stop)
+            return SIZE_MAX;
+    }
+}
+
 /* The live object that holds address v: its start (*size: its usable
  * bytes; *left: it may be one the window left), or 0. */
 static uintptr_t
 object_at(uintptr_t v, size_t *size, bool *left)
 {
-    unsigned char *leaf;
-    size_t g, stop;
+    unsigned char *leaf, raw;
+    size_t g, stop, k, n, real;
+    uintptr_t s;
 
     if (v < 4096 || v >> 47)
         return 0;
@@ -189,40 +334,30 @@ object_at(uintptr_t v, size_t *size, bool *left)
         return 0;
     g = (v & LEAF_MASK) >> GRAIN;
     stop = g > BACK_GRANULES ? g - BACK_GRANULES : 0;
-    for (size_t k = g + 1; k-- > stop;) {
-        unsigned char raw = __atomic_load_n(&leaf[k], __ATOMIC_RELAXED);
-        unsigned char c = raw & LEAKGATE_JESIZE__CLASS;
-        uint64_t word;
-
-        /* Eight empty granules at a time where the leaf is empty. */
-        if (!c && (k & 7) == 0 && k >= stop + 8) {
-            while (k >= stop + 8 &&
-                   (memcpy(&word, &leaf[k - 8], sizeof word), word == 0))
-                k -= 8;
-            continue;
-        }
-        if (c) {
-            uintptr_t s = (v & ~LEAF_MASK) + ((uintptr_t)k << GRAIN);
-            size_t n = leakgate_jesize__decode(c), real;
-
-            if (v - s >= n)
-                return 0;
-            /* Inside: in the C library's heap the object may be smaller
-             * than its jemalloc class, and its last 8 bytes are the next
-             * chunk's header, what the library's own bookkeeping points
-             * to (the top chunk, the free lists): not a reference. */
-            if (v != s && leakgate_jesize__lean() &&
-                (v - s >= (real = readable(s, n)) ||
-                 (real >= 8 && v == s + real - 8)))
-                return 0;
-            *size = n;
-            /* In a lean process the tracker's mark says which objects
-             * the window left: the others need no look-up. */
-            *left = cl.any_left || (raw & LEAKGATE_JESIZE__MARK);
-            return s;
-        }
-    }
-    return 0;
+    /* The nearest start at or below v is the only object that can hold
+     * it: objects do not overlap. */
+    k = nearest_start(leaf, g, stop);
+    if (k == SIZE_MAX)
+        return 0;
+    raw = __atomic_load_n(&leaf[k], __ATOMIC_RELAXED);
+    s = (v & ~LEAF_MASK) + ((uintptr_t)k << GRAIN);
+    n = leakgate_jesize__decode(raw & LEAKGATE_JESIZE__CLASS);
+    if (v - s >= n)
+        return 0;
+    /* Inside: in the C library's heap the object may be smaller than its
+     * jemalloc class, and the last 8 bytes of its chunk (the library's
+     * usable size, whatever the class) are the next chunk's header, what
+     * the library's own bookkeeping points to (the top chunk, the free
+     * lists): not a reference. */
+    if (v != s && leakgate_jesize__lean() &&
+        (v - s >= readable(s, n) ||
+         ((real = malloc_usable_size((void *)s)) >= 8 && v == s + real - 8)))
+        return 0;
+    *size = n;
+    /* In a lean process the tracker's mark says which objects the window
+     * left: the others need no look-up. */
+    *left = cl.any_left || (raw & LEAKGATE_JESIZE__MARK);
+    return s;
 }
 
 /* The index leaf of address a (made when create), or NULL. */
@@ -274,8 +409,7 @@ push(struct scan *s, uintptr_t a, size_t n, unsigned char kind)
 {
     if (s->ntodo == s->cap) {
         size_t cap = s->cap ? s->cap * 2 : 1024;
-        struct work *grown =
-            area_grow(s->todo, s->cap * sizeof *grown, cap * sizeof *grown);
+        struct work *grown = store_get(&st_todo, cap * sizeof *grown, true);
 
         if (!grown)
             return !(s->failed = true);
@@ -303,13 +437,18 @@ seen_add(struct scan *s, uintptr_t a)
 
     if ((s->nseen + 1) * 2 > s->seen_mask + 1) {
         size_t slots = (s->seen_mask + 1) * 2;
-        uintptr_t *old = s->seen, *grown = area(slots * sizeof *grown);
+        int other = 1 - s->seen_store;
+        uintptr_t *old = s->seen,
+                  *grown =
+                      store_get(&st_seen[other], slots * sizeof *grown, false);
         size_t old_slots = s->seen_mask + 1;
 
         if (!grown) {
             s->failed = true;
             return false;
         }
+        memset(grown, 0, slots * sizeof *grown);
+        s->seen_store = other;
         s->seen = grown;
         s->seen_mask = slots - 1;
         for (size_t k = 0; k < old_slots; k++)
@@ -319,7 +458,6 @@ seen_add(struct scan *s, uintptr_t a)
                     i = (i + 1) & s->seen_mask;
                 s->seen[i] = old[k];
             }
-        area_free(old, old_slots * sizeof *old);
     }
     i = seen_home(s, a);
     while (s->seen[i]) {
@@ -335,8 +473,15 @@ seen_add(struct scan *s, uintptr_t a)
 /* The object at a is leakgate's own (a table of the program's addresses:
  * not a reference the program holds). */
 static bool
-own_object(struct scan *s, uintptr_t a)
+own_object(struct scan *s, uintptr_t a, size_t n)
 {
+    /* The scan's own memory, where a stale pointer may point. */
+    if (in_store(a, n, &st_todo) || in_store(a, n, &st_roots) ||
+        in_store(a, n, &st_flood) || in_store(a, n, &st_seen[0]) ||
+        in_store(a, n, &st_seen[1]) ||
+        (sums.s && a < (uintptr_t)(sums.s + MAX_SUMMARIES) &&
+         (uintptr_t)sums.s < a + n))
+        return true;
     s->unsure |= !own.known;
     for (size_t i = 0; i < own.n; i++)
         if ((uintptr_t)own.p[i] == a)
@@ -360,7 +505,7 @@ mark(struct scan *s, uintptr_t v, unsigned char kind)
         if (cl.kind[i])
             return;
         cl.kind[i] = kind;
-    } else if (!seen_add(s, a) || own_object(s, a))
+    } else if (!seen_add(s, a) || own_object(s, a, n))
         return;
     (void)push(s, a, readable(a, n), kind);
 }
@@ -423,8 +568,7 @@ root_add(struct roots *rs, uintptr_t lo, uintptr_t hi, unsigned char kind)
 {
     if (rs->n == rs->cap) {
         size_t cap = rs->cap ? rs->cap * 2 : 64;
-        struct root *grown =
-            area_grow(rs->r, rs->cap * sizeof *grown, cap * sizeof *grown);
+        struct root *grown = store_get(&st_roots, cap * sizeof *grown, true);
 
         if (!grown) {
             rs->failed = true;
@@ -717,6 +861,9 @@ classify(bool kept)
 
     forget_classification();
     memset(&rs, 0, sizeof rs);
+    rs.r = st_roots.p;
+    rs.cap = st_roots.bytes / sizeof *rs.r;
+    sums.n = 0; /* the map changed since the last scan */
     if (!leakgate_jesize__live() || !stk.frame)
         return leakgate_error__set(LEAKGATE_ESTATE,
                                    "reach: no live map or no stack noted");
@@ -737,9 +884,12 @@ classify(bool kept)
     }
     memset(&s, 0, sizeof s);
     s.seen_mask = 1023;
-    s.seen = area((s.seen_mask + 1) * sizeof *s.seen);
-    s.flood_cap = g.n ? g.n : 1;
-    s.flood = area(s.flood_cap * sizeof *s.flood);
+    s.seen = store_get(&st_seen[0], (s.seen_mask + 1) * sizeof *s.seen, false);
+    if (s.seen)
+        memset(s.seen, 0, (s.seen_mask + 1) * sizeof *s.seen);
+    s.flood = store_get(&st_flood, (g.n ? g.n : 1) * sizeof *s.flood, false);
+    s.todo = st_todo.p;
+    s.cap = st_todo.bytes / sizeof *s.todo;
     if (!cl.objs || !cl.kind || !s.seen || !s.flood ||
         (kept && (!cl.tag || !cl.bytes))) {
         rc = leakgate_error__set(LEAKGATE_ENOMEM, "reach: out of memory");
@@ -831,10 +981,6 @@ classify(bool kept)
 done:
     if (rc != 0)
         forget_classification();
-    area_free(rs.r, rs.cap * sizeof *rs.r);
-    area_free(s.todo, s.cap * sizeof *s.todo);
-    area_free(s.seen, s.seen ? (s.seen_mask + 1) * sizeof *s.seen : 0);
-    area_free(s.flood, s.flood_cap * sizeof *s.flood);
     return rc;
 }
 

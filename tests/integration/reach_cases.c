@@ -57,6 +57,14 @@
  * With REACH_DEAF=1 too, the thread blocks every signal: it cannot be
  * held still, and the kinds of threads/holds are not known.
  *
+ * With REACH_INTERIOR=1, pointers into the middle of objects:
+ *
+ *   interior/near       a global points 40 KiB into a 64 KiB block:
+ *                       reachable from a global
+ *   interior/far        one 100 KiB into a 128 KiB block (more than the
+ *                       scan follows): lost
+ *   interior/small      one 24 bytes into a 32-byte object: reachable
+ *
  * With REACH_STALE=1, a last suite frees an object behind the allocation
  * wrappers' back (the C library's own __libc_free: its memory goes back
  * to the system, a global keeps its address) and then leaks: the scan
@@ -325,6 +333,35 @@ thread_release(void)
     close(worker_pipe[1]);
 }
 
+static char *interior_near, *interior_far, *interior_small;
+
+static void
+interior_near_test(void)
+{
+    char *p = malloc(64 << 10);
+
+    interior_near = p ? p + (40 << 10) : NULL;
+    CU_ASSERT_PTR_NOT_NULL(interior_near);
+}
+
+static void
+interior_far_test(void)
+{
+    char *p = malloc(128 << 10);
+
+    interior_far = p ? p + (100 << 10) : NULL;
+    CU_ASSERT_PTR_NOT_NULL(interior_far);
+}
+
+static void
+interior_small_test(void)
+{
+    char *p = malloc(32);
+
+    interior_small = p ? p + 24 : NULL;
+    CU_ASSERT_PTR_NOT_NULL(interior_small);
+}
+
 void __libc_free(void *p); /* the C library's, behind the wrappers */
 static void *volatile dangling;
 
@@ -377,6 +414,12 @@ main(void)
         CU_add_test(s, "kept_freed", later_kept_freed);
         CU_add_test(s, "freed", later_free);
         CU_add_test(s, "reuse", later_reuse);
+    }
+    if (getenv("REACH_INTERIOR")) {
+        s = CU_add_suite("interior", NULL, NULL);
+        CU_add_test(s, "near", interior_near_test);
+        CU_add_test(s, "far", interior_far_test);
+        CU_add_test(s, "small", interior_small_test);
     }
     if (getenv("REACH_THREADS")) {
         s = CU_add_suite("threads", NULL, NULL);
