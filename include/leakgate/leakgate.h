@@ -349,7 +349,10 @@ LEAKGATE_API int leakgate_verdict_waits_for_replay(const leakgate_verdict *v);
  * In a replay (a process leakgate_gate_replay() started): 1 once every
  * test it was asked to measure has its verdict, so the process may write
  * its results (leakgate_gate_write_results()) and stop; else 0 (and
- * always 0 outside a replay).
+ * always 0 outside a replay).  While what a measured test left reachable
+ * waits to be scanned again when the program's tests are over (the
+ * CUnit glue does so), it stays 0: the replay runs on to that point (its
+ * results are written when its last test's window closes all the same).
  */
 LEAKGATE_API int leakgate_gate_replay_done(const leakgate_gate *gate);
 
