@@ -324,7 +324,7 @@ static uintptr_t
 object_at(uintptr_t v, size_t *size, bool *left)
 {
     unsigned char *leaf, raw;
-    size_t g, stop, k, n, real;
+    size_t g, stop, k, n;
     uintptr_t s;
 
     if (v < 4096 || v >> 47)
@@ -349,10 +349,12 @@ object_at(uintptr_t v, size_t *size, bool *left)
      * usable size, whatever the class) are the next chunk's header, what
      * the library's own bookkeeping points to (the top chunk, the free
      * lists): not a reference. */
-    if (v != s && leakgate_jesize__lean() &&
-        (v - s >= readable(s, n) ||
-         ((real = malloc_usable_size((void *)s)) >= 8 && v == s + real - 8)))
-        return 0;
+    if (v != s && leakgate_jesize__lean()) {
+        size_t lib = malloc_usable_size((void *)s);
+
+        if (v - s >= (lib < n ? lib : n) || (lib >= 8 && v == s + lib - 8))
+            return 0;
+    }
     *size = n;
     /* In a lean process the tracker's mark says which objects the window
      * left: the others need no look-up. */

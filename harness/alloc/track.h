@@ -275,7 +275,7 @@ int leakgate_track__keep_left(leakgate_track_tag_fn tag_of,
 /* Keep nothing any more (the run's end has judged them).  Cannot fail. */
 void leakgate_track__kept_clear(void);
 /* The kept objects still live.  Cannot fail. */
-size_t leakgate_track__kept_live(bool *overflow);
+size_t leakgate_track__kept_live(void);
 /* Call fn for every kept object still live (its address, tag and usable
  * bytes); fn's first non-zero return, or 0. */
 int leakgate_track__kept_each(

@@ -1504,7 +1504,6 @@ struct kept_slot {
 static struct {
     struct kept_slot *slots;
     size_t used, live;
-    bool overflow;
 } kept;
 
 /* The kept objects' filter bits into words (the lock held). */
@@ -1598,7 +1597,6 @@ keep_one(const void *ptr, size_t usable, void *payload)
         return 0;
     if (kept.used >= KEPT_SLOTS / 2 &&
         (kept.live >= KEPT_SLOTS / 4 || !kept_compact())) {
-        kept.overflow = true;
         kp->dropped(tag, kp->payload);
         return 0;
     }
@@ -1620,6 +1618,25 @@ keep_one(const void *ptr, size_t usable, void *payload)
     }
 }
 
+/* Each group's tag, by its stack slot (each_group()'s k-th call is group
+ * k). */
+struct tagging {
+    const struct gather *g;
+    uint32_t *tags;
+    size_t k;
+    leakgate_track_tag_fn tag_of;
+    void *payload;
+};
+
+static int
+tag_group(const struct leakgate_track_group *grp, void *payload)
+{
+    struct tagging *tg = payload;
+
+    tg->tags[tg->g->used[tg->k++]] = tg->tag_of(grp, tg->payload);
+    return 0;
+}
+
 int
 leakgate_track__keep_left(leakgate_track_tag_fn tag_of,
                           void (*dropped)(uint32_t tag, void *payload),
@@ -1627,6 +1644,7 @@ leakgate_track__keep_left(leakgate_track_tag_fn tag_of,
 {
     struct gather g;
     struct keeping kp = {NULL, dropped, payload};
+    struct tagging tg = {NULL, NULL, 0, NULL, NULL};
     uint32_t *tags = NULL;
     int rc;
 
@@ -1654,20 +1672,11 @@ leakgate_track__keep_left(leakgate_track_tag_fn tag_of,
         goto done;
     for (size_t i = 0; i < STACK_SLOTS; i++)
         tags[i] = UINT32_MAX;
-    /* Group k is the k-th call of tag_of, as each_group() calls fn. */
-    for (size_t k = 0; k < g.nused; k++) {
-        const struct stack_slot *s = &st.stk.slots[g.used[k]];
-        const struct kinds *kd = &g.kinds[g.used[k]];
-        struct leakgate_track_group grp;
-
-        memset(&grp, 0, sizeof grp);
-        grp.pcs = &st.stk.pcs[s->off];
-        grp.npcs = s->n;
-        grp.objs = g.objs[g.used[k]];
-        grp.bytes = g.bytes[g.used[k]];
-        grp.kinds_known = kd->classified == grp.objs;
-        tags[g.used[k]] = tag_of(&grp, payload);
-    }
+    tg.g = &g;
+    tg.tags = tags;
+    tg.tag_of = tag_of;
+    tg.payload = payload;
+    (void)each_group(&g, tag_group, &tg);
     kp.tag_of = tags;
     lock_tables();
     rc = leakgate_track__each(keep_one, &kp);
@@ -1688,17 +1697,14 @@ leakgate_track__kept_clear(void)
     lock_tables();
     memset(kept.slots, 0, KEPT_SLOTS * sizeof *kept.slots);
     kept.used = kept.live = 0;
-    kept.overflow = false;
     /* The filter's bits for them stay: a free then only looks. */
     atomic_store(&leakgate_track__watching, wt.used > 0);
     unlock_tables();
 }
 
 size_t
-leakgate_track__kept_live(bool *overflow)
+leakgate_track__kept_live(void)
 {
-    if (overflow)
-        *overflow = kept.overflow;
     return kept.live;
 }
 

@@ -334,24 +334,13 @@ int
 leakgate_gate__judge_lost_again(struct leakgate_gate *gate,
                                 struct leakgate_verdict *v)
 {
-    struct leakgate_policy_verdict *p = &v->policy;
-    const struct leakgate_policy_settings *set = &v->settings;
+    /* The policy again from the stacks (only their lost counts changed):
+     * a pass that now fails its lost_limit fails; nothing passes again. */
+    int rc = judge_stacks(gate, v);
 
-    /* The stacks' own judgements do not count lost bytes: only the
-     * verdict's lost total and lost_limit change (leakgate_policy__judge). */
-    p->lost_bytes = 0;
-    for (size_t i = 0; i < v->nstacks; i++) {
-        const struct leakgate_vstack *s = &v->stacks[i];
-
-        if (s->judgement.judged && !s->judgement.ignored && s->reach.known &&
-            s->reach.lost_bytes + s->reach.indirect_bytes > 0)
-            p->lost_bytes +=
-                (uint64_t)(s->reach.lost_bytes + s->reach.indirect_bytes);
-    }
-    p->lost_over = set->lost_limited && !p->lost_unknown &&
-                   p->lost_bytes > set->lost_limit;
-    p->failed = p->failed || p->lost_over;
-    if (v->status == LEAKGATE_STATUS_PASS && p->failed)
+    if (rc < 0)
+        return rc;
+    if (v->status == LEAKGATE_STATUS_PASS && v->policy.failed)
         v->status = LEAKGATE_STATUS_FAIL;
     leakgate_util__free(v->report);
     v->report = v->status == LEAKGATE_STATUS_FAIL || v->hint

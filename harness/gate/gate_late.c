@@ -189,7 +189,7 @@ leakgate_gate__late_judge(struct leakgate_gate *gate, const void *frame)
     int rc;
 
     if (!gate || !gate->replay.child || gate->replay.nlate == 0 ||
-        leakgate_track__kept_live(NULL) == 0)
+        leakgate_track__kept_live() == 0)
         return 0;
     rc = leakgate_reach__classify_kept(frame, leakgate_track__kept_each,
                                        count_kept, gate);
@@ -216,5 +216,5 @@ leakgate_gate__late_judge(struct leakgate_gate *gate, const void *frame)
 bool
 leakgate_gate__late_pending(const struct leakgate_gate *gate)
 {
-    return gate->replay.nlate > 0 && leakgate_track__kept_live(NULL) > 0;
+    return gate->replay.nlate > 0 && leakgate_track__kept_live() > 0;
 }
