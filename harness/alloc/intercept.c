@@ -576,6 +576,29 @@ none(void)
     return NULL;
 }
 
+/* A request of a diverted thread (heap.h): leakgate's heap's, the thread
+ * undiverted while it is made (a request larger than the heap's classes
+ * is the C library's, through these wrappers). */
+static __attribute__((noinline)) void *
+diverted(size_t k, size_t n)
+{
+    unsigned was = leakgate_heap__diverted;
+    void *p;
+
+    leakgate_heap__diverted = 0;
+    p = leakgate_heap__zalloc(k, n);
+    leakgate_heap__diverted = was;
+    if (!p)
+        errno = ENOMEM;
+    return p;
+}
+
+static inline bool
+diverting(void)
+{
+    return __builtin_expect(leakgate_heap__diverted != 0, 0);
+}
+
 WRAP void *
 malloc(size_t n)
 {
@@ -583,6 +606,8 @@ malloc(size_t n)
 
     if (!next.malloc && resolving)
         return arena_alloc(n, 16);
+    if (diverting())
+        return diverted(1, n);
     p = NEXT(malloc)(n);
     if (lane_alloc(p, n, CALLER))
         return p;
@@ -665,6 +690,8 @@ calloc(size_t k, size_t n)
 
     if (!next.calloc && resolving)
         return n && k > SIZE_MAX / n ? NULL : arena_alloc(k * n, 16);
+    if (diverting())
+        return diverted(k, n);
     /* On jemalloc a small calloc is a malloc and a memset, as jemalloc's
      * own small calloc is, but for an object its profiler samples (every
      * one in an exact window): that one is promoted to a 16 KiB extent,
@@ -753,7 +780,11 @@ realloc(void *p, size_t n)
         return leakgate_heap__resize(p, n);
     }
     if (!p) { /* malloc's */
-        void *q = NEXT(realloc)(p, n);
+        void *q;
+
+        if (diverting())
+            return diverted(1, n);
+        q = NEXT(realloc)(p, n);
 
         if (lane_alloc(q, n, CALLER))
             return q;

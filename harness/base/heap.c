@@ -11,6 +11,8 @@
 #include <sys/mman.h>
 
 struct leakgate_heap__span leakgate_heap__span;
+__thread unsigned leakgate_heap__diverted
+    __attribute__((tls_model("initial-exec")));
 
 #define HEADER ((size_t)16) /* keeps objects aligned to 16 */
 #define SMALL_STEP_MAX 256  /* 16-byte steps up to here */

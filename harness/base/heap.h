@@ -70,6 +70,29 @@ void leakgate_heap__free(void *p);
 #define LEAKGATE_HEAP_LARGE_MAX 256
 size_t leakgate_heap__large_list(const void **out, size_t max, bool *known);
 
+/*
+ * Diverted: while a thread is (leakgate_heap__divert(true), nested as
+ * often as needed), what a library leakgate calls allocates through
+ * malloc(), calloc() or realloc(NULL, n) comes from this heap instead of
+ * the program's (intercept.c): the symbolizer's libdw keeps its line
+ * tables and lists across the run, and in the program's heap they would
+ * be the program's objects to a reachability scan (alloc/reach.h), their
+ * stale words pointing at what the program freed and allocated again.
+ * free() and realloc() know this heap's objects whoever frees them.
+ * Aligned requests are the C library's all the same.
+ */
+extern __thread unsigned leakgate_heap__diverted
+    __attribute__((tls_model("initial-exec")));
+
+static inline void
+leakgate_heap__divert(bool on)
+{
+    if (on)
+        leakgate_heap__diverted++;
+    else if (leakgate_heap__diverted > 0)
+        leakgate_heap__diverted--;
+}
+
 /* bytes (rounded up to pages) of zeroed memory for a table, carved from
  * the reservation beside the heap (heap.c says why there), or NULL when
  * there is none or no room left (then mmap).  munmap() may give a carved

@@ -13,6 +13,7 @@
 #include <yaml.h>
 
 #include "error.h"
+#include "heap.h"
 #include "util.h"
 
 static int fail_mark(const struct loader *ld,
@@ -260,8 +261,12 @@ leakgate_config__tree(struct loader *ld)
     bool done = false;
     int rc = 0;
 
-    if (!yaml_parser_initialize(&parser))
+    /* libyaml allocates on leakgate's heap (heap.h, "Diverted"). */
+    leakgate_heap__divert(true);
+    if (!yaml_parser_initialize(&parser)) {
+        leakgate_heap__divert(false);
         return leakgate_config__no_memory(ld);
+    }
     yaml_parser_set_input_string(&parser, (const unsigned char *)ld->text,
                                  ld->len);
     yaml_parser_set_encoding(&parser, YAML_UTF8_ENCODING);
@@ -275,5 +280,6 @@ leakgate_config__tree(struct loader *ld)
         yaml_event_delete(&ev);
     }
     yaml_parser_delete(&parser);
+    leakgate_heap__divert(false);
     return rc;
 }

@@ -36,6 +36,7 @@
 #include <unistd.h>
 
 #include "error.h"
+#include "heap.h"
 #include "util.h"
 
 /* The signature of __cxa_demangle (libstdc++), looked up at run time. */
@@ -755,12 +756,12 @@ cached_pc(struct leakgate_symbolizer *sym,
     return rc;
 }
 
-int
-leakgate_symbolize__frames(struct leakgate_symbolizer *sym,
-                           struct leakgate_frame **frames_out,
-                           size_t *nframes_out,
-                           const uintptr_t *pcs,
-                           size_t npcs)
+static int
+frames(struct leakgate_symbolizer *sym,
+       struct leakgate_frame **frames_out,
+       size_t *nframes_out,
+       const uintptr_t *pcs,
+       size_t npcs)
 {
     struct frame_vec vec = {NULL, 0, 0};
     bool retried = false;
@@ -814,8 +815,8 @@ symbolizer_new(struct leakgate_symbolizer **out, const Dwfl_Callbacks *cb)
     return 0;
 }
 
-int
-leakgate_symbolize__new_self(struct leakgate_symbolizer **out)
+static int
+new_self(struct leakgate_symbolizer **out)
 {
     int rc = symbolizer_new(out, &self_callbacks);
 
@@ -937,11 +938,11 @@ report_maps(Dwfl *dwfl,
     }
 }
 
-int
-leakgate_symbolize__new_maps(struct leakgate_symbolizer **out,
-                             const struct leakgate_heap_mapping *maps,
-                             size_t nmaps,
-                             const char *exe)
+static int
+new_maps(struct leakgate_symbolizer **out,
+         const struct leakgate_heap_mapping *maps,
+         size_t nmaps,
+         const char *exe)
 {
     const struct leakgate_heap_mapping *main_map = main_mapping(maps, nmaps);
     int rc = symbolizer_new(out, &offline_callbacks);
@@ -1086,10 +1087,10 @@ intern_build_id(const char **out,
     return intern_hex(out, sym, &hex);
 }
 
-int
-leakgate_symbolize__main_module(struct leakgate_symbolizer *sym,
-                                const char **path_out,
-                                const char **build_id_out)
+static int
+main_module(struct leakgate_symbolizer *sym,
+            const char **path_out,
+            const char **build_id_out)
 {
     Dwfl_Module *mod;
     bool retried = true; /* a missing executable will not appear later */
@@ -1131,13 +1132,72 @@ leakgate_symbolize__free(struct leakgate_symbolizer *sym)
 {
     if (!sym)
         return;
-    if (sym->dwfl)
+    if (sym->dwfl) {
+        leakgate_heap__divert(true);
         dw.dwfl_end(sym->dwfl);
+        leakgate_heap__divert(false);
+    }
     leakgate_util__free(sym->maps);
     pool_dispose(&sym->pool);
     leakgate_util__free(sym->cached.v);
     leakgate_util__free(sym->slots);
     leakgate_util__free(sym);
+}
+
+/* ---- The entry points: libdw allocates on leakgate's heap (heap.h,
+ * "Diverted"), never among the program's objects ---- */
+
+int
+leakgate_symbolize__new_self(struct leakgate_symbolizer **out)
+{
+    int rc;
+
+    leakgate_heap__divert(true);
+    rc = new_self(out);
+    leakgate_heap__divert(false);
+    return rc;
+}
+
+int
+leakgate_symbolize__new_maps(struct leakgate_symbolizer **out,
+                             const struct leakgate_heap_mapping *maps,
+                             size_t nmaps,
+                             const char *exe)
+{
+    int rc;
+
+    leakgate_heap__divert(true);
+    rc = new_maps(out, maps, nmaps, exe);
+    leakgate_heap__divert(false);
+    return rc;
+}
+
+int
+leakgate_symbolize__frames(struct leakgate_symbolizer *sym,
+                           struct leakgate_frame **frames_out,
+                           size_t *nframes_out,
+                           const uintptr_t *pcs,
+                           size_t npcs)
+{
+    int rc;
+
+    leakgate_heap__divert(true);
+    rc = frames(sym, frames_out, nframes_out, pcs, npcs);
+    leakgate_heap__divert(false);
+    return rc;
+}
+
+int
+leakgate_symbolize__main_module(struct leakgate_symbolizer *sym,
+                                const char **path_out,
+                                const char **build_id_out)
+{
+    int rc;
+
+    leakgate_heap__divert(true);
+    rc = main_module(sym, path_out, build_id_out);
+    leakgate_heap__divert(false);
+    return rc;
 }
 
 const char *

@@ -21,6 +21,7 @@
 #include <yaml.h>
 
 #include "error.h"
+#include "heap.h"
 
 struct builder {
     struct leakgate_ylayout *lay;
@@ -160,9 +161,13 @@ parse_events(struct builder *bd)
     bool done = false;
     int rc = 0;
 
-    if (!yaml_parser_initialize(&parser))
+    /* libyaml allocates on leakgate's heap (heap.h, "Diverted"). */
+    leakgate_heap__divert(true);
+    if (!yaml_parser_initialize(&parser)) {
+        leakgate_heap__divert(false);
         return leakgate_error__set(LEAKGATE_ENOMEM, "%s: out of memory",
                                    bd->name);
+    }
     yaml_parser_set_input_string(&parser, (const unsigned char *)bd->lay->text,
                                  bd->lay->len);
     yaml_parser_set_encoding(&parser, YAML_UTF8_ENCODING);
@@ -179,6 +184,7 @@ parse_events(struct builder *bd)
         yaml_event_delete(&ev);
     }
     yaml_parser_delete(&parser);
+    leakgate_heap__divert(false);
     return rc;
 }
 

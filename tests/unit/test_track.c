@@ -19,6 +19,8 @@
 
 #include "diff.h"
 #include "error.h"
+#include "heap.h"
+#include "symbolize.h"
 #include "track_every.h"
 #include "track_watch.h"
 #include "unit.h"
@@ -926,7 +928,55 @@ test_track__orphans_noted_freed_taken(void)
     CU_ASSERT_EQUAL(atomic_load(&leakgate_track__orphans_live), 0);
 }
 
+/* What a diverted thread allocates (heap.h), and all the symbolizer's
+ * libdw allocates while it loads and reads a module's line tables, is
+ * leakgate's heap's: a window sees none of it, and a later free of it
+ * from an undiverted thread finds its way back. */
+static void
+test_track__diverted_not_the_programs(void)
+{
+    struct leakgate_track_result r;
+    struct leakgate_symbolizer *sym = NULL;
+    struct leakgate_frame *frames = NULL;
+    size_t nframes = 0;
+    /* a return address inside this function */
+    uintptr_t pc = (uintptr_t)&test_track__diverted_not_the_programs + 16;
+    void *own[4], *plain;
+    bool named;
+    int rc;
+
+    must_install();
+    CU_ASSERT_EQUAL_FATAL(leakgate_track__begin(), 0);
+    leakgate_heap__divert(true);
+    own[0] = malloc(24);
+    own[1] = calloc(3, 8);
+    own[2] = realloc(NULL, 40);
+    own[3] = strdup("diverted");
+    leakgate_heap__divert(false);
+    rc = leakgate_symbolize__new_self(&sym);
+    if (rc == 0)
+        rc = leakgate_symbolize__frames(sym, &frames, &nframes, &pc, 1);
+    named = nframes >= 1 && frames[0].function &&
+            strcmp(frames[0].function,
+                   "test_track__diverted_not_the_programs") == 0;
+    leakgate_symbolize__free(sym); /* its frames' strings too */
+    plain = malloc(24);
+    CU_ASSERT_EQUAL(leakgate_track__end(&r), 0);
+    CU_ASSERT_EQUAL(rc, 0);
+    CU_ASSERT_TRUE(named);
+    CU_ASSERT_EQUAL(r.allocs, 1); /* plain's alone */
+    CU_ASSERT_EQUAL(r.live_objs, 1);
+    for (size_t i = 0; i < sizeof own / sizeof own[0]; i++) {
+        CU_ASSERT_TRUE(own[i] && leakgate_heap__owns(own[i]));
+        free(own[i]);
+    }
+    CU_ASSERT_FALSE(leakgate_heap__owns(plain));
+    free(plain);
+    leakgate_util__free(frames);
+}
+
 const struct unit_case unit_cases[] = {
+    {"diverted_not_the_programs", test_track__diverted_not_the_programs},
     {"orphans_noted_freed_taken", test_track__orphans_noted_freed_taken},
     {"watch_among_frees", test_track__watch_among_frees},
     {"requested_bytes", test_track__requested_bytes},
