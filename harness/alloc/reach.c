@@ -859,7 +859,8 @@ classify(bool kept)
     struct sigaction on;
     sigjmp_buf env;
     uintptr_t end;
-    int rc, stopped = 0;
+    int rc;
+    volatile int stopped = 0; /* read after a fault's siglongjmp */
 
     forget_classification();
     memset(&rs, 0, sizeof rs);
