@@ -586,18 +586,43 @@ root_add(struct roots *rs, uintptr_t lo, uintptr_t hi, unsigned char kind)
     rs->n++;
 }
 
+/* The loaded object is leakgate's own shared object (libleakgate-preload.so
+ * under `leakgate run`, or a shared libleakgate): its code holds this
+ * function.  Linked into the program, leakgate's data is the program's
+ * segment's. */
+static bool
+leakgate_module(const struct dl_phdr_info *info)
+{
+    uintptr_t here = (uintptr_t)&leakgate_reach__classify;
+
+    if (!info->dlpi_name || !info->dlpi_name[0]) /* the program */
+        return false;
+    for (size_t k = 0; k < info->dlpi_phnum; k++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[k];
+        uintptr_t lo = info->dlpi_addr + ph->p_vaddr;
+
+        if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X) && here >= lo &&
+            here - lo < ph->p_memsz)
+            return true;
+    }
+    return false;
+}
+
 /* The writable data and the thread-local storage of a loaded object:
- * noted, scanned after the dynamic linker's lock is let go. */
+ * noted, scanned after the dynamic linker's lock is let go.  Not the
+ * data of leakgate's own shared object: its tables (a megabyte, most of
+ * a scan's words) hold leakgate's references, never the program's. */
 static int
 phdr_root(struct dl_phdr_info *info, size_t size, void *payload)
 {
     struct roots *rs = payload;
+    bool own_module = leakgate_module(info);
 
     (void)size;
     for (size_t k = 0; k < info->dlpi_phnum; k++) {
         const ElfW(Phdr) *ph = &info->dlpi_phdr[k];
 
-        if (ph->p_type == PT_LOAD && (ph->p_flags & PF_W)) {
+        if (ph->p_type == PT_LOAD && (ph->p_flags & PF_W) && !own_module) {
             uintptr_t lo = info->dlpi_addr + ph->p_vaddr;
 
             root_add(rs, lo, lo + ph->p_memsz, LEAKGATE_REACH_GLOBAL);

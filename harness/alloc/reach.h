@@ -18,7 +18,9 @@
  * The scan runs after leakgate_track__end(), in the process whose window
  * it classifies, before anything frees what the window left; it reads
  * memory only.  leakgate's own tables that hold program addresses are
- * not roots (leakgate_reach__not_root()); leakgate's own heap is not in
+ * not roots (leakgate_reach__not_root()), nor is the writable data of
+ * leakgate's own shared object (libleakgate-preload.so under `leakgate
+ * run`, a shared libleakgate); leakgate's own heap is not in
  * the live map.
  */
 #ifndef LEAKGATE_REACH_H
