@@ -32,6 +32,7 @@
 
 #include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <malloc.h>
 #include <pthread.h>
 #include <stdalign.h>
@@ -40,6 +41,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "heap.h"
 #include "jesize.h"
@@ -244,6 +246,46 @@ c_library_malloc(void)
     return m && m == dlsym(RTLD_NEXT, "__libc_malloc");
 }
 
+/* An environment flag as the options read it: on unless "" or "0". */
+static bool
+flag_set(const char *name)
+{
+    const char *v = getenv(name);
+
+    return v && *v && strcmp(v, "0") != 0;
+}
+
+/* "--exact" is one of the program's arguments (/proc/self/cmdline, read
+ * in pieces, without an allocation). */
+static bool
+exact_argument(void)
+{
+    static const char want[] = "--exact";
+    char buf[1024];
+    int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
+    ssize_t n;
+    long at = 0; /* bytes of want matched in this argument; -1: none */
+    bool found = false;
+
+    if (fd < 0)
+        return false;
+    while (!found && (n = read(fd, buf, sizeof buf)) > 0) {
+        for (ssize_t i = 0; i < n && !found; i++) {
+            if (buf[i] == '\0') {
+                found = at == (long)sizeof want - 1;
+                at = 0;
+            } else if (at >= 0 && at < (long)sizeof want - 1 &&
+                       buf[i] == want[at]) {
+                at++;
+            } else {
+                at = -1;
+            }
+        }
+    }
+    close(fd);
+    return found;
+}
+
 static void
 look_up_c(void)
 {
@@ -264,10 +306,16 @@ look_up_c(void)
     LOOK_UP(c_lookups);
     if (!leakgate_jesize__lean())
         leakgate_track__mallctl = next.mallctl;
-    /* A replay (gate/replay.h's LEAKGATE_REPLAY) classifies what the
-     * windows it measures left (reach.c): the live map, from the first
-     * object on. */
-    if (getenv("LEAKGATE_REPLAY"))
+    /* A process that measures windows exactly classifies what they left
+     * (reach.c): the live map, from the first object on.  A replay
+     * (gate/replay.h's LEAKGATE_REPLAY), --exact (its twin, which
+     * `leakgate run --exact` sets too, or the argument to a program with
+     * jemalloc), a lean program started again with jemalloc for its
+     * exact windows (gate_lean.c: --exact, rerun: false, repeat:), and
+     * one `leakgate run` starts on jemalloc for them (jesize.h). */
+    if (getenv("LEAKGATE_REPLAY") || getenv("LEAKGATE_LEAN_EXEC") ||
+        getenv(LEAKGATE_JESIZE_LIVE_MAP_ENV) || flag_set("LEAKGATE_EXACT") ||
+        (!leakgate_jesize__lean() && exact_argument()))
         atomic_store(&leakgate_jesize__live_map, true);
     resolving = false;
 }

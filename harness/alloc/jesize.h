@@ -168,6 +168,10 @@ leakgate_jesize__note_here(const void *p, unsigned char c)
  * reads the heap's objects from it.  Off: a freed object's byte may stay.
  */
 extern atomic_bool leakgate_jesize__live_map;
+/* Set in a program's environment (to anything): the live map is on from
+ * its first object (`leakgate run` sets it for a program it starts on
+ * jemalloc for exact windows: `rerun: false`, `repeat:`). */
+#define LEAKGATE_JESIZE_LIVE_MAP_ENV "LEAKGATE_LIVE_MAP"
 static inline bool
 leakgate_jesize__live(void)
 {

@@ -765,9 +765,11 @@ text_yaml(struct text *t,
             leakgate_buf__puts(
                 t->b, "  reachable or lost: not known (other threads ran "
                       "that were not stopped for the scan: asleep, polling "
-                      "or blocking its signal; or --exact: jemalloc's "
-                      "profiles hold stacks, not objects); make sure this "
-                      "growth is not a leak before you accept it\n");
+                      "or blocking its signal; or a `rerun: false` or "
+                      "`repeat:` window of a program linked with jemalloc, "
+                      "which maps its objects only under --exact or in a "
+                      "replay); make sure this growth is not a leak before "
+                      "you accept it\n");
         if (*raises) {
             leakgate_buf__printf(
                 t->b, "  to accept this growth, raise in %s:\n", file);

@@ -29,6 +29,7 @@
 
 #include "config.h"
 #include "error.h"
+#include "jesize.h"
 #include "profile.h"
 #include "replay.h"
 #include "run_proto.h"
@@ -192,11 +193,13 @@ leakgate_run__find_jemalloc(char **out)
 }
 
 static const char *const replaced[] = {
-    "LD_PRELOAD=",        "LEAKGATE_RUN_",        "LEAKGATE_THRESHOLDS=",
-    "LEAKGATE_FILTER=",   "LEAKGATE_REPORT_DIR=", "LEAKGATE_JUNIT=",
-    "LEAKGATE_JSON=",     "LEAKGATE_SLACK=",      "LEAKGATE_TIGHTEN=",
-    "LEAKGATE_EXACT=",    "LEAKGATE_REPLAY=",     "LEAKGATE_PEAK_LIMIT=",
-    "LEAKGATE_JEMALLOC=",
+    "LD_PRELOAD=",          "LEAKGATE_RUN_",
+    "LEAKGATE_THRESHOLDS=", "LEAKGATE_FILTER=",
+    "LEAKGATE_REPORT_DIR=", "LEAKGATE_JUNIT=",
+    "LEAKGATE_JSON=",       "LEAKGATE_SLACK=",
+    "LEAKGATE_TIGHTEN=",    "LEAKGATE_EXACT=",
+    "LEAKGATE_REPLAY=",     "LEAKGATE_PEAK_LIMIT=",
+    "LEAKGATE_JEMALLOC=",   LEAKGATE_JESIZE_LIVE_MAP_ENV "=",
 };
 
 /* --replay-timeout's twin: the program's replays read it; and
@@ -372,6 +375,10 @@ leakgate_run__build_env(struct leakgate_run_envp *e,
         env_add(e, "MALLOC_CONF=", ld.ptr ? ld.ptr : "");
     }
     env_add(e, "LEAKGATE_JEMALLOC=", jemalloc);
+    /* On jemalloc for exact windows: their scans need the live map from
+     * the program's first object (alloc/jesize.h). */
+    if (exact)
+        env_add(e, LEAKGATE_JESIZE_LIVE_MAP_ENV "=", "1");
     env_add(e, LEAKGATE_RUN_ENV_SAVED_PRELOAD "=", user);
     env_gate(e, o, fd, bell, ring);
     env_add(e, LEAKGATE_REPLAY_ENV "=", replay_list);
