@@ -170,7 +170,8 @@ leakgate_jesize__note_here(const void *p, unsigned char c)
 extern atomic_bool leakgate_jesize__live_map;
 /* Set in a program's environment (to anything): the live map is on from
  * its first object (`leakgate run` sets it for a program it starts on
- * jemalloc for exact windows: `rerun: false`, `repeat:`). */
+ * jemalloc for exact windows, `rerun: false` or `repeat:`, and a program
+ * on jemalloc that meets them starts again with it: gate_lean.c). */
 #define LEAKGATE_JESIZE_LIVE_MAP_ENV "LEAKGATE_LIVE_MAP"
 static inline bool
 leakgate_jesize__live(void)

@@ -501,8 +501,9 @@ refuse_same_names(void)
 }
 
 /* A test the run measures exactly from the start (`rerun: false`,
- * `repeat:`): a lean process starts again with jemalloc first
- * (leakgate_gate_plan()), before any test has run-> */
+ * `repeat:`): a lean process starts again with jemalloc first, and one on
+ * jemalloc without the map of its objects starts again with it
+ * (leakgate_gate_plan()), before any test has run. */
 static int
 plan_exact(void)
 {

@@ -35,6 +35,7 @@
 
 #include "error.h"
 #include "gate.h"
+#include "jesize.h"
 #include "options.h"
 #include "profile.h"
 #include "track.h"
@@ -204,17 +205,46 @@ leakgate_gate__lean_init(struct leakgate_gate *gate)
     return 0;
 }
 
+/* A program on jemalloc whose live map is off: start it again with the
+ * map on from its first object, so that the exact windows it is about to
+ * measure are scanned (alloc/reach.h); returns only on failure.  Never
+ * twice: a process whose variable is set already and still has no map
+ * (no allocation wrappers) keeps going without kinds. */
+static int
+restart_with_map(void)
+{
+    char *const *argv = NULL;
+    int argc = 0, rc;
+
+    if (getenv(LEAKGATE_JESIZE_LIVE_MAP_ENV) || !leakgate_track__installed())
+        return 0;
+    rc = leakgate_options__own_argv(&argc, &argv);
+    if (rc < 0 || argc == 0) {
+        leakgate_error__clear();
+        return 0; /* kinds unknown, as before */
+    }
+    if (setenv(LEAKGATE_JESIZE_LIVE_MAP_ENV, "1", 1) != 0)
+        return leakgate_error__set(LEAKGATE_ENOMEM, "environment");
+    execv("/proc/self/exe", argv);
+    (void)unsetenv(LEAKGATE_JESIZE_LIVE_MAP_ENV);
+    return 0; /* could not start again: kinds unknown, as before */
+}
+
 int
 leakgate_gate_plan(leakgate_gate *gate, const char *suite, const char *test)
 {
     struct leakgate_window_settings ws;
     char why[512];
 
-    if (!gate->lean)
-        return 0;
     leakgate_gate_settings(&ws, gate, suite, test);
     if (ws.rerun && ws.repeat <= 1)
         return 0;
+    /* On jemalloc already: the live map, from the start. */
+    if (!gate->lean)
+        return gate->replay.child || leakgate_jesize__live() ||
+                       gate->nverdicts > 0 || gate->cur.open
+                   ? 0
+                   : restart_with_map();
     snprintf(why, sizeof why, "%s/%s (%s)", suite, test ? test : "[suite]",
              ws.rerun ? "repeat:" : "rerun: false");
     /* Once a window has run, starting again would run it twice. */

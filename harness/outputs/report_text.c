@@ -765,10 +765,9 @@ text_yaml(struct text *t,
             leakgate_buf__puts(
                 t->b, "  reachable or lost: not known (other threads ran "
                       "that were not stopped for the scan: asleep, polling "
-                      "or blocking its signal; or a `rerun: false` or "
-                      "`repeat:` window of a program linked with jemalloc, "
-                      "which maps its objects only under --exact or in a "
-                      "replay); make sure this growth is not a leak before "
+                      "or blocking its signal; or an exact window of a "
+                      "process that kept no map of its objects from its "
+                      "start); make sure this growth is not a leak before "
                       "you accept it\n");
         if (*raises) {
             leakgate_buf__printf(

@@ -248,7 +248,10 @@ LEAKGATE_API void leakgate_gate_settings(struct leakgate_window_settings *out,
  * jemalloc) a window whose settings need an exact measurement from the
  * start (`rerun: false`, `repeat:` > 1) cannot run; the program is started
  * again with jemalloc preloaded (its own arguments; this call does not
- * return then).  In any other process, or for any other window: nothing.
+ * return then).  A process on jemalloc that keeps no map of its objects
+ * (whether they are lost or reachable: docs/thresholds.md) is started
+ * again with the map on, the same way, or goes on without it when it
+ * cannot be.  In any other process, or for any other window: nothing.
  * @param gate  the gate
  * @param suite suite name
  * @param test  test name, or NULL for the suite's own window
