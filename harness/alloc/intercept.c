@@ -624,21 +624,40 @@ none(void)
     return NULL;
 }
 
-/* A request of a diverted thread (heap.h): leakgate's heap's, the thread
- * undiverted while it is made (a request larger than the heap's classes
- * is the C library's, through these wrappers). */
+/* A request of a diverted thread (heap.h): leakgate's heap's, from its
+ * classes; NULL when they cannot hold it, and the request goes on as the
+ * program's (an object the library frees with free(), never one of the
+ * heap's large ones). */
 static __attribute__((noinline)) void *
 diverted(size_t k, size_t n)
 {
-    unsigned was = leakgate_heap__diverted;
-    void *p;
+    return leakgate_heap__try_zalloc(k, n);
+}
 
-    leakgate_heap__diverted = 0;
-    p = leakgate_heap__zalloc(k, n);
-    leakgate_heap__diverted = was;
-    if (!p)
-        errno = ENOMEM;
-    return p;
+/* realloc() of the heap's object p to n > 0 bytes by a diverted thread:
+ * in the heap's classes when they hold n, else moved to an object of the
+ * program's heap (undiverted), as diverted() would have made it. */
+static __attribute__((noinline)) void *
+diverted_resize(void *p, size_t n)
+{
+    size_t have = leakgate_heap__size(p);
+    unsigned was;
+    void *q;
+
+    if (n <= have && n > have / 2)
+        return p;
+    q = leakgate_heap__try_zalloc(1, n);
+    if (!q) {
+        was = leakgate_heap__diverted;
+        leakgate_heap__diverted = 0;
+        q = malloc(n);
+        leakgate_heap__diverted = was;
+    }
+    if (!q)
+        return NULL; /* errno: malloc's */
+    memcpy(q, p, n < have ? n : have);
+    leakgate_heap__free(p);
+    return q;
 }
 
 static inline bool
@@ -654,8 +673,8 @@ malloc(size_t n)
 
     if (!next.malloc && resolving)
         return arena_alloc(n, 16);
-    if (diverting())
-        return diverted(1, n);
+    if (diverting() && (p = diverted(1, n)))
+        return p;
     p = NEXT(malloc)(n);
     if (lane_alloc(p, n, CALLER))
         return p;
@@ -738,8 +757,8 @@ calloc(size_t k, size_t n)
 
     if (!next.calloc && resolving)
         return n && k > SIZE_MAX / n ? NULL : arena_alloc(k * n, 16);
-    if (diverting())
-        return diverted(k, n);
+    if (diverting() && (p = diverted(k, n)))
+        return p;
     /* On jemalloc a small calloc is a malloc and a memset, as jemalloc's
      * own small calloc is, but for an object its profiler samples (every
      * one in an exact window): that one is promoted to a 16 KiB extent,
@@ -825,13 +844,15 @@ realloc(void *p, size_t n)
             leakgate_heap__free(p);
             return NULL;
         }
+        if (diverting())
+            return diverted_resize(p, n);
         return leakgate_heap__resize(p, n);
     }
     if (!p) { /* malloc's */
         void *q;
 
-        if (diverting())
-            return diverted(1, n);
+        if (diverting() && (q = diverted(1, n)))
+            return q;
         q = NEXT(realloc)(p, n);
 
         if (lane_alloc(q, n, CALLER))

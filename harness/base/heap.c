@@ -260,6 +260,33 @@ header_of(const void *p)
 }
 
 void *
+leakgate_heap__try_zalloc(size_t k, size_t n)
+{
+    bool fresh = false;
+    void *p = NULL;
+
+    if (n && k > SIZE_MAX / n)
+        return NULL;
+    n *= k;
+    if (n == 0)
+        n = 1;
+    if (n <= LARGEST && reserved()) {
+        lock();
+        p = take(class_of(n), &fresh);
+        unlock();
+    }
+    if (p && !fresh)
+        memset(p, 0, n);
+    return p;
+}
+
+size_t
+leakgate_heap__size(const void *p)
+{
+    return class_size(header_of(p)->cls);
+}
+
+void *
 leakgate_heap__alloc(size_t n)
 {
     bool fresh;

@@ -79,10 +79,21 @@ size_t leakgate_heap__large_list(const void **out, size_t max, bool *known);
  * be the program's objects to a reachability scan (alloc/reach.h), their
  * stale words pointing at what the program freed and allocated again.
  * free() and realloc() know this heap's objects whoever frees them.
- * Aligned requests are the C library's all the same.
+ * Aligned requests, and requests the heap's classes cannot hold (larger
+ * than 1 MiB, or the reservation used up), are the program's heap's, as
+ * without the diversion: such an object is freed with free(), so it is
+ * never one of the heap's large objects (leakgate_heap__large_list()).
  */
 extern __thread unsigned leakgate_heap__diverted
     __attribute__((tls_model("initial-exec")));
+
+/* k * n zeroed bytes from the heap's classes only, or NULL (too large,
+ * the reservation used up, k * n overflows): never the C library's. */
+void *leakgate_heap__try_zalloc(size_t k, size_t n);
+
+/* The usable bytes of p, an object of the heap's classes
+ * (leakgate_heap__owns(p)). */
+size_t leakgate_heap__size(const void *p);
 
 static inline void
 leakgate_heap__divert(bool on)

@@ -975,8 +975,43 @@ test_track__diverted_not_the_programs(void)
     leakgate_util__free(frames);
 }
 
+/* What the heap's classes cannot hold (over 1 MiB) a diverted thread
+ * gets from the program's heap, as without the diversion, whether asked
+ * for or grown to by realloc(): the library frees it with free(), so it
+ * is never one of the heap's large objects, whose list stays exact. */
+static void
+test_track__diverted_large_the_programs(void)
+{
+    const void *list[LEAKGATE_HEAP_LARGE_MAX];
+    size_t before, after;
+    bool known_before, known_after;
+    void *big, *grown;
+
+    must_install();
+    before =
+        leakgate_heap__large_list(list, LEAKGATE_HEAP_LARGE_MAX, &known_before);
+    leakgate_heap__divert(true);
+    big = malloc((size_t)2 << 20);
+    grown = malloc(64);
+    CU_ASSERT_TRUE(grown && leakgate_heap__owns(grown));
+    if (grown)
+        memset(grown, 0x5a, 64);
+    grown = realloc(grown, (size_t)3 << 20);
+    leakgate_heap__divert(false);
+    CU_ASSERT_TRUE(big && !leakgate_heap__owns(big));
+    CU_ASSERT_TRUE(grown && !leakgate_heap__owns(grown));
+    CU_ASSERT_TRUE(grown && ((unsigned char *)grown)[63] == 0x5a);
+    free(big);
+    free(grown);
+    after =
+        leakgate_heap__large_list(list, LEAKGATE_HEAP_LARGE_MAX, &known_after);
+    CU_ASSERT_EQUAL(after, before);
+    CU_ASSERT_EQUAL(known_after, known_before);
+}
+
 const struct unit_case unit_cases[] = {
     {"diverted_not_the_programs", test_track__diverted_not_the_programs},
+    {"diverted_large_the_programs", test_track__diverted_large_the_programs},
     {"orphans_noted_freed_taken", test_track__orphans_noted_freed_taken},
     {"watch_among_frees", test_track__watch_among_frees},
     {"requested_bytes", test_track__requested_bytes},
