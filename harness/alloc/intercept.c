@@ -624,35 +624,26 @@ none(void)
     return NULL;
 }
 
-/* A request of a diverted thread (heap.h): leakgate's heap's, from its
- * classes; NULL when they cannot hold it, and the request goes on as the
- * program's (an object the library frees with free(), never one of the
- * heap's large ones). */
-static __attribute__((noinline)) void *
-diverted(size_t k, size_t n)
-{
-    return leakgate_heap__try_zalloc(k, n);
-}
+/* A diverted thread's request (heap.h) comes from leakgate's heap's
+ * classes (leakgate_heap__try_zalloc()); one they cannot hold goes on as
+ * the program's: an object the library frees with free(), never one of
+ * the heap's large ones. */
 
 /* realloc() of the heap's object p to n > 0 bytes by a diverted thread:
- * in the heap's classes when they hold n, else moved to an object of the
- * program's heap (undiverted), as diverted() would have made it. */
+ * within the heap's classes, else moved to an object of the program's
+ * heap (undiverted), as a request they cannot hold. */
 static __attribute__((noinline)) void *
 diverted_resize(void *p, size_t n)
 {
     size_t have = leakgate_heap__size(p);
-    unsigned was;
-    void *q;
+    unsigned was = leakgate_heap__diverted;
+    void *q = leakgate_heap__try_resize(p, n);
 
-    if (n <= have && n > have / 2)
-        return p;
-    q = leakgate_heap__try_zalloc(1, n);
-    if (!q) {
-        was = leakgate_heap__diverted;
-        leakgate_heap__diverted = 0;
-        q = malloc(n);
-        leakgate_heap__diverted = was;
-    }
+    if (q)
+        return q;
+    leakgate_heap__diverted = 0;
+    q = malloc(n);
+    leakgate_heap__diverted = was;
     if (!q)
         return NULL; /* errno: malloc's */
     memcpy(q, p, n < have ? n : have);
@@ -673,7 +664,7 @@ malloc(size_t n)
 
     if (!next.malloc && resolving)
         return arena_alloc(n, 16);
-    if (diverting() && (p = diverted(1, n)))
+    if (diverting() && (p = leakgate_heap__try_zalloc(1, n)))
         return p;
     p = NEXT(malloc)(n);
     if (lane_alloc(p, n, CALLER))
@@ -757,7 +748,7 @@ calloc(size_t k, size_t n)
 
     if (!next.calloc && resolving)
         return n && k > SIZE_MAX / n ? NULL : arena_alloc(k * n, 16);
-    if (diverting() && (p = diverted(k, n)))
+    if (diverting() && (p = leakgate_heap__try_zalloc(k, n)))
         return p;
     /* On jemalloc a small calloc is a malloc and a memset, as jemalloc's
      * own small calloc is, but for an object its profiler samples (every
@@ -851,7 +842,7 @@ realloc(void *p, size_t n)
     if (!p) { /* malloc's */
         void *q;
 
-        if (diverting() && (q = diverted(1, n)))
+        if (diverting() && (q = leakgate_heap__try_zalloc(1, n)))
             return q;
         q = NEXT(realloc)(p, n);
 

@@ -232,11 +232,13 @@ leakgate_heap__large_list(const void **out, size_t max, bool *known)
     return n;
 }
 
+/* n bytes from the classes, else (fall_back) the C library's. */
 static void *
-alloc(size_t n, bool *fresh)
+alloc(size_t n, bool *fresh, bool fall_back)
 {
     void *p = NULL;
 
+    *fresh = false;
     if (n == 0)
         n = 1;
     if (n <= LARGEST && reserved()) {
@@ -244,12 +246,26 @@ alloc(size_t n, bool *fresh)
         p = take(class_of(n), fresh);
         unlock();
     }
-    if (!p) {
-        *fresh = false;
+    if (!p && fall_back) {
         p = malloc(n);
         if (p)
             large_add(p);
     }
+    return p;
+}
+
+/* k * n zeroed bytes (alloc()); NULL also when k * n overflows. */
+static void *
+zalloc(size_t k, size_t n, bool fall_back)
+{
+    bool fresh;
+    void *p;
+
+    if (n && k > SIZE_MAX / n)
+        return NULL;
+    p = alloc(k * n, &fresh, fall_back);
+    if (p && !fresh)
+        memset(p, 0, k * n);
     return p;
 }
 
@@ -260,52 +276,23 @@ header_of(const void *p)
 }
 
 void *
-leakgate_heap__try_zalloc(size_t k, size_t n)
-{
-    bool fresh = false;
-    void *p = NULL;
-
-    if (n && k > SIZE_MAX / n)
-        return NULL;
-    n *= k;
-    if (n == 0)
-        n = 1;
-    if (n <= LARGEST && reserved()) {
-        lock();
-        p = take(class_of(n), &fresh);
-        unlock();
-    }
-    if (p && !fresh)
-        memset(p, 0, n);
-    return p;
-}
-
-size_t
-leakgate_heap__size(const void *p)
-{
-    return class_size(header_of(p)->cls);
-}
-
-void *
 leakgate_heap__alloc(size_t n)
 {
     bool fresh;
 
-    return alloc(n, &fresh);
+    return alloc(n, &fresh, true);
 }
 
 void *
 leakgate_heap__zalloc(size_t k, size_t n)
 {
-    bool fresh;
-    void *p;
+    return zalloc(k, n, true);
+}
 
-    if (n && k > SIZE_MAX / n)
-        return NULL;
-    p = alloc(k * n, &fresh);
-    if (p && !fresh)
-        memset(p, 0, k * n);
-    return p;
+void *
+leakgate_heap__try_zalloc(size_t k, size_t n)
+{
+    return zalloc(k, n, false);
 }
 
 void
@@ -329,10 +316,30 @@ leakgate_heap__free(void *p)
     unlock();
 }
 
+/* Resize p, an object of the classes, to n bytes (resize()). */
+static void *
+resize_owned(void *p, size_t n, bool fall_back)
+{
+    size_t have = class_size(header_of(p)->cls);
+    bool fresh;
+    void *q;
+
+    if (n == 0)
+        n = 1;
+    /* Grown past its class, or shrunk to half of it or less (a buffer's
+     * text that is kept): another object; else the same one. */
+    if (n <= have && n > have / 2)
+        return p;
+    if (!(q = alloc(n, &fresh, fall_back)))
+        return n <= have ? p : NULL;
+    memcpy(q, p, n < have ? n : have);
+    leakgate_heap__free(p);
+    return q;
+}
+
 void *
 leakgate_heap__resize(void *p, size_t n)
 {
-    size_t have;
     void *q;
 
     if (!p)
@@ -345,16 +352,17 @@ leakgate_heap__resize(void *p, size_t n)
         large_add(q ? q : p);
         return q;
     }
-    have = class_size(header_of(p)->cls);
-    if (n == 0)
-        n = 1;
-    /* Grown past its class, or shrunk to half of it or less (a buffer's
-     * text that is kept): another object; else the same one. */
-    if (n <= have && n > have / 2)
-        return p;
-    if (!(q = leakgate_heap__alloc(n)))
-        return n <= have ? p : NULL;
-    memcpy(q, p, n < have ? n : have);
-    leakgate_heap__free(p);
-    return q;
+    return resize_owned(p, n, true);
+}
+
+void *
+leakgate_heap__try_resize(void *p, size_t n)
+{
+    return resize_owned(p, n, false);
+}
+
+size_t
+leakgate_heap__size(const void *p)
+{
+    return class_size(header_of(p)->cls);
 }

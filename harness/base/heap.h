@@ -91,8 +91,12 @@ extern __thread unsigned leakgate_heap__diverted
  * the reservation used up, k * n overflows): never the C library's. */
 void *leakgate_heap__try_zalloc(size_t k, size_t n);
 
-/* The usable bytes of p, an object of the heap's classes
- * (leakgate_heap__owns(p)). */
+/* Resize p, an object of the heap's classes (leakgate_heap__owns(p)), to
+ * n bytes within them, as leakgate_heap__resize() does, or NULL with p
+ * left as it was when they cannot hold n: never the C library's. */
+void *leakgate_heap__try_resize(void *p, size_t n);
+
+/* The usable bytes of p, an object of the heap's classes. */
 size_t leakgate_heap__size(const void *p);
 
 static inline void

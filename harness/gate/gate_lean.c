@@ -122,13 +122,25 @@ leakgate_gate__lean_conf(void)
     return rc;
 }
 
+/* This program's own arguments, to start it again with (*argv_out);
+ * LEAKGATE_EIO when /proc/self/cmdline has none. */
+static int
+own_arguments(char *const **argv_out)
+{
+    int argc = 0, rc = leakgate_options__own_argv(&argc, argv_out);
+
+    if (rc == 0 && argc == 0)
+        rc = leakgate_error__set(LEAKGATE_EIO, "/proc/self/cmdline is empty");
+    return rc;
+}
+
 /* Start this program again with jemalloc preloaded; returns only on
  * failure. */
 static int
 restart_with_jemalloc(const struct leakgate_gate *gate, const char *why)
 {
     char *const *argv = NULL;
-    int argc = 0, rc;
+    int rc;
 
     if (getenv(LEAN_EXEC_ENV))
         return leakgate_error__set(
@@ -138,9 +150,7 @@ restart_with_jemalloc(const struct leakgate_gate *gate, const char *why)
             "leakgate::cunit_jemalloc (which links jemalloc) instead of "
             "leakgate::cunit",
             why, jemalloc_path());
-    rc = leakgate_options__own_argv(&argc, &argv);
-    if (rc == 0 && argc == 0)
-        rc = leakgate_error__set(LEAKGATE_EIO, "/proc/self/cmdline is empty");
+    rc = own_arguments(&argv);
     if (rc == 0)
         rc = leakgate_gate__lean_conf();
     if (rc < 0)
@@ -214,12 +224,10 @@ static int
 restart_with_map(void)
 {
     char *const *argv = NULL;
-    int argc = 0, rc;
 
     if (getenv(LEAKGATE_JESIZE_LIVE_MAP_ENV) || !leakgate_track__installed())
         return 0;
-    rc = leakgate_options__own_argv(&argc, &argv);
-    if (rc < 0 || argc == 0) {
+    if (own_arguments(&argv) < 0) {
         leakgate_error__clear();
         return 0; /* kinds unknown, as before */
     }
