@@ -4,10 +4,11 @@
  * stage 3 (snapshot -> diff -> symbolize -> policy -> report); the only
  * file that includes elfutils headers.
  *
- * Two sources of modules: this process (dwfl_linux_proc_report, reported
- * on first use and once more per call when a pc lies in no module, so
- * libraries dlopen'd later are found) or the MAPPED_LIBRARIES of a heap
- * profile (dwfl_report_elf per distinct file, offline).
+ * Two sources of modules: this process (the dynamic linker's objects at
+ * their load biases, dwfl_report_elf each, reported on first use and once
+ * more per call when a pc lies in no module, so libraries dlopen'd later
+ * are found) or the MAPPED_LIBRARIES of a heap profile (dwfl_report_elf
+ * per distinct file, offline).
  *
  * Per pc, the lookup address is pc - 1: a return address points after the
  * call, whose line and inline chain are what the user wants to see.  The
@@ -120,7 +121,6 @@ struct leakgate_symbolizer {
     X(dwfl_end)                                                                \
     X(dwfl_errmsg)                                                             \
     X(dwfl_linux_proc_find_elf)                                                \
-    X(dwfl_linux_proc_report)                                                  \
     X(dwfl_module_addrdie)                                                     \
     X(dwfl_module_addrinfo)                                                    \
     X(dwfl_module_build_id)                                                    \
@@ -131,6 +131,7 @@ struct leakgate_symbolizer {
     X(dwfl_report_begin)                                                       \
     X(dwfl_report_elf)                                                         \
     X(dwfl_report_end)                                                         \
+    X(dwfl_report_module)                                                      \
     X(dwfl_standard_find_debuginfo)
 
 /* One pointer per function, typed from elfutils' own declarations. */
@@ -325,12 +326,89 @@ push_frame(struct frame_vec *vec, const struct leakgate_frame *f)
     return 0;
 }
 
-/* Report this process's modules afresh (modules still mapped are kept).
- * Returns 0 or LEAKGATE_ESYMBOL. */
+/* The objects the dynamic linker has loaded: path and the pages their
+ * loadable segments span (as /proc/self/maps shows them). */
+struct loaded {
+    struct loaded_object {
+        char *path;
+        uintptr_t start, end;
+    } * v;
+    size_t n, cap;
+    bool failed;
+};
+
+static int
+note_loaded(struct dl_phdr_info *info, size_t size, void *payload)
+{
+    struct loaded *l = payload;
+    char exe[PATH_MAX];
+    const char *path = info->dlpi_name;
+    uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+    ssize_t len;
+
+    (void)size;
+    if (l->n == 0 && l->cap == 0 && (!path || !*path)) { /* the program */
+        len = readlink("/proc/self/exe", exe, sizeof exe - 1);
+        exe[len > 0 ? len : 0] = '\0';
+        path = len > 0 ? exe : "/proc/self/exe";
+    }
+    /* The file's own path, as /proc/self/maps and a profile name it
+     * (/lib is a link to /usr/lib); a library dlopen'd by a relative path:
+     * the file, from here. */
+    if (path && *path && path != exe && realpath(path, exe))
+        path = exe;
+    /* The vDSO has a name but no file. */
+    if (!path || *path != '/' || access(path, R_OK) != 0)
+        return 0;
+    if (l->n == l->cap) {
+        size_t cap = l->cap ? l->cap * 2 : 32;
+        struct loaded_object *v = leakgate_util__realloc(l->v, cap * sizeof *v);
+
+        if (!v) {
+            l->failed = true;
+            return 1;
+        }
+        l->v = v;
+        l->cap = cap;
+    }
+    l->v[l->n].start = UINTPTR_MAX;
+    l->v[l->n].end = 0;
+    for (size_t i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        uintptr_t lo = info->dlpi_addr + ph->p_vaddr;
+        uintptr_t hi = lo + ph->p_memsz;
+
+        if (ph->p_type != PT_LOAD)
+            continue;
+        lo &= ~(page - 1);
+        hi = (hi + page - 1) & ~(page - 1);
+        if (lo < l->v[l->n].start)
+            l->v[l->n].start = lo;
+        if (hi > l->v[l->n].end)
+            l->v[l->n].end = hi;
+    }
+    if (l->v[l->n].start >= l->v[l->n].end)
+        return 0; /* nothing loaded */
+    l->v[l->n].path = leakgate_util__strdup(path);
+    if (!l->v[l->n].path) {
+        l->failed = true;
+        return 1;
+    }
+    l->n++;
+    return 0;
+}
+
+/* Report this process's modules afresh (modules still loaded are kept):
+ * the dynamic linker's list, each object over the pages it spans, its
+ * file found by name.  (Not
+ * /proc/self/maps: a file libdw itself maps to read it, libc.so.6 among
+ * them, would look like one more segment of the loaded object and shift
+ * its range.)  Returns 0 or LEAKGATE_ESYMBOL. */
 static int
 report_self(struct leakgate_symbolizer *sym)
 {
-    int rc;
+    struct loaded l = {NULL, 0, 0, false};
+    int rc = 0;
 
     /* Modules may have come and gone (dlopen/dlclose): forget the cache. */
     if (sym->nslots)
@@ -338,17 +416,21 @@ report_self(struct leakgate_symbolizer *sym)
     sym->nused = 0;
     sym->cached.n = 0;
     sym->reported = true;
+    dl_iterate_phdr(note_loaded, &l);
     dw.dwfl_report_begin(sym->dwfl);
-    rc = dw.dwfl_linux_proc_report(sym->dwfl, getpid());
-    if (dw.dwfl_report_end(sym->dwfl, NULL, NULL) != 0 && rc == 0)
-        rc = -1;
-    if (rc > 0)
-        return leakgate_error__set(LEAKGATE_ESYMBOL,
-                                   "dwfl_linux_proc_report: %s", strerror(rc));
-    if (rc < 0)
-        return leakgate_error__set(
-            LEAKGATE_ESYMBOL, "dwfl_linux_proc_report: %s", dw.dwfl_errmsg(-1));
-    return 0;
+    for (size_t i = 0; i < l.n; i++)
+        (void)dw.dwfl_report_module(sym->dwfl, l.v[i].path, l.v[i].start,
+                                    l.v[i].end);
+    if (dw.dwfl_report_end(sym->dwfl, NULL, NULL) != 0)
+        rc = leakgate_error__set(LEAKGATE_ESYMBOL, "dwfl_report_end: %s",
+                                 dw.dwfl_errmsg(-1));
+    else if (l.failed)
+        rc = leakgate_error__set(LEAKGATE_ESYMBOL,
+                                 "the loaded objects: out of memory");
+    for (size_t i = 0; i < l.n; i++)
+        leakgate_util__free(l.v[i].path);
+    leakgate_util__free(l.v);
+    return rc;
 }
 
 /* The module containing addr, or NULL.  The range check is needed:

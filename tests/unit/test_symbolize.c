@@ -11,11 +11,13 @@
 
 #include <dlfcn.h>
 #include <elf.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <link.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "error.h"
@@ -337,6 +339,57 @@ test_symbolize__dlopen_no_aranges(void)
     leakgate_util__free(f);
     leakgate_symbolize__free(sym);
     CU_ASSERT_EQUAL(dlclose(handle), 0);
+}
+
+/* One more mapping of a loaded object's file, just below it (libdw maps
+ * the files it reads): a re-report (a pc in a library dlopen'd since)
+ * must not take it for a segment of the loaded object.  /proc/self/maps
+ * merges it (the same inode, only anonymous mappings between), and the
+ * object's frames lost their names and offsets. */
+static void
+test_symbolize__self_ignores_other_mappings(void)
+{
+    struct leakgate_symbolizer *sym = new_self();
+    struct lg_fixture_site a, b;
+    struct leakgate_frame *f;
+    void *ha, *hb, *map = MAP_FAILED;
+    uintptr_t pcs[2], want;
+    const char *fn;
+    Dl_info info;
+    size_t n;
+    int fd;
+
+    ha = dlopen(LEAKGATE_SYMBOLIZE_FIXTURE_NOARANGES_SO, RTLD_NOW | RTLD_LOCAL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(ha);
+    dlsym_fn(ha, "lg_fixture_plain")(&a);
+    f = frames_of(sym, &n, &a.pc, 1); /* reported with it */
+    CU_ASSERT_EQUAL_FATAL(n, 1);
+    want = a.pc - load_bias(a.pc);
+    CU_ASSERT_EQUAL(f[0].module_offset, want);
+    fn = f[0].function;
+    leakgate_util__free(f);
+    CU_ASSERT_FATAL(dladdr((void *)a.pc, &info) && info.dli_fbase);
+    fd = open(LEAKGATE_SYMBOLIZE_FIXTURE_NOARANGES_SO, O_RDONLY | O_CLOEXEC);
+    CU_ASSERT_FATAL(fd >= 0);
+    for (uintptr_t k = 1; map == MAP_FAILED && k <= 64; k++)
+        map = mmap((char *)info.dli_fbase - k * 4096, 4096, PROT_READ,
+                   MAP_PRIVATE | MAP_FIXED_NOREPLACE, fd, 0);
+    close(fd);
+    CU_ASSERT_FATAL(map != MAP_FAILED);
+    hb = dlopen(LEAKGATE_SYMBOLIZE_FIXTURE_SO, RTLD_NOW | RTLD_LOCAL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(hb);
+    dlsym_fn(hb, "lg_fixture_plain")(&b);
+    pcs[0] = b.pc; /* in no module yet: reported again */
+    pcs[1] = a.pc;
+    f = frames_of(sym, &n, pcs, 2);
+    CU_ASSERT_EQUAL_FATAL(n, 2);
+    CU_ASSERT_EQUAL(f[1].module_offset, want);
+    CU_ASSERT_STRING_EQUAL(f[1].function ? f[1].function : "-", fn ? fn : "-");
+    leakgate_util__free(f);
+    leakgate_symbolize__free(sym);
+    CU_ASSERT_EQUAL(munmap(map, 4096), 0);
+    CU_ASSERT_EQUAL(dlclose(hb), 0);
+    CU_ASSERT_EQUAL(dlclose(ha), 0);
 }
 
 /* The GNU build-id of the executable, read from its PT_NOTE segments. */
@@ -690,6 +743,8 @@ const struct unit_case unit_cases[] = {
     {"test_symbolize__no_pcs", test_symbolize__no_pcs},
     {"test_symbolize__dlopen_stripped", test_symbolize__dlopen_stripped},
     {"test_symbolize__dlopen_no_aranges", test_symbolize__dlopen_no_aranges},
+    {"test_symbolize__self_ignores_other_mappings",
+     test_symbolize__self_ignores_other_mappings},
     {"test_symbolize__main_module_self", test_symbolize__main_module_self},
     {"test_symbolize__maps_same_as_self", test_symbolize__maps_same_as_self},
     {"test_symbolize__maps_exe_replaces", test_symbolize__maps_exe_replaces},
