@@ -65,11 +65,13 @@
  *                       scan follows): lost
  *   interior/small      one 24 bytes into a 32-byte object: reachable
  *
- * With REACH_STALE=1, a last suite frees an object behind the allocation
- * wrappers' back (the C library's own __libc_free: its memory goes back
- * to the system, a global keeps its address) and then leaks: the scan
- * faults on the freed memory, and says nothing of the kinds instead of
- * crashing the replay (both stale tests fail, no kind shown).
+ * With REACH_STALE=1, a last suite takes an object's memory away behind
+ * the allocation wrappers' back (its pages made inaccessible: the object
+ * stays live to the wrappers, a global keeps its address) and then leaks:
+ * the scan faults on that memory, and says nothing of the kinds instead
+ * of crashing the replay (both stale tests fail, no kind shown).  (Not
+ * the C library's own free: in a replay on jemalloc, what it does with
+ * jemalloc's object depends on the word before it.)
  *
  * Built linked (leakgate::cunit and leakgate::cunit_jemalloc) and plain
  * (REACH_PLAIN, for `leakgate run`).
@@ -79,8 +81,10 @@
 #include <sched.h>
 #include <signal.h>
 #include <stdatomic.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #define NOINLINE __attribute__((noinline))
@@ -362,15 +366,20 @@ interior_small_test(void)
     CU_ASSERT_PTR_NOT_NULL(interior_small);
 }
 
-void __libc_free(void *p); /* the C library's, behind the wrappers */
 static void *volatile dangling;
 
 static void
 stale_free(void)
 {
-    void *p = malloc(1 << 20); /* served by mmap, unmapped by the free */
+    void *p = malloc(1 << 20);
 
-    __libc_free(p);
+    /* Its first 1 MiB of pages (C library: a mapping of its own, 16
+     * bytes in; jemalloc: page aligned) made inaccessible under the
+     * object: unmapped, the hole could take a later mapping (a file the
+     * symbolizer reads) and the scan would read that instead. */
+    if (p)
+        (void)mmap((void *)((uintptr_t)p & ~(uintptr_t)4095), 1 << 20,
+                   PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
     dangling = p;
     CU_ASSERT_PTR_NOT_NULL(dangling);
 }
