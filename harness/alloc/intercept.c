@@ -45,6 +45,7 @@
 
 #include "heap.h"
 #include "jesize.h"
+#include "stackwalk.h"
 #include "track.h"
 #include "track_hot.h"
 #include "util.h"
@@ -473,8 +474,13 @@ noted_from(void *p, size_t n, size_t usize, uintptr_t caller)
         leakgate_track__record_here((uintptr_t)p);
         if (leakgate_track__alone())
             leakgate_track__first_log_add((uintptr_t)p);
-        if (leakgate_track__stack_wanted(caller))
-            leakgate_track__stack_note((uintptr_t)p, caller, n);
+        if (leakgate_track__stack_wanted(caller)) {
+            struct leakgate_stackwalk_regs r;
+
+            /* The walk starts at the wrapper's frame (stackwalk.h). */
+            LEAKGATE_STACKWALK_HERE(r);
+            leakgate_track__stack_note((uintptr_t)p, caller, n, &r);
+        }
     }
     return p;
 }
@@ -558,8 +564,12 @@ lane_alloc(void *p, size_t n, uintptr_t caller)
     c = leakgate_jesize__small_class[(n + 7) >> 3];
     leakgate_track__lane_record(&f, a, (unsigned char)c, c >> 8);
     leakgate_track__first_log_add(a);
-    if (leakgate_track__stack_wanted_lane(caller))
-        leakgate_track__stack_note(a, caller, n);
+    if (leakgate_track__stack_wanted_lane(caller)) {
+        struct leakgate_stackwalk_regs r;
+
+        LEAKGATE_STACKWALK_HERE(r);
+        leakgate_track__stack_note(a, caller, n, &r);
+    }
     return true;
 }
 
@@ -607,8 +617,9 @@ forget(void *p)
     orphan_gone(p);
     if (n)
         leakgate_track__meter_add(-(long long)n, false);
-    if (p && leakgate_track__erasing_now())
-        (void)erased(p);
+    if (p && !(leakgate_track__erasing_now() && erased(p)) &&
+        leakgate_track__carrying_now())
+        leakgate_track__carry_drop((uintptr_t)p);
     if (p && leakgate_track__watching_now())
         leakgate_track__watch_free((uintptr_t)p);
     if (p && leakgate_jesize__live())
@@ -868,6 +879,8 @@ realloc(void *p, size_t n)
     old = metered_size(p);
     orphan_gone(p);
     was = p && leakgate_track__erasing_now() && erased(p);
+    if (p && !was && leakgate_track__carrying_now())
+        leakgate_track__carry_drop((uintptr_t)p);
     if (p && leakgate_track__watching_now())
         leakgate_track__watch_free((uintptr_t)p);
     return resized(p, old, NEXT(realloc)(p, n), n, was, CALLER);
@@ -943,6 +956,8 @@ rallocx(void *p, size_t n, int flags)
 
     orphan_gone(p);
     was = p && leakgate_track__erasing_now() && erased(p);
+    if (p && !was && leakgate_track__carrying_now())
+        leakgate_track__carry_drop((uintptr_t)p);
     if (p && leakgate_track__watching_now())
         leakgate_track__watch_free((uintptr_t)p);
     if (!NEXT(rallocx))
@@ -967,6 +982,8 @@ xallocx(void *p, size_t n, size_t extra, int flags)
             !leakgate_track__meter_counted_here())
             leakgate_track__meter_add(-(long long)before, false);
         orphan_gone(p);
+        if (leakgate_track__carrying_now())
+            leakgate_track__carry_drop((uintptr_t)p);
         noted(p, n);
     }
     return after;

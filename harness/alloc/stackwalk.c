@@ -568,8 +568,45 @@ static struct leakgate_util__addr_slot more_slots[SLOTS] LEAKGATE_LARGE_TABLE;
 static const struct leakgate_util__addr_table rules = {first_slots, SLOTS_FIRST,
                                                        more_slots, SLOTS};
 
-static struct rule
-rule_at(uintptr_t target, unsigned gen)
+/*
+ * In front of the table, each thread's last rules by address, direct
+ * mapped, in the form the walk reads (one word, no generation: a thread
+ * empties its entries when the modules' generation changes): one load
+ * and a compare for the frames of a test's loops.  Per thread, so no
+ * other thread tears an entry; a signal handler's walk that interrupts
+ * a walk on its thread does not touch them (hot_busy).
+ */
+#define HOT_SLOTS 256 /* 4 KiB per thread */
+struct hot_rule {
+    uintptr_t key;
+    uint64_t form; /* hot_form() */
+};
+static __thread struct hot_rule hot[HOT_SLOTS]
+    __attribute__((tls_model("initial-exec")));
+static __thread unsigned hot_gen __attribute__((tls_model("initial-exec")));
+static __thread bool hot_busy __attribute__((tls_model("initial-exec")));
+
+/* A rule's hot form: cfa_off in bits 0-31, bp_off 32-47, ra_off 48-55,
+ * kind 56-57, cfa_bp 58, bp_how 59-60. */
+#define FORM_KIND(f) ((enum kind)((f) >> 56 & 3))
+#define FORM_CFA_BP(f) (((f) >> 58 & 1) != 0)
+#define FORM_BP_HOW(f) ((enum how)((f) >> 59 & 3))
+#define FORM_CFA_OFF(f) ((intptr_t)(int32_t)(uint32_t)(f))
+#define FORM_BP_OFF(f) ((intptr_t)(int16_t)(uint16_t)((f) >> 32))
+#define FORM_RA_OFF(f) ((intptr_t)(int8_t)(uint8_t)((f) >> 48))
+
+static uint64_t
+hot_form(const struct rule *r)
+{
+    return (uint64_t)(uint32_t)r->cfa_off |
+           (uint64_t)(uint16_t)r->bp_off << 32 |
+           (uint64_t)(uint8_t)r->ra_off << 48 | (uint64_t)r->kind << 56 |
+           (uint64_t)r->cfa_bp << 58 | (uint64_t)r->bp_how << 59;
+}
+
+/* rule_at()'s slow half: the table, else the call-frame information. */
+static __attribute__((noinline)) uint64_t
+rule_looked_up(uintptr_t target, unsigned gen)
 {
     uint64_t w;
     struct rule r;
@@ -577,12 +614,33 @@ rule_at(uintptr_t target, unsigned gen)
     /* 0: being filled in; another generation: from modules since
      * unloaded. */
     if (leakgate_util__addr_get(&rules, target, &w) && w &&
-        packed_gen(w) == gen)
-        return unpack(w);
+        packed_gen(w) == gen) {
+        r = unpack(w);
+        return hot_form(&r);
+    }
     r = derive(target);
-    if (leakgate_util__addr_put(&rules, target, pack(&r, gen)) == 1)
+    w = pack(&r, gen);
+    if (leakgate_util__addr_put(&rules, target, w) == 1)
         count(&n_rules);
-    return r; /* no room around it: derived again next time */
+    return hot_form(&r); /* no room around it: derived again next time */
+}
+
+/* The rule at target, in its hot form, from this thread's entries (of
+ * the modules' generation gen: hot_gen), or (hot: false, a walk of a
+ * signal handler inside another) from the table. */
+static inline uint64_t
+rule_at(uintptr_t target, unsigned gen, bool hot_own)
+{
+    struct hot_rule *h =
+        &hot[(uint64_t)target * UINT64_C(0x9e3779b97f4a7c15) >> 56];
+
+    if (!hot_own)
+        return rule_looked_up(target, gen);
+    if (h->key != target) {
+        h->form = rule_looked_up(target, gen);
+        h->key = target;
+    }
+    return h->form;
 }
 
 /* ------------------------------------------------------------------ */
@@ -617,47 +675,96 @@ modules_gen(void)
     return (unsigned)subs & GEN_MASK;
 }
 
+static int walk_rules(uintptr_t target,
+                      uintptr_t sp,
+                      uintptr_t bp,
+                      void **vec,
+                      unsigned max,
+                      const struct leakgate_stackwalk_bounds *b,
+                      unsigned gen,
+                      bool own);
+
 /* The stack above the frame at (ip, sp, bp), return addresses only.
  * Returns the count, or -1 when a frame needs libgcc. */
-static __attribute__((no_sanitize("address"))) int
-walk(uintptr_t ip, uintptr_t sp, uintptr_t bp, void **vec, unsigned max)
+static int
+walk(uintptr_t ip,
+     uintptr_t sp,
+     uintptr_t bp,
+     void **vec,
+     unsigned max,
+     const struct leakgate_stackwalk_bounds *b)
 {
-    uintptr_t target = ip;
-    bool bp_known = true;
-    unsigned n = 0, gen = modules_gen();
+    bool own = !hot_busy; /* else a handler's walk inside another */
+    unsigned gen = modules_gen();
+    int rc;
+
+    if (own) {
+        hot_busy = true;
+        atomic_signal_fence(memory_order_seq_cst);
+        if (hot_gen != gen) { /* modules were unloaded: rules may be stale */
+            memset(hot, 0, sizeof hot);
+            hot_gen = gen;
+        }
+    }
+    rc = walk_rules(ip, sp, bp, vec, max, b, gen, own);
+    if (own) {
+        atomic_signal_fence(memory_order_seq_cst);
+        hot_busy = false;
+    }
+    return rc;
+}
+
+/* walk()'s loop: rules from this thread's entries when own. */
+static __attribute__((no_sanitize("address"))) int
+walk_rules(uintptr_t target,
+           uintptr_t sp,
+           uintptr_t bp,
+           void **vec,
+           unsigned max,
+           const struct leakgate_stackwalk_bounds *b,
+           unsigned gen,
+           bool own)
+{
+    bool bp_known = true, lead = b->skip_end > b->skip_begin;
+    unsigned n = 0;
 
     while (n < max) {
-        struct rule r = rule_at(target, gen);
+        uint64_t f = rule_at(target, gen, own);
         uintptr_t cfa, ra;
 
-        if (r.kind == K_END)
+        if (FORM_KIND(f) == K_END)
             break;
-        if (r.kind != K_RULE || (r.cfa_bp && !bp_known))
+        if (FORM_KIND(f) != K_RULE || (FORM_CFA_BP(f) && !bp_known))
             return -1;
-        cfa = (r.cfa_bp ? bp : sp) + (uintptr_t)(intptr_t)r.cfa_off;
+        cfa = (FORM_CFA_BP(f) ? bp : sp) + (uintptr_t)FORM_CFA_OFF(f);
         if (cfa <= sp || cfa - sp > MAX_FRAME ||
-            !in_frame(cfa + (uintptr_t)(intptr_t)r.ra_off, sp, cfa))
+            !in_frame(cfa + (uintptr_t)FORM_RA_OFF(f), sp, cfa))
             return -1;
-        ra = *(const uintptr_t *)(cfa + (uintptr_t)(intptr_t)r.ra_off);
-        if (r.bp_how == H_OFFSET) {
-            uintptr_t at = cfa + (uintptr_t)(intptr_t)r.bp_off;
+        ra = *(const uintptr_t *)(cfa + (uintptr_t)FORM_RA_OFF(f));
+        if (FORM_BP_HOW(f) == H_OFFSET) {
+            uintptr_t at = cfa + (uintptr_t)FORM_BP_OFF(f);
 
             if (!in_frame(at, sp, cfa))
                 return -1;
             bp = *(const uintptr_t *)at;
             bp_known = true;
-        } else if (r.bp_how != H_SAME) {
+        } else if (FORM_BP_HOW(f) != H_SAME) {
             bp_known = false;
         }
         sp = cfa;
         if (ra == 0)
             break;
-        vec[n++] = (void *)ra;
         target = ra - 1; /* the call, as libgcc looks it up */
+        if (lead && ra >= b->skip_begin && ra < b->skip_end)
+            continue; /* the caller's leading frames: not wanted */
+        lead = false;
+        vec[n++] = (void *)ra;
+        if (ra >= b->stop_begin && ra < b->stop_end)
+            return (int)n; /* the caller's stop: above it, no frame is wanted */
     }
     /* libgcc reads a frame's rule before it reports the frame: a last
      * frame whose rule it cannot read is not in its backtrace. */
-    if (n == max && n > 0 && rule_at(target, gen).kind == K_COMPLEX)
+    if (n == max && n > 0 && FORM_KIND(rule_at(target, gen, own)) == K_COMPLEX)
         return -1;
     return (int)n;
 }
@@ -679,23 +786,64 @@ report_difference(void *const *fast, unsigned nf, void *const *ref, unsigned nr)
         return;
 }
 
-__attribute__((noinline)) void
-leakgate_stackwalk__backtrace(void **vec, unsigned *len, unsigned max_len)
+#endif /* x86-64 */
+
+/* libgcc's n frames of vec as walk() keeps them: the leading ones in b's
+ * skip range dropped, up to the first in its stop range (kept), at most
+ * max.  Returns the count. */
+static unsigned
+trim(void **vec,
+     unsigned n,
+     unsigned max,
+     const struct leakgate_stackwalk_bounds *b)
 {
-    uintptr_t ip, sp, bp;
+    unsigned i = 0, k = 0;
+
+    while (i < n && (uintptr_t)vec[i] >= b->skip_begin &&
+           (uintptr_t)vec[i] < b->skip_end)
+        i++;
+    for (; i < n && k < max; i++) {
+        vec[k++] = vec[i];
+        if ((uintptr_t)vec[i] >= b->stop_begin &&
+            (uintptr_t)vec[i] < b->stop_end)
+            break;
+    }
+    return k;
+}
+
+#if defined(__x86_64__)
+
+/* Both public walks: inlined, so that the registers read are those of
+ * the public function's frame and vec[0] its caller's return address. */
+static inline __attribute__((always_inline)) void
+backtrace_in(void **vec,
+             unsigned *len,
+             unsigned max_len,
+             const struct leakgate_stackwalk_bounds *b,
+             const struct leakgate_stackwalk_regs *from)
+{
+    struct leakgate_stackwalk_regs r;
     void *ref[MAX_FRAMES];
     unsigned nr;
     int n;
 
-    /* This frame's registers; ip is the instruction after the asm, whose
-     * row describes the same rsp. */
-    __asm__ volatile("movq %%rbp, %0\n\t"
-                     "movq %%rsp, %1\n\t"
-                     "leaq 0(%%rip), %2"
-                     : "=r"(bp), "=r"(sp), "=r"(ip));
-    n = mode == LEAKGATE_STACKWALK_LIBGCC ? -1 : walk(ip, sp, bp, vec, max_len);
+    /* This frame's registers (ip is the instruction after the asm, whose
+     * row describes the same rsp), or the caller's frame's. */
+    if (from)
+        r = *from;
+    else
+        LEAKGATE_STACKWALK_HERE(r);
+    n = mode == LEAKGATE_STACKWALK_LIBGCC || max_len > MAX_FRAMES
+            ? -1
+            : walk(r.ip, r.sp, r.bp, vec, max_len, b);
     if (n < 0) {
-        *len = gcc_backtrace(vec, max_len, 1);
+        if (max_len <= MAX_FRAMES) {
+            nr = trim(ref, gcc_backtrace(ref, MAX_FRAMES, 1), max_len, b);
+            memcpy(vec, ref, nr * sizeof *ref);
+            *len = nr;
+        } else { /* (what the caller's vec holds: no room to trim) */
+            *len = trim(vec, gcc_backtrace(vec, max_len, 1), max_len, b);
+        }
         count(&n_fallback);
         return;
     }
@@ -704,9 +852,9 @@ leakgate_stackwalk__backtrace(void **vec, unsigned *len, unsigned max_len)
     if (skew_frame && (unsigned)n > skew_frame)
         vec[skew_frame] = (char *)vec[skew_frame] + 1;
     *len = (unsigned)n;
-    if (mode == LEAKGATE_STACKWALK_FAST || max_len > MAX_FRAMES)
-        return; /* (a reference that long would not fit here) */
-    nr = gcc_backtrace(ref, max_len, 1);
+    if (mode == LEAKGATE_STACKWALK_FAST)
+        return;
+    nr = trim(ref, gcc_backtrace(ref, MAX_FRAMES, 1), max_len, b);
     count(&n_checked);
     if (nr == (unsigned)n && memcmp(ref, vec, nr * sizeof *ref) == 0)
         return;
@@ -716,6 +864,24 @@ leakgate_stackwalk__backtrace(void **vec, unsigned *len, unsigned max_len)
         abort();
     memcpy(vec, ref, nr * sizeof *ref);
     *len = nr;
+}
+
+__attribute__((noinline)) void
+leakgate_stackwalk__backtrace(void **vec, unsigned *len, unsigned max_len)
+{
+    static const struct leakgate_stackwalk_bounds none = {0, 0, 0, 0};
+
+    backtrace_in(vec, len, max_len, &none, NULL);
+}
+
+__attribute__((noinline)) void
+leakgate_stackwalk__backtrace_in(void **vec,
+                                 unsigned *len,
+                                 unsigned max_len,
+                                 const struct leakgate_stackwalk_bounds *b,
+                                 const struct leakgate_stackwalk_regs *r)
+{
+    backtrace_in(vec, len, max_len, b, r);
 }
 
 #else /* not x86-64: libgcc's walk */
@@ -730,6 +896,18 @@ __attribute__((noinline)) void
 leakgate_stackwalk__backtrace(void **vec, unsigned *len, unsigned max_len)
 {
     *len = gcc_backtrace(vec, max_len, 1);
+    count(&n_fallback);
+}
+
+__attribute__((noinline)) void
+leakgate_stackwalk__backtrace_in(void **vec,
+                                 unsigned *len,
+                                 unsigned max_len,
+                                 const struct leakgate_stackwalk_bounds *b,
+                                 const struct leakgate_stackwalk_regs *r)
+{
+    (void)r; /* libgcc walks from here; the skip range drops the rest */
+    *len = trim(vec, gcc_backtrace(vec, max_len, 1), max_len, b);
     count(&n_fallback);
 }
 

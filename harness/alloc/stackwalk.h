@@ -30,6 +30,47 @@
  */
 void leakgate_stackwalk__backtrace(void **vec, unsigned *len, unsigned max_len);
 
+/* What of a stack a caller wants: the leading return addresses in
+ * [skip_begin, skip_end) dropped (its own frames), and none above the
+ * first in [stop_begin, stop_end), which is kept (a test runner's frame:
+ * above it the stack is the same for every allocation of a window, and
+ * the walk need not read it).  Empty ranges: none. */
+struct leakgate_stackwalk_bounds {
+    uintptr_t skip_begin, skip_end;
+    uintptr_t stop_begin, stop_end;
+};
+
+/* A frame's registers, for a walk that starts there: the instruction
+ * (any in the function's body), the stack and the frame pointer at it. */
+struct leakgate_stackwalk_regs {
+    uintptr_t ip, sp, bp;
+};
+
+/* The registers of the function this expands in, at this point (inlined
+ * code: of the function it is inlined into).  x86-64; elsewhere zeros. */
+#if defined(__x86_64__)
+#define LEAKGATE_STACKWALK_HERE(r)                                             \
+    __asm__ volatile("movq %%rbp, %0\n\t"                                      \
+                     "movq %%rsp, %1\n\t"                                      \
+                     "leaq 0(%%rip), %2"                                       \
+                     : "=r"((r).bp), "=r"((r).sp), "=r"((r).ip))
+#else
+#define LEAKGATE_STACKWALK_HERE(r) ((r).ip = (r).sp = (r).bp = 0)
+#endif
+
+/*
+ * As leakgate_stackwalk__backtrace(), within b, from the frame at r (a
+ * frame of a caller of this function, still live; NULL: this function's
+ * caller): vec[0] is that frame's return address.  A walk that starts at
+ * the frame of the allocation wrapper reads none of the frames between
+ * it and here.
+ */
+void leakgate_stackwalk__backtrace_in(void **vec,
+                                      unsigned *len,
+                                      unsigned max_len,
+                                      const struct leakgate_stackwalk_bounds *b,
+                                      const struct leakgate_stackwalk_regs *r);
+
 /* Whether the fast walk exists on this machine (x86-64). */
 bool leakgate_stackwalk__fast_available(void);
 

@@ -173,10 +173,33 @@ void leakgate_track__runner(uintptr_t begin, uintptr_t end);
 
 /* The wrappers' side: object a was noted, allocated from caller (the
  * wrapper's return address) for a request of req bytes (what the program
- * asked for: a calloc's product, a realloc's new size); object a is
+ * asked for: a calloc's product, a realloc's new size), its stack walked
+ * from the wrapper's frame r (stackwalk.h; NULL: from here); object a is
  * freed.  Never allocate. */
-void leakgate_track__stack_note(uintptr_t a, uintptr_t caller, size_t req);
+struct leakgate_stackwalk_regs;
+void leakgate_track__stack_note(uintptr_t a,
+                                uintptr_t caller,
+                                size_t req,
+                                const struct leakgate_stackwalk_regs *r);
 void leakgate_track__stack_drop(uintptr_t a);
+
+/*
+ * Carry (track_stacks.c): --exact measured on these records instead of
+ * profiling.  From leakgate_track__carry() on, the stacks noted in a
+ * window are kept after it, for as long as their objects live; a window's
+ * free (or resize) of an object an earlier window noted counts against
+ * that object's stack, as an exact window's profile subtracts it.  Then
+ * leakgate_track__left_groups_net() names each stack's net growth: what
+ * the window left on it less what it freed of earlier windows' objects,
+ * and the stacks it only freed from.  Kept for the process (no way back).
+ * Returns 0, or LEAKGATE_ENOMEM (the tables could not be mapped: nothing
+ * is carried).  Call while no window is open.
+ */
+int leakgate_track__carry(void);
+/* The wrappers' side: the object at a is being freed or resized, and no
+ * window noted it as its own (leakgate_track__erase() said false), or it
+ * is resized in place (xallocx).  Never allocates. */
+void leakgate_track__carry_drop(uintptr_t a);
 
 /*
  * One allocation stack of the objects a window left (leading allocator
@@ -202,6 +225,9 @@ struct leakgate_track_group {
     uint64_t lost_objs, lost_bytes;
     uint64_t indirect_objs, indirect_bytes;
     unsigned int roots;
+    /* Carry: objects of this stack that earlier windows noted and this
+     * window freed, and their usable bytes (0 unless carried). */
+    uint64_t freed_objs, freed_bytes;
 };
 typedef int (*leakgate_track_group_fn)(const struct leakgate_track_group *g,
                                        void *payload);
@@ -214,6 +240,13 @@ typedef int (*leakgate_track_group_fn)(const struct leakgate_track_group *g,
  * first non-zero return.  fn may allocate.
  */
 int leakgate_track__left_groups(leakgate_track_group_fn fn, void *payload);
+/*
+ * After leakgate_track__end() of a carried window: as
+ * leakgate_track__left_groups(), each group's freed_* set, then one group
+ * more for each stack the window only freed objects of (objs 0).  Returns
+ * what leakgate_track__left_groups() returns.
+ */
+int leakgate_track__left_groups_net(leakgate_track_group_fn fn, void *payload);
 
 /*
  * Watch (track_stacks.c): after leakgate_track__end(), watch the objects

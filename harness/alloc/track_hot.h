@@ -676,6 +676,17 @@ leakgate_track__meter_add(long long bytes, bool allocation)
         leakgate_track__meter_fire(level);
 }
 
+/* The stacks of earlier windows are carried (track.h, "Carry"): a free
+ * may count against one. */
+extern atomic_bool leakgate_track__carry_on;
+
+static inline bool
+leakgate_track__carrying_now(void)
+{
+    return atomic_load_explicit(&leakgate_track__carry_on,
+                                memory_order_relaxed);
+}
+
 static inline bool
 leakgate_track__watching_now(void)
 {

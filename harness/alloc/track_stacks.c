@@ -39,6 +39,7 @@
 #include <sys/mman.h>
 
 #include "error.h"
+#include "jesize.h"
 #include "reach.h"
 #include "stackwalk.h"
 #include "track_hot.h"
@@ -114,7 +115,24 @@ static struct {
     uintptr_t own[2];    /* leakgate's allocation section */
     uintptr_t runner[2]; /* the test runner's trampolines */
     bool ready;
+    /* Carry (track.h): the tables outlive windows; an object slot's gen
+     * is then the window that noted it (win), a slot is used while its
+     * addr is. */
+    bool carry;
+    uint16_t win;
+    struct stack_table stk_next; /* where the stacks are compacted to */
 } st;
+
+/* Carry: per stack slot, what the window `win` freed of objects earlier
+ * windows noted; the slots with such frees, in first-seen order. */
+static struct {
+    uint64_t *objs, *bytes;
+    uint16_t *win; /* the entry counts for this window only */
+    uint32_t *used;
+    size_t nused;
+} carried;
+atomic_bool leakgate_track__carry_on;
+static void carry_next_window(void);
 
 /* The stack mode, and the runtime's text with its plain sites
  * (track_hot.h: the wrappers call leakgate_track__stack_note() only
@@ -133,9 +151,13 @@ static atomic_flag lock = ATOMIC_FLAG_INIT;
 static atomic_size_t stacks_live;
 _Atomic uint64_t leakgate_track__noted_filter;
 
+/* While the process has one thread nothing can contend (a thread starts
+ * from this one, never inside the lock), and the lock is not taken. */
 static void
 lock_tables(void)
 {
+    if (leakgate_track__alone())
+        return;
     while (atomic_flag_test_and_set_explicit(&lock, memory_order_acquire))
         ;
 }
@@ -143,7 +165,33 @@ lock_tables(void)
 static void
 unlock_tables(void)
 {
+    if (leakgate_track__alone())
+        return;
     atomic_flag_clear_explicit(&lock, memory_order_release);
+}
+
+/* stacks_live and the noted filter change under the lock only (readers
+ * take none): no locked instruction is needed to change them. */
+static void
+live_add(size_t d)
+{
+    atomic_store_explicit(
+        &stacks_live,
+        atomic_load_explicit(&stacks_live, memory_order_relaxed) + d,
+        memory_order_relaxed);
+}
+
+/* One object with a note fewer (the lock is held). */
+static void
+live_sub_one(void)
+{
+    size_t n = atomic_load_explicit(&stacks_live, memory_order_relaxed);
+
+    atomic_store_explicit(&stacks_live, n - 1, memory_order_relaxed);
+    /* The last note gone: no free needs to look (track_hot.h). */
+    if (n == 1)
+        atomic_store_explicit(&leakgate_track__noted_filter, 0,
+                              memory_order_relaxed);
 }
 
 static bool
@@ -578,8 +626,16 @@ set_mode(int m)
         ord.want = NULL;
         ord.nwant = 0;
     }
-    /* A new generation empties the tables; the window is not open yet. */
     lock_tables();
+    if (st.carry) {
+        carry_next_window();
+        unlock_tables();
+        atomic_store(&leakgate_track__stacks_mode,
+                     st.ready ? m : LEAKGATE_TRACK_STACKS_NONE);
+        leakgate_track__lane_veto(LEAKGATE_TRACK__VETO_ALL_STACKS, true);
+        return 0;
+    }
+    /* A new generation empties the tables; the window is not open yet. */
     st.gen++;
     if ((uint16_t)st.gen == 0) {
         /* Slots of the generation 65,536 windows ago would look current. */
@@ -640,23 +696,17 @@ struct unwound {
  * section are dropped, and the walk ends at the runner's frame (above it
  * the stack is the same for every allocation of the window). */
 static ALLOC_PATH void
-unwind(struct unwound *u)
+unwind(struct unwound *u, const struct leakgate_stackwalk_regs *r)
 {
-    void *raw[MAX_FRAMES + 16];
-    unsigned n = 0, i = 0;
+    const struct leakgate_stackwalk_bounds b = {st.own[0], st.own[1],
+                                                st.runner[0], st.runner[1]};
+    void *raw[MAX_FRAMES];
+    unsigned n = 0;
 
-    leakgate_stackwalk__backtrace(raw, &n, MAX_FRAMES + 16);
-    while (i < n && (uintptr_t)raw[i] >= st.own[0] &&
-           (uintptr_t)raw[i] < st.own[1])
-        i++;
-    u->n = 0;
-    for (; i < n && u->n < MAX_FRAMES; i++) {
-        uintptr_t pc = (uintptr_t)raw[i];
-
-        u->pcs[u->n++] = pc;
-        if (pc >= st.runner[0] && pc < st.runner[1])
-            break;
-    }
+    _Static_assert(sizeof raw == sizeof u->pcs, "a pc is a pointer");
+    leakgate_stackwalk__backtrace_in(raw, &n, MAX_FRAMES, &b, r);
+    memcpy(u->pcs, raw, n * sizeof *raw);
+    u->n = n;
 }
 
 /* A return address inside a runtime function an ignore list names. */
@@ -712,7 +762,10 @@ site_note(uintptr_t pc, int kind)
  */
 
 static ALLOC_PATH bool
-runtime_needs_stack(uintptr_t caller, struct unwound *u, bool *have)
+runtime_needs_stack(uintptr_t caller,
+                    struct unwound *u,
+                    bool *have,
+                    const struct leakgate_stackwalk_regs *r)
 {
     int kind;
     bool named = false;
@@ -742,7 +795,7 @@ runtime_needs_stack(uintptr_t caller, struct unwound *u, bool *have)
         return false; /* another thread is resolving: no stack, a replay */
     named = in_ignored(caller);
     if (!named) {
-        unwind(u);
+        unwind(u, r);
         *have = true;
         for (size_t i = 0; i < u->n && !named; i++)
             named = in_ignored(u->pcs[i]);
@@ -755,11 +808,15 @@ runtime_needs_stack(uintptr_t caller, struct unwound *u, bool *have)
 static uint64_t
 hash_pcs(const uintptr_t *pcs, size_t n)
 {
-    uint64_t h = 1469598103934665603ull;
+    uint64_t h = n;
 
+    /* A rotate and an xor per frame (no multiply on the chain: a stack
+     * note hashes 5 to 30 of them), mixed once at the end. */
     for (size_t i = 0; i < n; i++)
-        h = (h ^ pcs[i]) * 1099511628211ull;
-    return h ^ n;
+        h = (h << 7 | h >> 57) ^ pcs[i];
+    h ^= h >> 31;
+    h *= 0x9e3779b97f4a7c15ull;
+    return h ^ h >> 29;
 }
 
 /* The index of this stack in table t; UINT32_MAX when full. */
@@ -803,6 +860,13 @@ obj_gen(void)
     return (uint16_t)st.gen;
 }
 
+/* The slot was never used (in this window, unless carrying). */
+static inline bool
+slot_empty(const struct obj_slot *o)
+{
+    return o->addr == 0 || (!st.carry && o->gen != obj_gen());
+}
+
 /* The slot of object a, or NULL when it has none in this window. */
 static struct obj_slot *
 find_obj(uintptr_t a)
@@ -812,7 +876,7 @@ find_obj(uintptr_t a)
     for (;; i = (i + 1) & st.obj_mask) {
         struct obj_slot *o = &st.objs[i];
 
-        if (o->gen != obj_gen() || o->addr == 0)
+        if (slot_empty(o))
             return NULL;
         if (o->addr == a)
             return o;
@@ -828,7 +892,7 @@ free_slot(uintptr_t a)
     for (;; i = (i + 1) & st.obj_mask) {
         struct obj_slot *o = &st.objs[i];
 
-        if (o->gen != obj_gen() || o->addr == 0) {
+        if (slot_empty(o)) {
             st.nobjs++; /* a slot never used in this window */
             return o;
         }
@@ -846,7 +910,9 @@ grow_objs(void)
     size_t old_mask = st.obj_mask, n = 0;
     struct obj_slot *from = st.objs;
 
-    if (old_mask + 1 >= OBJ_SLOTS)
+    /* At its largest, a carried table is rebuilt in place of its removed
+     * slots, if that leaves room. */
+    if (old_mask + 1 >= OBJ_SLOTS && !st.carry)
         return false;
     st.obj_mask = (old_mask + 1) * 4 - 1;
     if (st.obj_mask >= OBJ_SLOTS)
@@ -861,7 +927,7 @@ grow_objs(void)
         const struct obj_slot *o = &from[i];
         struct obj_slot *to;
 
-        if (o->gen != obj_gen() || o->addr == 0 || o->addr == TOMBSTONE)
+        if (slot_empty(o) || o->addr == TOMBSTONE)
             continue;
         for (size_t k = obj_home(o->addr);; k = (k + 1) & st.obj_mask) {
             to = &st.objs[k];
@@ -872,7 +938,7 @@ grow_objs(void)
         n++;
     }
     st.nobjs = n;
-    return true;
+    return n < (st.obj_mask + 1) / 2;
 }
 
 /* A logging or selecting window's allocation a, the next ordinal:
@@ -907,7 +973,10 @@ ordinal_wanted(int m, uintptr_t a)
 }
 
 ALLOC_PATH void
-leakgate_track__stack_note(uintptr_t a, uintptr_t caller, size_t req)
+leakgate_track__stack_note(uintptr_t a,
+                           uintptr_t caller,
+                           size_t req,
+                           const struct leakgate_stackwalk_regs *r)
 {
     int m = atomic_load_explicit(&leakgate_track__stacks_mode,
                                  memory_order_relaxed);
@@ -918,12 +987,12 @@ leakgate_track__stack_note(uintptr_t a, uintptr_t caller, size_t req)
 
     if (m == LEAKGATE_TRACK_STACKS_NONE ||
         (m == LEAKGATE_TRACK_STACKS_RUNTIME &&
-         !runtime_needs_stack(caller, &u, &have)))
+         !runtime_needs_stack(caller, &u, &have, r)))
         return;
     if (m >= LEAKGATE_TRACK__STACKS_LOG && !ordinal_wanted(m, a))
         return;
     if (!have)
-        unwind(&u);
+        unwind(&u, r);
     lock_tables();
     stack = intern_in(&st.stk, u.pcs, u.n);
     o = find_obj(a);
@@ -931,17 +1000,25 @@ leakgate_track__stack_note(uintptr_t a, uintptr_t caller, size_t req)
         (void)grow_objs();
     if (!o && stack != UINT32_MAX && st.nobjs < (st.obj_mask + 1) / 2) {
         o = free_slot(a);
-        atomic_fetch_add(&stacks_live, 1);
-        atomic_fetch_or(&leakgate_track__noted_filter,
-                        leakgate_track__noted_bit(a));
+        live_add(1);
+        atomic_store_explicit(
+            &leakgate_track__noted_filter,
+            atomic_load_explicit(&leakgate_track__noted_filter,
+                                 memory_order_relaxed) |
+                leakgate_track__noted_bit(a),
+            memory_order_relaxed);
     }
     if (o && stack != UINT32_MAX) {
+        /* Carrying, a slot of an earlier window here is stale (its free
+         * went unseen): replaced, not counted as freed. */
         o->addr = a;
-        o->gen = obj_gen();
+        o->gen = st.carry ? st.win : obj_gen();
         o->stack = (uint16_t)stack;
         o->req = req < REQ_UNKNOWN ? (uint32_t)req : REQ_UNKNOWN;
     } else {
         st.failed = true;
+        if (o) /* no stale stack may stand for this object */
+            o->addr = TOMBSTONE;
     }
     unlock_tables();
 }
@@ -957,9 +1034,7 @@ leakgate_track__stack_drop(uintptr_t a)
     o = find_obj(a);
     if (o) {
         o->addr = TOMBSTONE;
-        /* The last note gone: no free needs to look (track_hot.h). */
-        if (atomic_fetch_sub(&stacks_live, 1) == 1)
-            atomic_store(&leakgate_track__noted_filter, 0);
+        live_sub_one();
     }
     unlock_tables();
 }
@@ -1061,7 +1136,7 @@ gather_one(const void *ptr, size_t usable, void *payload)
     struct gather *g = payload;
     struct obj_slot *o = find_obj((uintptr_t)ptr);
 
-    if (!o) {
+    if (!o || (st.carry && o->gen != st.win)) {
         g->missing = true;
         return 1;
     }
@@ -1096,6 +1171,10 @@ each_group(const struct gather *g, leakgate_track_group_fn fn, void *payload)
         grp.requested = req;
         grp.requested_known = req != UINT64_MAX;
         grp.kinds_known = kd->classified == grp.objs;
+        if (st.carry && carried.win && carried.win[g->used[k]] == st.win) {
+            grp.freed_objs = carried.objs[g->used[k]];
+            grp.freed_bytes = carried.bytes[g->used[k]];
+        }
         if (grp.kinds_known) {
             grp.lost_objs = kd->lost_objs;
             grp.lost_bytes = kd->lost_bytes;
@@ -1283,8 +1362,50 @@ leakgate_track__first_left_ordinals(uint64_t **out, size_t *n_out)
     return left_ordinals_in(first.base, first.n, out, n_out);
 }
 
+/* Carry: a group for each stack the window freed earlier windows'
+ * objects of and left none on (g: what it left). */
+static int
+freed_only_groups(const struct gather *g,
+                  leakgate_track_group_fn fn,
+                  void *payload)
+{
+    for (size_t k = 0; k < carried.nused; k++) {
+        uint32_t i = carried.used[k];
+        const struct stack_slot *s = &st.stk.slots[i];
+        struct leakgate_track_group grp;
+        int rc;
+
+        if (carried.win[i] != st.win || g->objs[i] != 0)
+            continue;
+        memset(&grp, 0, sizeof grp);
+        grp.pcs = &st.stk.pcs[s->off];
+        grp.npcs = s->n;
+        grp.freed_objs = carried.objs[i];
+        grp.freed_bytes = carried.bytes[i];
+        rc = fn(&grp, payload);
+        if (rc != 0)
+            return rc;
+    }
+    return 0;
+}
+
+static int
+left_groups_with(leakgate_track_group_fn fn, void *payload, bool net);
+
 int
 leakgate_track__left_groups(leakgate_track_group_fn fn, void *payload)
+{
+    return left_groups_with(fn, payload, false);
+}
+
+int
+leakgate_track__left_groups_net(leakgate_track_group_fn fn, void *payload)
+{
+    return left_groups_with(fn, payload, st.carry);
+}
+
+static int
+left_groups_with(leakgate_track_group_fn fn, void *payload, bool net)
 {
     struct gather g;
     int rc;
@@ -1300,8 +1421,126 @@ leakgate_track__left_groups(leakgate_track_group_fn fn, void *payload)
                                  "track: an object left has no stack");
     if (rc == 0)
         rc = each_group(&g, fn, payload);
+    if (rc == 0 && net)
+        rc = freed_only_groups(&g, fn, payload);
     gather_free(&g);
     return rc;
+}
+
+/* ---- Carry (track.h): the stacks of earlier windows' objects. */
+
+/* Compact the stack table to the stacks carried objects still have
+ * (st.stk_next, swapped in); an object whose stack does not fit loses
+ * its slot (its free is then not counted: never a smaller growth).
+ * Called with the lock held. */
+static void
+carry_compact(void)
+{
+    struct stack_table *to = &st.stk_next, from = st.stk;
+
+    to->gen = from.gen + 1; /* newer than any of to's old slots */
+    to->n = to->npcs = 0;
+    for (size_t i = 0; i <= st.obj_mask; i++) {
+        struct obj_slot *o = &st.objs[i];
+        const struct stack_slot *s;
+        uint32_t k;
+
+        if (slot_empty(o) || o->addr == TOMBSTONE)
+            continue;
+        s = &from.slots[o->stack];
+        k = intern_in(to, &from.pcs[s->off], s->n);
+        if (k == UINT32_MAX)
+            o->addr = TOMBSTONE;
+        else
+            o->stack = (uint16_t)k;
+    }
+    st.stk_next = from;
+    st.stk = *to;
+}
+
+/* A new carried window (set_mode): frees count for it; a stack table
+ * half way to full is compacted first.  Called with the lock held. */
+static void
+carry_next_window(void)
+{
+    if (++st.win == 0)
+        st.win = 1; /* 0: no window */
+    carried.nused = 0;
+    st.failed = false;
+    if (st.stk.n >= st.stk.nslots / 4 || st.stk.npcs >= st.stk.pcs_max / 2)
+        carry_compact();
+}
+
+int
+leakgate_track__carry(void)
+{
+    int rc;
+
+    if (st.carry)
+        return 0;
+    rc = map_tables();
+    if (rc < 0)
+        return rc;
+    carried.objs =
+        leakgate_util__map_zeroed(STACK_SLOTS * sizeof *carried.objs, true);
+    carried.bytes =
+        leakgate_util__map_zeroed(STACK_SLOTS * sizeof *carried.bytes, true);
+    carried.win =
+        leakgate_util__map_zeroed(STACK_SLOTS * sizeof *carried.win, true);
+    carried.used =
+        leakgate_util__map_zeroed(STACK_SLOTS * sizeof *carried.used, true);
+    st.stk_next.slots =
+        leakgate_util__map_zeroed(STACK_SLOTS * sizeof *st.stk.slots, true);
+    st.stk_next.pcs =
+        leakgate_util__map_zeroed(PC_WORDS * sizeof *st.stk.pcs, true);
+    if (!carried.objs || !carried.bytes || !carried.win || !carried.used ||
+        !st.stk_next.slots || !st.stk_next.pcs)
+        return leakgate_error__set(LEAKGATE_ENOMEM,
+                                   "track: carried stacks (mmap failed)");
+    st.stk_next.nslots = STACK_SLOTS;
+    st.stk_next.pcs_max = PC_WORDS;
+    lock_tables();
+    /* From now on a slot is used while its addr is: empty them all. */
+    memset(st.objs, 0, st.obj_touched * sizeof *st.objs);
+    memset(st.objs_next, 0, st.obj_touched * sizeof *st.objs_next);
+    st.nobjs = st.stk.n = st.stk.npcs = 0;
+    st.stk.gen = ++st.gen;
+    st.failed = false;
+    atomic_store(&stacks_live, 0);
+    atomic_store(&leakgate_track__noted_filter, 0);
+    st.carry = true;
+    unlock_tables();
+    atomic_store(&leakgate_track__carry_on, true);
+    return 0;
+}
+
+ALLOC_PATH void
+leakgate_track__carry_drop(uintptr_t a)
+{
+    struct obj_slot *o;
+
+    if (!leakgate_track__noted_maybe(a))
+        return;
+    lock_tables();
+    o = find_obj(a);
+    if (o && o->addr != TOMBSTONE) {
+        /* An earlier window's object, freed in this one: as an exact
+         * window's profile, its stack shrinks by it. */
+        if (o->gen != st.win && leakgate_track__recording()) {
+            uint16_t k = o->stack;
+
+            if (carried.win[k] != st.win) {
+                carried.win[k] = st.win;
+                carried.objs[k] = carried.bytes[k] = 0;
+                carried.used[carried.nused++] = k;
+            }
+            carried.objs[k]++;
+            carried.bytes[k] += leakgate_jesize__usable((void *)a);
+        }
+        o->addr = TOMBSTONE;
+        live_sub_one();
+    }
+    unlock_tables();
 }
 
 /* ---- Watch: which objects a test left does the rest of its suite free?
@@ -1899,7 +2138,7 @@ leakgate_track__orphan_note(uintptr_t a,
     /* Frees must look here: none in the lane (which does not). */
     if (!atomic_exchange(&vetoed, true))
         leakgate_track__lane_veto(LEAKGATE_TRACK__VETO_ORPHANS, true);
-    unwind(&u);
+    unwind(&u, NULL);
     lock_tables();
     if (!orphans_map() ||
         atomic_load_explicit(&leakgate_track__orphans_live,

@@ -555,6 +555,12 @@ leakgate_gate_begin_fast(leakgate_gate *gate,
             return 0;
         }
     }
+    if (gate->opts.exact && !gate->replay.child && !gate->broken[0]) {
+        int rc = leakgate_gate__recorded_open(gate, suite, test);
+
+        if (rc != 0)
+            return rc < 0 ? rc : 0;
+    }
     if (!gate->fast || gate->broken[0])
         return leakgate_gate_begin(gate, suite, test);
     return leakgate_gate__fast_open(gate, suite, test, false);

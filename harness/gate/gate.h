@@ -76,6 +76,8 @@ struct gate_scope {
     uint64_t ledger_freed; /* ledger objects freed when it opened */
     bool first_logged;     /* a first pass's window that logs its allocations
                               (gate_fork.c: ordinals for its replay) */
+    bool recorded;         /* --exact measured on the tracker's carried stacks
+                              (gate_fast.c), not on profile dumps */
 };
 
 /* The last fast window that grew, until its exact re-run begins. */
@@ -332,6 +334,15 @@ int leakgate_gate__lean_grew(struct leakgate_gate *gate);
  * would), LEAKGATE_GATE_RERUN when it grew (gate->grew says how much),
  * or an error. */
 int leakgate_gate__fast_stop(struct leakgate_gate *gate);
+
+/* gate_fast.c: --exact: open gate->cur for the test suite/test as an
+ * exact window measured on the tracker's own records (every allocation's
+ * stack, carried across windows: track.h, "Carry"), when it can be: no
+ * peak_limit or settle, one thread.  Returns 1 (open), 0 (not this way:
+ * an exact window on profile dumps measures it) or an error. */
+int leakgate_gate__recorded_open(struct leakgate_gate *gate,
+                                 const char *suite,
+                                 const char *test);
 
 /* gate_fast.c: open gate->cur as a fast window for suite/test, recording
  * stacks as it needs them (held: a `scope: suite` test, every stack).

@@ -239,6 +239,34 @@ leakgate_gate__fast_open(struct leakgate_gate *gate,
 }
 
 int
+leakgate_gate__recorded_open(struct leakgate_gate *gate,
+                             const char *suite,
+                             const char *test)
+{
+    struct leakgate_policy_settings set;
+    int rc;
+
+    if (!leakgate_track__installed() || gate->lean)
+        return 0;
+    /* A peak names its stacks from a dump at the peak, `settle` waits on
+     * the profile's counters, and a thread the window did not start may
+     * allocate in it: those windows are measured on dumps. */
+    leakgate_gate__resolve_window(&set, gate, suite, test);
+    if (set.peak_limited || set.settle_ms > 0 || !leakgate_track__alone())
+        return 0;
+    if (leakgate_track__carry() < 0 ||
+        leakgate_track__stacks(LEAKGATE_TRACK_STACKS_ALL) < 0) {
+        leakgate_error__clear(); /* measured on dumps */
+        return 0;
+    }
+    rc = open_fast(gate, suite, test, false, true);
+    if (rc < 0)
+        return rc;
+    gate->cur.recorded = true;
+    return 1;
+}
+
+int
 leakgate_gate__fast_open_preset(struct leakgate_gate *gate,
                                 const char *suite,
                                 const char *test)
@@ -311,6 +339,48 @@ remember_growth(struct leakgate_gate *gate,
     return LEAKGATE_GATE_RERUN;
 }
 
+/* The end of a window leakgate_gate__recorded_open() opened, which left
+ * *r (rc: leakgate_track__end()'s): its growth by stack, as an exact
+ * window's dumps give it, in cur.acc. */
+static int
+recorded_stop(struct leakgate_gate *gate,
+              int rc,
+              const struct leakgate_track_result *r)
+{
+    struct gate_scope *s = &gate->cur;
+    struct leakgate_diff *stacks = NULL;
+
+    if (s->aborted)
+        return 0; /* NOT_JUDGED whatever it left, as in exact mode */
+    if (rc == 0 && r->foreign_allocs == 0) {
+        if (r->live_objs > 0 && leakgate_reach__classify() != 0)
+            leakgate_error__clear(); /* reachability not known */
+        rc = leakgate_diff__of_track_left(&stacks);
+        if (rc == LEAKGATE_ENOTFOUND && r->live_objs == 0) {
+            rc = 0; /* it left nothing: no stack can have grown */
+            leakgate_error__clear();
+        }
+        if (rc == LEAKGATE_ENOMEM)
+            return rc;
+        if (rc == 0) {
+            if (stacks) {
+                leakgate_diff__free(s->acc);
+                s->acc = stacks;
+            }
+            s->watched = true; /* what it left is the tracker's */
+            return 0;
+        }
+        leakgate_error__clear();
+    }
+    s->aborted = true;
+    snprintf(s->aborted_why, sizeof s->aborted_why, "%s",
+             rc != 0 ? "leakgate could not keep the stack of every "
+                       "allocation of this test (its tables were full)"
+                     : "a thread an earlier test started allocated "
+                       "during this test");
+    return 0;
+}
+
 int
 leakgate_gate__fast_stop(struct leakgate_gate *gate)
 {
@@ -331,6 +401,8 @@ leakgate_gate__fast_stop(struct leakgate_gate *gate)
     s->first_unknown = rc < 0;
     if (s->deferred)
         return 0; /* an exact replay measures it (gate_fork.c) */
+    if (s->recorded)
+        return recorded_stop(gate, rc, &r);
     /* Over its peak limit: an exact measurement names the stacks that
      * held the peak (a replay, as for a leak).  A test of a `scope:
      * suite` suite that left objects is judged at its suite's end as
@@ -434,6 +506,8 @@ leakgate_gate__fast_annotate(struct leakgate_gate *gate,
     struct leakgate_buf why = LEAKGATE_BUF_INIT;
     char n[4][32];
 
+    if (s->recorded)
+        return 0; /* an exact window */
     if (s->held) {
         v->how = LEAKGATE_MEASURED_SUITE_END;
         return 0;

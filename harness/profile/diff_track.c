@@ -29,7 +29,14 @@ append_group(const struct leakgate_track_group *g, void *payload)
 {
     struct leakgate_diff *d = payload;
     struct leakgate_diff_entry *grown, *e;
+    /* Carried (track.h): less what it freed of earlier windows' objects,
+     * as an exact window's profile counts it. */
+    int64_t objs = (int64_t)g->objs - (int64_t)g->freed_objs;
+    int64_t bytes = (int64_t)g->bytes - (int64_t)g->freed_bytes;
+    bool whole = g->freed_objs == 0;
 
+    if (objs == 0 && bytes == 0)
+        return 0; /* a diff lists changes */
     grown = leakgate_util__realloc(d->entries,
                                    (d->nentries + 1) * sizeof *d->entries);
     if (!grown)
@@ -42,11 +49,15 @@ append_group(const struct leakgate_track_group *g, void *payload)
         return leakgate_error__set(LEAKGATE_ENOMEM, "diff: out of memory");
     memcpy(e->pcs, g->pcs, g->npcs * sizeof *e->pcs);
     e->npcs = g->npcs;
-    e->delta_objs = (int64_t)g->objs;
-    e->delta_bytes = (int64_t)g->bytes;
-    e->delta_requested = g->requested_known ? (int64_t)g->requested : 0;
-    e->requested_known = g->requested_known;
-    if (g->kinds_known) {
+    e->delta_objs = objs;
+    e->delta_bytes = bytes;
+    /* The bytes asked for and the kinds are those of the objects left:
+     * named only when they are the whole change (as
+     * leakgate_diff__add_requested() names them). */
+    e->delta_requested =
+        whole && g->requested_known ? (int64_t)g->requested : 0;
+    e->requested_known = whole && g->requested_known;
+    if (whole && g->kinds_known) {
         e->reach.known = true;
         e->reach.lost_objs = (int64_t)g->lost_objs;
         e->reach.lost_bytes = (int64_t)g->lost_bytes;
@@ -68,7 +79,7 @@ leakgate_diff__of_track_left(struct leakgate_diff **out)
     err = leakgate_diff__new_empty(&d);
     if (err < 0)
         return err;
-    err = leakgate_track__left_groups(append_group, d);
+    err = leakgate_track__left_groups_net(append_group, d);
     if (err != 0) {
         leakgate_diff__free(d);
         return err;
