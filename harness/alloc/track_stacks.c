@@ -901,22 +901,16 @@ free_slot(uintptr_t a)
     }
 }
 
-/* The table is half full: move this window's objects into a table four
- * times larger (removed slots are dropped).  False when it is as large as
- * it gets.  Called with the lock held. */
+/* Move the objects into a table of `slots` (a power of two, at most
+ * OBJ_SLOTS; removed slots are dropped).  False when they fill half of
+ * it.  Called with the lock held. */
 static bool
-grow_objs(void)
+rehash_objs(size_t slots)
 {
     size_t old_mask = st.obj_mask, n = 0;
     struct obj_slot *from = st.objs;
 
-    /* At its largest, a carried table is rebuilt in place of its removed
-     * slots, if that leaves room. */
-    if (old_mask + 1 >= OBJ_SLOTS && !st.carry)
-        return false;
-    st.obj_mask = (old_mask + 1) * 4 - 1;
-    if (st.obj_mask >= OBJ_SLOTS)
-        st.obj_mask = OBJ_SLOTS - 1;
+    st.obj_mask = slots - 1;
     if (st.obj_mask + 1 > st.obj_touched)
         st.obj_touched = st.obj_mask + 1;
     /* Slots of this generation may be left there from an earlier growth. */
@@ -939,6 +933,20 @@ grow_objs(void)
     }
     st.nobjs = n;
     return n < (st.obj_mask + 1) / 2;
+}
+
+/* The table is half full: move this window's objects into a table four
+ * times larger.  False when it is as large as it gets (a carried table is
+ * then rebuilt in place of its removed slots, if that leaves room).
+ * Called with the lock held. */
+static bool
+grow_objs(void)
+{
+    size_t slots = (st.obj_mask + 1) * 4;
+
+    if (st.obj_mask + 1 >= OBJ_SLOTS && !st.carry)
+        return false;
+    return rehash_objs(slots < OBJ_SLOTS ? slots : OBJ_SLOTS);
 }
 
 /* A logging or selecting window's allocation a, the next ordinal:

@@ -252,7 +252,7 @@ leakgate_gate__recorded_open(struct leakgate_gate *gate,
      * the profile's counters, and a thread the window did not start may
      * allocate in it: those windows are measured on dumps. */
     leakgate_gate__resolve_window(&set, gate, suite, test);
-    if (set.peak_limited || set.settle_ms > 0 || !leakgate_track__alone())
+    if (set.peak_limited || set.settle_ms > 0 || !leakgate_track__one_thread())
         return 0;
     if (leakgate_track__carry() < 0 ||
         leakgate_track__stacks(LEAKGATE_TRACK_STACKS_ALL) < 0) {
@@ -350,8 +350,8 @@ recorded_stop(struct leakgate_gate *gate,
     struct gate_scope *s = &gate->cur;
     struct leakgate_diff *stacks = NULL;
 
-    if (s->aborted)
-        return 0; /* NOT_JUDGED whatever it left, as in exact mode */
+    /* An aborted test (a fatal assertion) is NOT_JUDGED, with what it
+     * left, as an exact window's dumps show it. */
     if (rc == 0 && r->foreign_allocs == 0) {
         if (r->live_objs > 0 && leakgate_reach__classify() != 0)
             leakgate_error__clear(); /* reachability not known */
@@ -372,6 +372,8 @@ recorded_stop(struct leakgate_gate *gate,
         }
         leakgate_error__clear();
     }
+    if (s->aborted)
+        return 0;
     s->aborted = true;
     snprintf(s->aborted_why, sizeof s->aborted_why, "%s",
              rc != 0 ? "leakgate could not keep the stack of every "
