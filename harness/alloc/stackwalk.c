@@ -675,45 +675,6 @@ modules_gen(void)
     return (unsigned)subs & GEN_MASK;
 }
 
-static int walk_rules(uintptr_t target,
-                      uintptr_t sp,
-                      uintptr_t bp,
-                      void **vec,
-                      unsigned max,
-                      const struct leakgate_stackwalk_bounds *b,
-                      unsigned gen,
-                      bool own);
-
-/* The stack above the frame at (ip, sp, bp), return addresses only.
- * Returns the count, or -1 when a frame needs libgcc. */
-static int
-walk(uintptr_t ip,
-     uintptr_t sp,
-     uintptr_t bp,
-     void **vec,
-     unsigned max,
-     const struct leakgate_stackwalk_bounds *b)
-{
-    bool own = !hot_busy; /* else a handler's walk inside another */
-    unsigned gen = modules_gen();
-    int rc;
-
-    if (own) {
-        hot_busy = true;
-        atomic_signal_fence(memory_order_seq_cst);
-        if (hot_gen != gen) { /* modules were unloaded: rules may be stale */
-            memset(hot, 0, sizeof hot);
-            hot_gen = gen;
-        }
-    }
-    rc = walk_rules(ip, sp, bp, vec, max, b, gen, own);
-    if (own) {
-        atomic_signal_fence(memory_order_seq_cst);
-        hot_busy = false;
-    }
-    return rc;
-}
-
 /* walk()'s loop: rules from this thread's entries when own. */
 static __attribute__((no_sanitize("address"))) int
 walk_rules(uintptr_t target,
@@ -767,6 +728,36 @@ walk_rules(uintptr_t target,
     if (n == max && n > 0 && FORM_KIND(rule_at(target, gen, own)) == K_COMPLEX)
         return -1;
     return (int)n;
+}
+
+/* The stack above the frame at (ip, sp, bp), return addresses only.
+ * Returns the count, or -1 when a frame needs libgcc. */
+static int
+walk(uintptr_t ip,
+     uintptr_t sp,
+     uintptr_t bp,
+     void **vec,
+     unsigned max,
+     const struct leakgate_stackwalk_bounds *b)
+{
+    bool own = !hot_busy; /* else a handler's walk inside another */
+    unsigned gen = modules_gen();
+    int rc;
+
+    if (own) {
+        hot_busy = true;
+        atomic_signal_fence(memory_order_seq_cst);
+        if (hot_gen != gen) { /* modules were unloaded: rules may be stale */
+            memset(hot, 0, sizeof hot);
+            hot_gen = gen;
+        }
+    }
+    rc = walk_rules(ip, sp, bp, vec, max, b, gen, own);
+    if (own) {
+        atomic_signal_fence(memory_order_seq_cst);
+        hot_busy = false;
+    }
+    return rc;
 }
 
 static void

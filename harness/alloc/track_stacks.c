@@ -47,8 +47,8 @@
 
 #define OBJ_SLOTS ((size_t)1 << 22)   /* at most half of them used */
 #define OBJ_FIRST ((size_t)1 << 8)    /* a window's table starts this small */
-#define STACK_SLOTS ((size_t)1 << 15) /* at most half of them used */
-#define PC_WORDS ((size_t)1 << 21)    /* 16 MiB of return addresses */
+#define STACK_SLOTS ((size_t)1 << 18) /* at most half of them used */
+#define PC_WORDS ((size_t)1 << 22)    /* 32 MiB of return addresses */
 #define MAX_FRAMES 128                /* as jemalloc's profiler */
 #define TOMBSTONE ((uintptr_t)1)
 #define MAX_IGNORED 256 /* runtime functions an ignore list names */
@@ -57,19 +57,19 @@
 
 #define ALLOC_PATH __attribute__((section("leakgate_alloc"), noinline))
 
-/* 16 bytes: a million objects left cost 16 MiB here (32 MiB when the
+/* 24 bytes: a million objects left cost 24 MiB here (48 MiB when the
  * table grows past them). */
 struct obj_slot {
     uintptr_t addr; /* 0 empty, TOMBSTONE removed */
     uint32_t req;   /* the bytes the program asked for; REQ_UNKNOWN: 4 GiB
                        or more */
-    uint16_t stack; /* index into stacks */
+    uint32_t stack; /* index into stacks */
     uint16_t gen;   /* valid only in the window of this generation's low
                        16 bits (obj_gen()); the tables are emptied when
                        they wrap */
 };
 #define REQ_UNKNOWN UINT32_MAX
-_Static_assert(STACK_SLOTS <= (size_t)UINT16_MAX + 1,
+_Static_assert(STACK_SLOTS <= (size_t)UINT32_MAX,
                "a stack index fits an object slot");
 
 struct stack_slot {
@@ -119,20 +119,25 @@ static struct {
      * is then the window that noted it (win), a slot is used while its
      * addr is. */
     bool carry;
+    bool compacted_full; /* compacting in this window freed little */
     uint16_t win;
     struct stack_table stk_next; /* where the stacks are compacted to */
 } st;
 
 /* Carry: per stack slot, what the window `win` freed of objects earlier
- * windows noted; the slots with such frees, in first-seen order. */
-static struct {
+ * windows noted; the slots with such frees, in first-seen order.  Two
+ * sets: a compaction moves the window's counts to the other one, under
+ * the stacks' new slots. */
+struct carried_set {
     uint64_t *objs, *bytes;
     uint16_t *win; /* the entry counts for this window only */
     uint32_t *used;
     size_t nused;
-} carried;
+};
+static struct carried_set carried, carried_next;
 atomic_bool leakgate_track__carry_on;
 static void carry_next_window(void);
+static void carry_make_room(void);
 
 /* The stack mode, and the runtime's text with its plain sites
  * (track_hot.h: the wrappers call leakgate_track__stack_note() only
@@ -411,6 +416,23 @@ named(const char *name,
 extern const char __start_leakgate_alloc[] __attribute__((weak));
 extern const char __stop_leakgate_alloc[] __attribute__((weak));
 
+/* Map an empty stack table of nslots slots and pcs_max return addresses
+ * (touched as it fills).  False when a mapping failed. */
+static bool
+map_stack_table(struct stack_table *t, size_t nslots, size_t pcs_max)
+{
+    t->slots = leakgate_util__map_zeroed(nslots * sizeof *t->slots, true);
+    t->pcs = leakgate_util__map_zeroed(pcs_max * sizeof *t->pcs, true);
+    t->nslots = nslots;
+    t->pcs_max = pcs_max;
+    return t->slots && t->pcs;
+}
+
+/* A window's table of stacks uses this many of its STACK_SLOTS slots (a
+ * small table stays in the cache); carried, it grows when compacting it
+ * leaves it crowded (carry_make_room()). */
+#define STACK_SLOTS_FIRST ((size_t)1 << 15)
+
 static int
 map_tables(void)
 {
@@ -418,14 +440,11 @@ map_tables(void)
         return 0;
     st.objs = leakgate_util__map_zeroed(OBJ_SLOTS * sizeof *st.objs, true);
     st.objs_next = leakgate_util__map_zeroed(OBJ_SLOTS * sizeof *st.objs, true);
-    st.stk.slots =
-        leakgate_util__map_zeroed(STACK_SLOTS * sizeof *st.stk.slots, true);
-    st.stk.pcs = leakgate_util__map_zeroed(PC_WORDS * sizeof *st.stk.pcs, true);
-    st.stk.nslots = STACK_SLOTS;
-    st.stk.pcs_max = PC_WORDS;
-    if (!st.objs || !st.objs_next || !st.stk.slots || !st.stk.pcs)
+    if (!map_stack_table(&st.stk, STACK_SLOTS, PC_WORDS) || !st.objs ||
+        !st.objs_next)
         return leakgate_error__set(LEAKGATE_ENOMEM,
                                    "track: stack tables (mmap failed)");
+    st.stk.nslots = STACK_SLOTS_FIRST;
     dl_iterate_phdr(note_runtime, NULL);
     if (st.nruntime) {
         uintptr_t lo = st.runtime[0][0], hi = st.runtime[0][1];
@@ -1003,6 +1022,13 @@ leakgate_track__stack_note(uintptr_t a,
         unwind(&u, r);
     lock_tables();
     stack = intern_in(&st.stk, u.pcs, u.n);
+    if (stack == UINT32_MAX && st.carry && !st.compacted_full) {
+        /* Carried, the table holds stacks of objects long gone: keep
+         * those still needed, in a larger table if it stays crowded, and
+         * try again. */
+        carry_make_room();
+        stack = intern_in(&st.stk, u.pcs, u.n);
+    }
     o = find_obj(a);
     if (!o && stack != UINT32_MAX && st.nobjs >= (st.obj_mask + 1) / 2)
         (void)grow_objs();
@@ -1021,7 +1047,7 @@ leakgate_track__stack_note(uintptr_t a,
          * went unseen): replaced, not counted as freed. */
         o->addr = a;
         o->gen = st.carry ? st.win : obj_gen();
-        o->stack = (uint16_t)stack;
+        o->stack = stack;
         o->req = req < REQ_UNKNOWN ? (uint32_t)req : REQ_UNKNOWN;
     } else {
         st.failed = true;
@@ -1437,17 +1463,37 @@ left_groups_with(leakgate_track_group_fn fn, void *payload, bool net)
 
 /* ---- Carry (track.h): the stacks of earlier windows' objects. */
 
-/* Compact the stack table to the stacks carried objects still have
- * (st.stk_next, swapped in); an object whose stack does not fit loses
- * its slot (its free is then not counted: never a smaller growth).
- * Called with the lock held. */
+/* Compact the stack table to the stacks carried objects still have and
+ * those the open window's frees count against (st.stk_next, swapped in;
+ * the counts follow to the other set): at a window's start when the table
+ * is a quarter full, or in a window when it is full.  An object whose
+ * stack does not fit loses its slot, a count its stack: its free is then
+ * not counted (never a smaller growth).  Called with the lock held. */
 static void
-carry_compact(void)
+carry_compact(size_t nslots)
 {
     struct stack_table *to = &st.stk_next, from = st.stk;
+    struct carried_set *c = &carried, *d = &carried_next, swap;
 
     to->gen = from.gen + 1; /* newer than any of to's old slots */
     to->n = to->npcs = 0;
+    to->nslots = nslots;
+    for (size_t j = 0; j < d->nused; j++)
+        d->win[d->used[j]] = 0; /* its last use's counts: gone */
+    d->nused = 0;
+    for (size_t j = 0; j < c->nused; j++) {
+        uint32_t k = c->used[j], nk;
+
+        if (c->win[k] != st.win)
+            continue;
+        nk = intern_in(to, &from.pcs[from.slots[k].off], from.slots[k].n);
+        if (nk == UINT32_MAX)
+            continue;
+        d->win[nk] = st.win;
+        d->objs[nk] = c->objs[k];
+        d->bytes[nk] = c->bytes[k];
+        d->used[d->nused++] = nk;
+    }
     for (size_t i = 0; i <= st.obj_mask; i++) {
         struct obj_slot *o = &st.objs[i];
         const struct stack_slot *s;
@@ -1457,13 +1503,36 @@ carry_compact(void)
             continue;
         s = &from.slots[o->stack];
         k = intern_in(to, &from.pcs[s->off], s->n);
-        if (k == UINT32_MAX)
+        if (k == UINT32_MAX) {
             o->addr = TOMBSTONE;
-        else
-            o->stack = (uint16_t)k;
+            live_sub_one();
+        } else {
+            o->stack = k;
+        }
     }
-    st.stk_next = from;
+    from = st.stk; /* (to is st.stk_next: swap through a copy) */
     st.stk = *to;
+    st.stk_next = from;
+    swap = carried;
+    carried = carried_next;
+    carried_next = swap;
+}
+
+/* The carried stack table is full in a window: compacted, and in a table
+ * twice as large when a quarter of it is still used; at the largest,
+ * still crowded, it is not compacted again in this window (a stack that
+ * does not fit then leaves its window unjudged).  Called with the lock
+ * held. */
+static void
+carry_make_room(void)
+{
+    size_t n = st.stk.nslots;
+
+    carry_compact(n);
+    if (st.stk.n >= n / 4 && n < STACK_SLOTS)
+        carry_compact(n * 2);
+    st.compacted_full =
+        st.stk.nslots >= STACK_SLOTS && st.stk.n >= st.stk.nslots / 4;
 }
 
 /* A new carried window (set_mode): frees count for it; a stack table
@@ -1475,8 +1544,19 @@ carry_next_window(void)
         st.win = 1; /* 0: no window */
     carried.nused = 0;
     st.failed = false;
+    st.compacted_full = false;
     if (st.stk.n >= st.stk.nslots / 4 || st.stk.npcs >= st.stk.pcs_max / 2)
-        carry_compact();
+        carry_compact(st.stk.nslots);
+}
+
+static bool
+map_carried(struct carried_set *c)
+{
+    c->objs = leakgate_util__map_zeroed(STACK_SLOTS * sizeof *c->objs, true);
+    c->bytes = leakgate_util__map_zeroed(STACK_SLOTS * sizeof *c->bytes, true);
+    c->win = leakgate_util__map_zeroed(STACK_SLOTS * sizeof *c->win, true);
+    c->used = leakgate_util__map_zeroed(STACK_SLOTS * sizeof *c->used, true);
+    return c->objs && c->bytes && c->win && c->used;
 }
 
 int
@@ -1489,24 +1569,10 @@ leakgate_track__carry(void)
     rc = map_tables();
     if (rc < 0)
         return rc;
-    carried.objs =
-        leakgate_util__map_zeroed(STACK_SLOTS * sizeof *carried.objs, true);
-    carried.bytes =
-        leakgate_util__map_zeroed(STACK_SLOTS * sizeof *carried.bytes, true);
-    carried.win =
-        leakgate_util__map_zeroed(STACK_SLOTS * sizeof *carried.win, true);
-    carried.used =
-        leakgate_util__map_zeroed(STACK_SLOTS * sizeof *carried.used, true);
-    st.stk_next.slots =
-        leakgate_util__map_zeroed(STACK_SLOTS * sizeof *st.stk.slots, true);
-    st.stk_next.pcs =
-        leakgate_util__map_zeroed(PC_WORDS * sizeof *st.stk.pcs, true);
-    if (!carried.objs || !carried.bytes || !carried.win || !carried.used ||
-        !st.stk_next.slots || !st.stk_next.pcs)
+    if (!map_stack_table(&st.stk_next, STACK_SLOTS, PC_WORDS) ||
+        !map_carried(&carried) || !map_carried(&carried_next))
         return leakgate_error__set(LEAKGATE_ENOMEM,
                                    "track: carried stacks (mmap failed)");
-    st.stk_next.nslots = STACK_SLOTS;
-    st.stk_next.pcs_max = PC_WORDS;
     lock_tables();
     /* From now on a slot is used while its addr is: empty them all. */
     memset(st.objs, 0, st.obj_touched * sizeof *st.objs);
@@ -1535,7 +1601,7 @@ leakgate_track__carry_drop(uintptr_t a)
         /* An earlier window's object, freed in this one: as an exact
          * window's profile, its stack shrinks by it. */
         if (o->gen != st.win && leakgate_track__recording()) {
-            uint16_t k = o->stack;
+            uint32_t k = o->stack;
 
             if (carried.win[k] != st.win) {
                 carried.win[k] = st.win;
@@ -2122,14 +2188,9 @@ orphans_map(void)
         return !orph.failed;
     orph.slots =
         leakgate_util__map_zeroed(ORPHAN_SLOTS * sizeof *orph.slots, true);
-    orph.stk.slots =
-        leakgate_util__map_zeroed(ORPHAN_STACKS * sizeof *orph.stk.slots, true);
-    orph.stk.pcs =
-        leakgate_util__map_zeroed(ORPHAN_PCS * sizeof *orph.stk.pcs, true);
-    orph.stk.nslots = ORPHAN_STACKS;
-    orph.stk.pcs_max = ORPHAN_PCS;
+    orph.failed =
+        !map_stack_table(&orph.stk, ORPHAN_STACKS, ORPHAN_PCS) || !orph.slots;
     orph.stk.gen = 1; /* the zeroed slots are empty */
-    orph.failed = !orph.slots || !orph.stk.slots || !orph.stk.pcs;
     return !orph.failed;
 }
 

@@ -234,6 +234,28 @@ test_track_carry__compaction_keeps_live_stacks(void)
     leakgate_util__free(pcs);
 }
 
+/* One window with more distinct stacks than the carried table's first
+ * size holds (2^14 paths, freed at once): the table is compacted to the
+ * stacks still needed, or grown, and the object the window keeps has its
+ * stack.  Without room made, its stack would not fit: ENOTFOUND. */
+static void
+test_track_carry__full_table_makes_room(void)
+{
+    const struct ops w[] = {{-1, 0, 1, 40}};
+    struct leakgate_diff *d;
+
+    must_carry();
+    open_window();
+    for (unsigned bits = 0; bits < 1u << 14; bits++)
+        free(step(bits, 14));
+    run_ops(&w[0]);
+    d = close_window();
+    CU_ASSERT_PTR_NOT_NULL_FATAL(d);
+    CU_ASSERT_EQUAL(d->nentries, 1);
+    leakgate_diff__free(d);
+    free_all(NULL, 0);
+}
+
 const char *const unit_suite = "track_carry";
 const struct unit_case unit_cases[] = {
     {"replaced_object_nets_out", test_track_carry__replaced_object_nets_out},
@@ -243,5 +265,6 @@ const struct unit_case unit_cases[] = {
      test_track_carry__free_between_windows_counts_nowhere},
     {"compaction_keeps_live_stacks",
      test_track_carry__compaction_keeps_live_stacks},
+    {"full_table_makes_room", test_track_carry__full_table_makes_room},
     {NULL, NULL},
 };
