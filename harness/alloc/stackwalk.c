@@ -802,7 +802,13 @@ trim(void **vec,
     return k;
 }
 
-#if defined(__x86_64__)
+#if !defined(__x86_64__) /* libgcc's walk alone */
+bool
+leakgate_stackwalk__fast_available(void)
+{
+    return false;
+}
+#endif
 
 /* Both public walks: inlined, so that the registers read are those of
  * the public function's frame and vec[0] its caller's return address. */
@@ -813,6 +819,7 @@ backtrace_in(void **vec,
              const struct leakgate_stackwalk_bounds *b,
              const struct leakgate_stackwalk_regs *from)
 {
+#if defined(__x86_64__)
     struct leakgate_stackwalk_regs r;
     void *ref[MAX_FRAMES];
     unsigned nr;
@@ -855,6 +862,11 @@ backtrace_in(void **vec,
         abort();
     memcpy(vec, ref, nr * sizeof *ref);
     *len = nr;
+#else
+    (void)from; /* libgcc walks from here; the skip range drops the rest */
+    *len = trim(vec, gcc_backtrace(vec, max_len, 1), max_len, b);
+    count(&n_fallback);
+#endif
 }
 
 __attribute__((noinline)) void
@@ -874,32 +886,3 @@ leakgate_stackwalk__backtrace_in(void **vec,
 {
     backtrace_in(vec, len, max_len, b, r);
 }
-
-#else /* not x86-64: libgcc's walk */
-
-bool
-leakgate_stackwalk__fast_available(void)
-{
-    return false;
-}
-
-__attribute__((noinline)) void
-leakgate_stackwalk__backtrace(void **vec, unsigned *len, unsigned max_len)
-{
-    *len = gcc_backtrace(vec, max_len, 1);
-    count(&n_fallback);
-}
-
-__attribute__((noinline)) void
-leakgate_stackwalk__backtrace_in(void **vec,
-                                 unsigned *len,
-                                 unsigned max_len,
-                                 const struct leakgate_stackwalk_bounds *b,
-                                 const struct leakgate_stackwalk_regs *r)
-{
-    (void)r; /* libgcc walks from here; the skip range drops the rest */
-    *len = trim(vec, gcc_backtrace(vec, max_len, 1), max_len, b);
-    count(&n_fallback);
-}
-
-#endif
