@@ -619,7 +619,7 @@ forget(void *p)
         leakgate_track__meter_add(-(long long)n, false);
     if (p && !(leakgate_track__erasing_now() && erased(p)) &&
         leakgate_track__carrying_now())
-        leakgate_track__carry_drop((uintptr_t)p);
+        leakgate_track__carry_drop((uintptr_t)p, 0, NULL);
     if (p && leakgate_track__watching_now())
         leakgate_track__watch_free((uintptr_t)p);
     if (p && leakgate_jesize__live())
@@ -828,8 +828,10 @@ lane_realloc(void *p, size_t n, void **out)
 WRAP void *
 realloc(void *p, size_t n)
 {
+    struct leakgate_track_carry_receipt receipt = {0};
     size_t old;
     bool was;
+    void *moved;
 
     if ((!next.realloc && resolving) || in_arena(p)) {
         void *q = arena_alloc(n, 16);
@@ -880,10 +882,13 @@ realloc(void *p, size_t n)
     orphan_gone(p);
     was = p && leakgate_track__erasing_now() && erased(p);
     if (p && !was && leakgate_track__carrying_now())
-        leakgate_track__carry_drop((uintptr_t)p);
+        leakgate_track__carry_drop((uintptr_t)p, 0, &receipt);
     if (p && leakgate_track__watching_now())
         leakgate_track__watch_free((uintptr_t)p);
-    return resized(p, old, NEXT(realloc)(p, n), n, was, CALLER);
+    moved = NEXT(realloc)(p, n);
+    if (!moved && n != 0) /* failed: p lives on as it was */
+        leakgate_track__carry_undo((uintptr_t)p, &receipt);
+    return resized(p, old, moved, n, was, CALLER);
 }
 
 WRAP int
@@ -951,18 +956,23 @@ mallocx(size_t n, int flags)
 WRAP void *
 rallocx(void *p, size_t n, int flags)
 {
+    struct leakgate_track_carry_receipt receipt = {0};
     size_t old = metered_size(p);
     bool was;
+    void *q;
 
     orphan_gone(p);
     was = p && leakgate_track__erasing_now() && erased(p);
     if (p && !was && leakgate_track__carrying_now())
-        leakgate_track__carry_drop((uintptr_t)p);
+        leakgate_track__carry_drop((uintptr_t)p, 0, &receipt);
     if (p && leakgate_track__watching_now())
         leakgate_track__watch_free((uintptr_t)p);
     if (!NEXT(rallocx))
         return none();
-    return resized(p, old, next.rallocx(p, n, flags), n, was, CALLER);
+    q = next.rallocx(p, n, flags);
+    if (!q) /* failed: p lives on as it was */
+        leakgate_track__carry_undo((uintptr_t)p, &receipt);
+    return resized(p, old, q, n, was, CALLER);
 }
 
 WRAP size_t
@@ -983,7 +993,7 @@ xallocx(void *p, size_t n, size_t extra, int flags)
             leakgate_track__meter_add(-(long long)before, false);
         orphan_gone(p);
         if (leakgate_track__carrying_now())
-            leakgate_track__carry_drop((uintptr_t)p);
+            leakgate_track__carry_drop((uintptr_t)p, before, NULL);
         noted(p, n);
     }
     return after;

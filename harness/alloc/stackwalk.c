@@ -810,6 +810,28 @@ leakgate_stackwalk__fast_available(void)
 }
 #endif
 
+/* libgcc's stack, trimmed to b (the frames it drops do not count
+ * against max_len).  Inlined in the public walks: libgcc's walk skips
+ * their frame. */
+static inline __attribute__((always_inline)) void
+libgcc_trimmed(void **vec,
+               unsigned *len,
+               unsigned max_len,
+               const struct leakgate_stackwalk_bounds *b)
+{
+    void *ref[MAX_FRAMES];
+    unsigned nr;
+
+    if (max_len <= MAX_FRAMES) {
+        nr = trim(ref, gcc_backtrace(ref, MAX_FRAMES, 1), max_len, b);
+        memcpy(vec, ref, nr * sizeof *ref);
+        *len = nr;
+    } else { /* (what the caller's vec holds: no room to trim) */
+        *len = trim(vec, gcc_backtrace(vec, max_len, 1), max_len, b);
+    }
+    count(&n_fallback);
+}
+
 /* Both public walks: inlined, so that the registers read are those of
  * the public function's frame and vec[0] its caller's return address. */
 static inline __attribute__((always_inline)) void
@@ -835,14 +857,7 @@ backtrace_in(void **vec,
             ? -1
             : walk(r.ip, r.sp, r.bp, vec, max_len, b);
     if (n < 0) {
-        if (max_len <= MAX_FRAMES) {
-            nr = trim(ref, gcc_backtrace(ref, MAX_FRAMES, 1), max_len, b);
-            memcpy(vec, ref, nr * sizeof *ref);
-            *len = nr;
-        } else { /* (what the caller's vec holds: no room to trim) */
-            *len = trim(vec, gcc_backtrace(vec, max_len, 1), max_len, b);
-        }
-        count(&n_fallback);
+        libgcc_trimmed(vec, len, max_len, b);
         return;
     }
     if (mode != LEAKGATE_STACKWALK_FAST) /* a locked add: not per malloc */
@@ -864,8 +879,7 @@ backtrace_in(void **vec,
     *len = nr;
 #else
     (void)from; /* libgcc walks from here; the skip range drops the rest */
-    *len = trim(vec, gcc_backtrace(vec, max_len, 1), max_len, b);
-    count(&n_fallback);
+    libgcc_trimmed(vec, len, max_len, b);
 #endif
 }
 

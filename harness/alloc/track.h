@@ -203,8 +203,23 @@ void leakgate_track__stack_drop(uintptr_t a);
 int leakgate_track__carry(void);
 /* The wrappers' side: the object at a is being freed or resized, and no
  * window noted it as its own (leakgate_track__erase() said false), or it
- * is resized in place (xallocx).  Never allocates. */
-void leakgate_track__carry_drop(uintptr_t a);
+ * was resized in place (xallocx); usable: its usable size before (0: look
+ * it up, a is still allocated).  *receipt (may be NULL) says what was
+ * dropped, for leakgate_track__carry_undo() when a resize then fails (the
+ * object lives on as it was).  Never allocates. */
+struct leakgate_track_carry_receipt {
+    bool found, counted;
+    uint16_t gen;
+    uint32_t stack, req;
+    uint32_t stk_gen; /* the stack table's generation (a compaction) */
+    uint64_t usable;
+};
+void leakgate_track__carry_drop(uintptr_t a,
+                                size_t usable,
+                                struct leakgate_track_carry_receipt *receipt);
+void
+leakgate_track__carry_undo(uintptr_t a,
+                           const struct leakgate_track_carry_receipt *receipt);
 
 /*
  * One allocation stack of the objects a window left (leading allocator

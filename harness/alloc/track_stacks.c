@@ -963,7 +963,12 @@ grow_objs(void)
 {
     size_t slots = (st.obj_mask + 1) * 4;
 
-    if (st.obj_mask + 1 >= OBJ_SLOTS && !st.carry)
+    /* (At its largest, rebuilt only when removed slots are many: a
+     * rebuild per allocation would free nothing.) */
+    if (st.obj_mask + 1 >= OBJ_SLOTS &&
+        (!st.carry ||
+         st.nobjs - atomic_load_explicit(&stacks_live, memory_order_relaxed) <
+             OBJ_SLOTS / 8))
         return false;
     return rehash_objs(slots < OBJ_SLOTS ? slots : OBJ_SLOTS);
 }
@@ -1051,8 +1056,10 @@ leakgate_track__stack_note(uintptr_t a,
         o->req = req < REQ_UNKNOWN ? (uint32_t)req : REQ_UNKNOWN;
     } else {
         st.failed = true;
-        if (o) /* no stale stack may stand for this object */
+        if (o) { /* no stale stack may stand for this object */
             o->addr = TOMBSTONE;
+            live_sub_one();
+        }
     }
     unlock_tables();
 }
@@ -1532,7 +1539,8 @@ carry_make_room(void)
     if (st.stk.n >= n / 4 && n < STACK_SLOTS)
         carry_compact(n * 2);
     st.compacted_full =
-        st.stk.nslots >= STACK_SLOTS && st.stk.n >= st.stk.nslots / 4;
+        (st.stk.nslots >= STACK_SLOTS && st.stk.n >= st.stk.nslots / 4) ||
+        st.stk.npcs >= st.stk.pcs_max / 2;
 }
 
 /* A new carried window (set_mode): frees count for it; a stack table
@@ -1540,8 +1548,15 @@ carry_make_room(void)
 static void
 carry_next_window(void)
 {
-    if (++st.win == 0)
-        st.win = 1; /* 0: no window */
+    if (++st.win == 0) {
+        /* 65,535 windows on: no count or object may look as if this
+         * window made it. */
+        st.win = 1;
+        memset(carried.win, 0, STACK_SLOTS * sizeof *carried.win);
+        memset(carried_next.win, 0, STACK_SLOTS * sizeof *carried_next.win);
+        for (size_t i = 0; i <= st.obj_mask; i++)
+            st.objs[i].gen = 0;
+    }
     carried.nused = 0;
     st.failed = false;
     st.compacted_full = false;
@@ -1589,30 +1604,86 @@ leakgate_track__carry(void)
 }
 
 ALLOC_PATH void
-leakgate_track__carry_drop(uintptr_t a)
+leakgate_track__carry_drop(uintptr_t a,
+                           size_t usable,
+                           struct leakgate_track_carry_receipt *receipt)
+{
+    struct leakgate_track_carry_receipt r;
+    struct obj_slot *o;
+
+    memset(&r, 0, sizeof r);
+    if (leakgate_track__noted_maybe(a)) {
+        lock_tables();
+        o = find_obj(a);
+        if (o && o->addr != TOMBSTONE) {
+            r.found = true;
+            r.gen = o->gen;
+            r.stack = o->stack;
+            r.req = o->req;
+            r.stk_gen = st.stk.gen;
+            r.usable = usable ? usable : leakgate_jesize__usable((void *)a);
+            /* An earlier window's object, freed in this one: as an exact
+             * window's profile, its stack shrinks by it. */
+            if (o->gen != st.win && leakgate_track__recording()) {
+                uint32_t k = o->stack;
+
+                if (carried.win[k] != st.win) {
+                    carried.win[k] = st.win;
+                    carried.objs[k] = carried.bytes[k] = 0;
+                    carried.used[carried.nused++] = k;
+                }
+                carried.objs[k]++;
+                carried.bytes[k] += r.usable;
+                r.counted = true;
+            }
+            o->addr = TOMBSTONE;
+            live_sub_one();
+        }
+        unlock_tables();
+    }
+    if (receipt)
+        *receipt = r;
+}
+
+ALLOC_PATH void
+leakgate_track__carry_undo(uintptr_t a,
+                           const struct leakgate_track_carry_receipt *r)
 {
     struct obj_slot *o;
 
-    if (!leakgate_track__noted_maybe(a))
+    if (!r->found)
         return;
     lock_tables();
-    o = find_obj(a);
-    if (o && o->addr != TOMBSTONE) {
-        /* An earlier window's object, freed in this one: as an exact
-         * window's profile, its stack shrinks by it. */
-        if (o->gen != st.win && leakgate_track__recording()) {
-            uint32_t k = o->stack;
-
-            if (carried.win[k] != st.win) {
-                carried.win[k] = st.win;
-                carried.objs[k] = carried.bytes[k] = 0;
-                carried.used[carried.nused++] = k;
-            }
-            carried.objs[k]++;
-            carried.bytes[k] += leakgate_jesize__usable((void *)a);
+    if (st.stk.gen != r->stk_gen) {
+        /* Compacted meanwhile (another thread): the stack's slot moved;
+         * the window cannot be judged on its stacks. */
+        st.failed = true;
+    } else {
+        if (r->counted && carried.win[r->stack] == st.win) {
+            carried.objs[r->stack]--;
+            carried.bytes[r->stack] -= r->usable;
         }
-        o->addr = TOMBSTONE;
-        live_sub_one();
+        if (st.nobjs >= (st.obj_mask + 1) / 2)
+            (void)grow_objs();
+        o = find_obj(a);
+        if (!o && st.nobjs < (st.obj_mask + 1) / 2) {
+            o = free_slot(a);
+            live_add(1);
+            atomic_store_explicit(
+                &leakgate_track__noted_filter,
+                atomic_load_explicit(&leakgate_track__noted_filter,
+                                     memory_order_relaxed) |
+                    leakgate_track__noted_bit(a),
+                memory_order_relaxed);
+        }
+        if (o) {
+            o->addr = a;
+            o->gen = r->gen;
+            o->stack = r->stack;
+            o->req = r->req;
+        } else {
+            st.failed = true; /* no room: its free would go uncounted */
+        }
     }
     unlock_tables();
 }

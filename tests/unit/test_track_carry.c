@@ -8,6 +8,7 @@
  */
 #include "track.h"
 
+#include <jemalloc/jemalloc.h>
 #include <stdint.h>
 #include <stdlib.h>
 
@@ -256,8 +257,81 @@ test_track_carry__full_table_makes_room(void)
     free_all(NULL, 0);
 }
 
+/* A realloc of an earlier window's object that fails: the object lives
+ * on, its free was not one, and the window's leak on its stack shows. */
+static void
+test_track_carry__failed_realloc_frees_nothing(void)
+{
+    const struct ops w[] = {{-1, 0, 1, 56}, {-1, 1, 2, 56}};
+    struct leakgate_diff *d[2];
+    void *volatile huge;
+
+    must_carry();
+    run_windows(w, 1, d);
+    open_window();
+    huge = realloc(slot[0], (size_t)1 << 62);
+    CU_ASSERT_PTR_NULL(huge);
+    run_ops(&w[1]);
+    d[1] = close_window();
+    CU_ASSERT_PTR_NOT_NULL_FATAL(d[1]);
+    CU_ASSERT_EQUAL(d[1]->nentries, 1);
+    if (d[1]->nentries == 1)
+        CU_ASSERT_EQUAL(d[1]->entries[0].delta_objs, 1);
+    free_all(d, 2);
+}
+
+/* An earlier window's object grown in place (xallocx): its stack shrinks
+ * by its size before, not after. */
+static void
+test_track_carry__resized_in_place_counts_its_old_size(void)
+{
+    const struct ops w[] = {{-1, 0, 1, 20480}};
+    struct leakgate_diff *d[2];
+    size_t before, after;
+
+    must_carry();
+    run_windows(w, 1, d);
+    before = sallocx(slot[0], 0);
+    open_window();
+    after = xallocx(slot[0], 65536, 0, 0);
+    d[1] = close_window();
+    CU_ASSERT_PTR_NOT_NULL_FATAL(d[1]);
+    for (size_t i = 0; after != before && i < d[1]->nentries; i++)
+        if (d[1]->entries[i].delta_objs < 0)
+            CU_ASSERT_EQUAL(d[1]->entries[i].delta_bytes, -(int64_t)before);
+    free_all(d, 2);
+}
+
+/* 65,535 windows later a window has an old window's number: what that
+ * window freed must not count in it. */
+static void
+test_track_carry__window_numbers_wrap(void)
+{
+    const struct ops w[] = {{-1, 0, 1, 72}, {0, 0, 0, 72}, {-1, 1, 2, 72}};
+    struct leakgate_diff *d[3];
+
+    must_carry();
+    for (size_t k = 0; k < 3; k++) { /* one call site: one stack */
+        if (k == 2) /* the third window gets the second's number again */
+            for (unsigned i = 0; i < 65534; i++)
+                CU_ASSERT_EQUAL_FATAL(
+                    leakgate_track__stacks(LEAKGATE_TRACK_STACKS_ALL), 0);
+        open_window();
+        run_ops(&w[k]);
+        d[k] = close_window();
+        CU_ASSERT_PTR_NOT_NULL_FATAL(d[k]);
+    }
+    CU_ASSERT_EQUAL(d[2]->nentries, 1);
+    if (d[2]->nentries == 1)
+        CU_ASSERT_EQUAL(d[2]->entries[0].delta_objs, 1);
+    free_all(d, 3);
+}
+
 const char *const unit_suite = "track_carry";
 const struct unit_case unit_cases[] = {
+    /* First: a compaction (a later case fills the table) would move the
+     * counts it checks out of sight. */
+    {"window_numbers_wrap", test_track_carry__window_numbers_wrap},
     {"replaced_object_nets_out", test_track_carry__replaced_object_nets_out},
     {"freed_alone_shrinks_its_stack",
      test_track_carry__freed_alone_shrinks_its_stack},
@@ -266,5 +340,9 @@ const struct unit_case unit_cases[] = {
     {"compaction_keeps_live_stacks",
      test_track_carry__compaction_keeps_live_stacks},
     {"full_table_makes_room", test_track_carry__full_table_makes_room},
+    {"failed_realloc_frees_nothing",
+     test_track_carry__failed_realloc_frees_nothing},
+    {"resized_in_place_counts_its_old_size",
+     test_track_carry__resized_in_place_counts_its_old_size},
     {NULL, NULL},
 };
