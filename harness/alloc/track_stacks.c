@@ -973,6 +973,28 @@ grow_objs(void)
     return rehash_objs(slots < OBJ_SLOTS ? slots : OBJ_SLOTS);
 }
 
+/* A slot for the new noted object a (the table grown when half full),
+ * counted live and in the noted filter; NULL when there is no room.
+ * Called with the lock held. */
+static struct obj_slot *
+new_obj_slot(uintptr_t a)
+{
+    struct obj_slot *o;
+
+    if (st.nobjs >= (st.obj_mask + 1) / 2)
+        (void)grow_objs();
+    if (st.nobjs >= (st.obj_mask + 1) / 2)
+        return NULL;
+    o = free_slot(a);
+    live_add(1);
+    atomic_store_explicit(&leakgate_track__noted_filter,
+                          atomic_load_explicit(&leakgate_track__noted_filter,
+                                               memory_order_relaxed) |
+                              leakgate_track__noted_bit(a),
+                          memory_order_relaxed);
+    return o;
+}
+
 /* A logging or selecting window's allocation a, the next ordinal:
  * logged (false), or wanted for its stack (true) when it is the next of
  * the chosen ordinals.  The windows that log or select run while the
@@ -1035,18 +1057,8 @@ leakgate_track__stack_note(uintptr_t a,
         stack = intern_in(&st.stk, u.pcs, u.n);
     }
     o = find_obj(a);
-    if (!o && stack != UINT32_MAX && st.nobjs >= (st.obj_mask + 1) / 2)
-        (void)grow_objs();
-    if (!o && stack != UINT32_MAX && st.nobjs < (st.obj_mask + 1) / 2) {
-        o = free_slot(a);
-        live_add(1);
-        atomic_store_explicit(
-            &leakgate_track__noted_filter,
-            atomic_load_explicit(&leakgate_track__noted_filter,
-                                 memory_order_relaxed) |
-                leakgate_track__noted_bit(a),
-            memory_order_relaxed);
-    }
+    if (!o && stack != UINT32_MAX)
+        o = new_obj_slot(a);
     if (o && stack != UINT32_MAX) {
         /* Carrying, a slot of an earlier window here is stale (its free
          * went unseen): replaced, not counted as freed. */
@@ -1663,19 +1675,9 @@ leakgate_track__carry_undo(uintptr_t a,
             carried.objs[r->stack]--;
             carried.bytes[r->stack] -= r->usable;
         }
-        if (st.nobjs >= (st.obj_mask + 1) / 2)
-            (void)grow_objs();
         o = find_obj(a);
-        if (!o && st.nobjs < (st.obj_mask + 1) / 2) {
-            o = free_slot(a);
-            live_add(1);
-            atomic_store_explicit(
-                &leakgate_track__noted_filter,
-                atomic_load_explicit(&leakgate_track__noted_filter,
-                                     memory_order_relaxed) |
-                    leakgate_track__noted_bit(a),
-                memory_order_relaxed);
-        }
+        if (!o)
+            o = new_obj_slot(a);
         if (o) {
             o->addr = a;
             o->gen = r->gen;
