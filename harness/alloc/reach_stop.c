@@ -153,6 +153,14 @@ list_others(pid_t *tids, int max)
     return got < 0 ? -1 : n;
 }
 
+bool
+leakgate_reach__no_other_thread(void)
+{
+    pid_t tid;
+
+    return list_others(&tid, 1) == 0;
+}
+
 /*
  * Whether thread tid may be sent the signal without a change the program
  * could see: it runs, or it waits in a call the C library or the kernel

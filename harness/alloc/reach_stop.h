@@ -18,6 +18,7 @@
 #ifndef LEAKGATE_REACH_STOP_H
 #define LEAKGATE_REACH_STOP_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -42,6 +43,10 @@ int leakgate_reach__stop_others(struct leakgate_reach_stop_range *out,
                                 size_t max,
                                 size_t *n,
                                 uintptr_t tls_below);
+
+/* The process runs no thread but the caller (its tasks counted; false
+ * when they cannot be).  Only system calls.  Cannot fail. */
+bool leakgate_reach__no_other_thread(void);
 
 /* Let the stopped threads go on, and wait until they have.  Cannot
  * fail. */

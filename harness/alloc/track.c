@@ -14,7 +14,6 @@
  */
 #include "track.h"
 
-#include <fcntl.h>
 #include <malloc.h>
 #include <sched.h>
 #include <limits.h>
@@ -22,8 +21,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/syscall.h>
-#include <unistd.h>
 
 #include "error.h"
 #include "jesize.h"
@@ -655,35 +652,6 @@ bool
 leakgate_track__installed(void)
 {
     return track.installed;
-}
-
-bool
-leakgate_track__one_thread(void)
-{
-    char buf[4096];
-    int fd, n = 0;
-    long got;
-
-    if (leakgate_track__alone())
-        return true;
-    /* The C library says so only until the first thread starts: count
-     * the process's tasks (system calls only, no allocation). */
-    fd = open("/proc/self/task", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (fd < 0)
-        return false;
-    while (n < 2 && (got = syscall(SYS_getdents64, fd, buf, sizeof buf)) > 0) {
-        for (long off = 0; off < got && n < 2;) {
-            unsigned short reclen;
-
-            memcpy(&reclen, buf + off + 16, sizeof reclen);
-            /* d_ino, d_off, d_reclen, d_type, then the name */
-            if (buf[off + 19] >= '0' && buf[off + 19] <= '9')
-                n++;
-            off += reclen;
-        }
-    }
-    close(fd);
-    return n == 1;
 }
 
 /* Sum the threads' slots. */

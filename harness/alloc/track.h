@@ -67,11 +67,6 @@ void leakgate_track__own_threads(void);
  */
 int leakgate_track__install(void);
 
-/* The process runs no thread but the caller (the C library's flag while
- * no thread ever started, else its tasks counted; false when they cannot
- * be).  Cannot fail. */
-bool leakgate_track__one_thread(void);
-
 /* True once leakgate_track__install() succeeded.  Cannot fail. */
 bool leakgate_track__installed(void);
 

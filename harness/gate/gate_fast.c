@@ -26,6 +26,7 @@
 #include "gate.h"
 #include "policy.h"
 #include "reach.h"
+#include "reach_stop.h"
 #include "report.h"
 #include "track.h"
 #include "track_hot.h"
@@ -252,7 +253,8 @@ leakgate_gate__recorded_open(struct leakgate_gate *gate,
      * the profile's counters, and a thread the window did not start may
      * allocate in it: those windows are measured on dumps. */
     leakgate_gate__resolve_window(&set, gate, suite, test);
-    if (set.peak_limited || set.settle_ms > 0 || !leakgate_track__one_thread())
+    if (set.peak_limited || set.settle_ms > 0 ||
+        !(leakgate_track__alone() || leakgate_reach__no_other_thread()))
         return 0;
     if (leakgate_track__carry() < 0 ||
         leakgate_track__stacks(LEAKGATE_TRACK_STACKS_ALL) < 0) {

@@ -4,11 +4,11 @@
  * stage 3 (snapshot -> diff -> symbolize -> policy -> report); the only
  * file that includes elfutils headers.
  *
- * Two sources of modules: this process (the dynamic linker's objects at
- * their load biases, dwfl_report_elf each, reported on first use and once
- * more per call when a pc lies in no module, so libraries dlopen'd later
- * are found) or the MAPPED_LIBRARIES of a heap profile (dwfl_report_elf
- * per distinct file, offline).
+ * Two sources of modules: this process (the dynamic linker's objects over
+ * the pages they span, dwfl_report_module each, reported on first use and
+ * once more per call when a pc lies in no module, so libraries dlopen'd
+ * later are found) or the MAPPED_LIBRARIES of a heap profile
+ * (dwfl_report_elf per distinct file, offline).
  *
  * Per pc, the lookup address is pc - 1: a return address points after the
  * call, whose line and inline chain are what the user wants to see.  The
